@@ -1,0 +1,50 @@
+# The two commands of the README's quick start, and what they stand on.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+INSTALLED := $(VENV)/.installed
+TEST_INSTALLED := $(VENV)/.installed-test
+
+.PHONY: demo test lint typecheck contracts pytest bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+$(INSTALLED): setup.py pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(TEST_INSTALLED): setup.py pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $@ $(INSTALLED)
+
+## demo: set everything up and run the main job on SQLite and the simulated cloud
+demo: $(INSTALLED)
+	$(BIN)/python -m reconciler.cli.demo
+
+## test: set everything up (PostgreSQL included) and run ruff, mypy, import-linter and pytest
+test: $(TEST_INSTALLED)
+	@url=$$(bash tests/ensure_postgres.sh) && \
+	export RECONCILER_TEST_DATABASE_URL="$$url" && \
+	$(MAKE) --no-print-directory lint typecheck contracts pytest
+
+lint: $(TEST_INSTALLED)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(TEST_INSTALLED)
+	$(BIN)/mypy
+
+contracts: $(TEST_INSTALLED)
+	$(BIN)/lint-imports
+
+pytest: $(TEST_INSTALLED)
+	$(BIN)/pytest
+
+## bench: the long benchmarks and soak tests the default run skips
+bench: $(TEST_INSTALLED)
+	$(BIN)/pytest -m slow -s
+
+clean:
+	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache .pytest_cache

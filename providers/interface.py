@@ -1,0 +1,169 @@
+"""The one interface every resource backend implements, and the errors that cross it.
+
+The engine talks to clouds only through `Provider`. Every backend (the OpenStack SDK, the simulated
+cloud, the native Heat types) maps its own failures to the three errors below at this boundary, so
+the engine decides retries from the error's *kind*, never from an SDK exception: `Retryable`
+carries when to try again, `Permanent` carries the cloud's own message, `NotFound` says the
+physical resource is gone.
+
+Calls are synchronous and may block on the network; the engine runs them from a bounded pool of
+threads, so a backend must be safe to call from several threads at once.
+
+Observation is batched by design: `observe` receives every physical id of one resource type that
+the caller wants to see and answers with one or a few paged list calls, never one GET per id.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+
+class ProviderError(Exception):
+    """Base of the errors a provider raises; the message is safe to show (no secrets)."""
+
+
+class Retryable(ProviderError):
+    """A transient failure (5xx, timeout, conflict, rate limit): try again, after `after` s if known."""
+
+    def __init__(self, message: str, after: float | None = None) -> None:
+        super().__init__(message)
+        self.after = after
+
+
+class Permanent(ProviderError):
+    """A failure retrying cannot fix (validation, quota, not authorized); the message is the cloud's."""
+
+
+class NotFound(ProviderError):
+    """The physical resource does not exist (any more)."""
+
+
+class UpdateRule(enum.Enum):
+    """What changing a property of an existing resource means."""
+
+    UPDATE = "update"  # changed in place by an update call
+    REPLACE = "replace"  # the resource is replaced: create the new one, then delete the old
+    IMMUTABLE = "immutable"  # may never change once created: a change is a validation error
+
+
+@dataclass(frozen=True)
+class PropertySchema:
+    """One property of a resource type, as Heat's resource type reference documents it."""
+
+    name: str
+    type: str  # "string" | "integer" | "number" | "boolean" | "list" | "map" | "any"
+    required: bool = False
+    default: Any = None
+    update: UpdateRule = UpdateRule.REPLACE
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class ResourceType:
+    """A resource type in the shared catalog: its properties and the attributes it exposes."""
+
+    name: str  # e.g. "OS::Nova::Server"
+    properties: Mapping[str, PropertySchema]
+    attributes: frozenset[str] = frozenset()
+    # Whether the resource reaches readiness asynchronously (e.g. a server in BUILD): the engine
+    # then waits for an observe pass to report it READY instead of trusting the create call.
+    asynchronous: bool = False
+
+    def replace_reasons(self, changed: Collection[str]) -> frozenset[str]:
+        """The changed property names that force a replacement (unknown names are conservative)."""
+        reasons = set()
+        for name in changed:
+            schema = self.properties.get(name)
+            if schema is None or schema.update is not UpdateRule.UPDATE:
+                reasons.add(name)
+        return frozenset(reasons)
+
+
+@dataclass(frozen=True)
+class Marker:
+    """The idempotency marker every create carries: stack, resource and the record's id.
+
+    Backends store `tag` as a tag (Nova, Neutron) or metadata entry (Cinder) so a worker that took
+    over after a crash can find a resource created before the crash instead of making a duplicate.
+    """
+
+    stack: str
+    resource: str
+    record_id: str
+
+    PREFIX = "reconciler"
+
+    @property
+    def tag(self) -> str:
+        return f"{self.PREFIX}:{self.stack}:{self.resource}:{self.record_id}"
+
+    @property
+    def stack_tag(self) -> str:
+        """A tag shared by every resource of one stack, for list filters."""
+        return f"{self.PREFIX}-stack:{self.stack}"
+
+    @classmethod
+    def parse(cls, tag: str) -> Marker | None:
+        parts = tag.split(":")
+        if len(parts) != 4 or parts[0] != cls.PREFIX:
+            return None
+        return cls(stack=parts[1], resource=parts[2], record_id=parts[3])
+
+
+class LiveStatus(enum.Enum):
+    """The live state of a physical resource, reduced to what convergence needs."""
+
+    IN_PROGRESS = "IN_PROGRESS"  # e.g. BUILD: not ready yet, not failed
+    READY = "READY"  # e.g. ACTIVE / available
+    FAILED = "FAILED"  # e.g. ERROR: needs replacing
+
+
+@dataclass(frozen=True)
+class LiveResource:
+    """What a backend knows of one physical resource at one moment."""
+
+    physical_id: str
+    type: str
+    status: LiveStatus
+    properties: Mapping[str, Any] = field(default_factory=dict)
+    attributes: Mapping[str, Any] = field(default_factory=dict)
+    marker: Marker | None = None
+    status_reason: str = ""
+
+
+@runtime_checkable
+class Provider(Protocol):
+    """A backend that can create, update, delete and observe resources of some types."""
+
+    def resource_types(self) -> Mapping[str, ResourceType]:
+        """The catalog entries of every type this provider serves, by type name."""
+        ...
+
+    def create(self, type_name: str, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
+        """Create one resource carrying `marker`; may return while it is still IN_PROGRESS."""
+        ...
+
+    def update(
+        self,
+        type_name: str,
+        physical_id: str,
+        properties: Mapping[str, Any],
+        changed: frozenset[str],
+    ) -> LiveResource:
+        """Change `changed` properties in place (only names whose rule is UPDATE)."""
+        ...
+
+    def delete(self, type_name: str, physical_id: str) -> None:
+        """Delete one resource; raises NotFound when it is already gone."""
+        ...
+
+    def observe(self, type_name: str, physical_ids: Collection[str]) -> Mapping[str, LiveResource]:
+        """Live state of those of `physical_ids` that exist, read with paged list calls."""
+        ...
+
+    def find_by_marker(self, type_name: str, marker: Marker) -> LiveResource | None:
+        """The resource created with `marker`, if one exists (adoption after a crash)."""
+        ...
