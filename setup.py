@@ -16,6 +16,7 @@ RUNTIME = [
     "psycopg[binary]>=3.1.18,<4",
     "click>=8.1,<9",
     "yaql>=3,<4",
+    "platformdirs>=4,<5",
 ]
 
 TEST = [
