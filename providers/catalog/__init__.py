@@ -1,0 +1,22 @@
+"""The shared catalog of cloud resource types, as Heat's resource type reference documents them.
+
+Every backend that serves these types (the OpenStack SDK provider, the simulated cloud) answers
+`resource_types()` from here, so the engine plans updates and replacements from one source:
+which properties exist, their types, required ones and defaults, whether a change is made in
+place (`UpdateRule.UPDATE`), replaces the resource (`REPLACE`) or is forbidden (`IMMUTABLE`), and
+which attributes `get_attr` may read. Native OS::Heat::* types live with their provider.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from providers.catalog import cinder, neutron, nova
+from providers.interface import ResourceType
+
+CATALOG: Mapping[str, ResourceType] = MappingProxyType(
+    {entry.name: entry for entry in (*nova.TYPES, *neutron.TYPES, *cinder.TYPES)}
+)
+
+__all__ = ["CATALOG"]

@@ -1,0 +1,108 @@
+"""The shared type catalog says what Heat's resource type reference says."""
+
+from __future__ import annotations
+
+import pytest
+
+from providers.catalog import CATALOG
+from providers.interface import UpdateRule
+
+EXPECTED_TYPES = {
+    "OS::Nova::Server",
+    "OS::Nova::KeyPair",
+    "OS::Nova::ServerGroup",
+    "OS::Neutron::Net",
+    "OS::Neutron::Subnet",
+    "OS::Neutron::Port",
+    "OS::Neutron::Router",
+    "OS::Neutron::RouterInterface",
+    "OS::Neutron::SecurityGroup",
+    "OS::Neutron::SecurityGroupRule",
+    "OS::Neutron::FloatingIP",
+    "OS::Neutron::FloatingIPAssociation",
+    "OS::Cinder::Volume",
+    "OS::Cinder::VolumeAttachment",
+}
+
+
+def test_catalog_holds_exactly_the_cloud_types() -> None:
+    """Every OpenStack type the providers serve, and no native OS::Heat::* type."""
+    assert set(CATALOG) == EXPECTED_TYPES
+
+
+@pytest.mark.parametrize(
+    ("type_name", "property_name", "rule"),
+    [
+        ("OS::Nova::Server", "flavor", UpdateRule.UPDATE),
+        ("OS::Nova::Server", "image", UpdateRule.UPDATE),
+        ("OS::Nova::Server", "name", UpdateRule.UPDATE),
+        ("OS::Nova::Server", "metadata", UpdateRule.UPDATE),
+        ("OS::Nova::Server", "networks", UpdateRule.UPDATE),
+        ("OS::Nova::Server", "availability_zone", UpdateRule.REPLACE),
+        ("OS::Nova::Server", "user_data", UpdateRule.REPLACE),
+        ("OS::Nova::Server", "scheduler_hints", UpdateRule.REPLACE),
+        ("OS::Nova::KeyPair", "public_key", UpdateRule.REPLACE),
+        ("OS::Nova::ServerGroup", "rules", UpdateRule.IMMUTABLE),
+        ("OS::Neutron::Net", "name", UpdateRule.UPDATE),
+        ("OS::Neutron::Subnet", "cidr", UpdateRule.REPLACE),
+        ("OS::Neutron::Subnet", "dns_nameservers", UpdateRule.UPDATE),
+        ("OS::Neutron::Port", "network", UpdateRule.REPLACE),
+        ("OS::Neutron::Port", "fixed_ips", UpdateRule.UPDATE),
+        ("OS::Neutron::Router", "external_gateway_info", UpdateRule.UPDATE),
+        ("OS::Neutron::RouterInterface", "subnet", UpdateRule.REPLACE),
+        ("OS::Neutron::SecurityGroup", "rules", UpdateRule.UPDATE),
+        ("OS::Neutron::SecurityGroupRule", "port_range_min", UpdateRule.REPLACE),
+        ("OS::Neutron::FloatingIP", "port_id", UpdateRule.UPDATE),
+        ("OS::Neutron::FloatingIPAssociation", "port_id", UpdateRule.UPDATE),
+        ("OS::Cinder::Volume", "size", UpdateRule.UPDATE),
+        ("OS::Cinder::Volume", "image", UpdateRule.REPLACE),
+        ("OS::Cinder::VolumeAttachment", "instance_uuid", UpdateRule.UPDATE),
+    ],
+)
+def test_update_rules_follow_the_heat_reference(type_name: str, property_name: str, rule: UpdateRule) -> None:
+    """A property's update rule decides between update in place and replacement."""
+    assert CATALOG[type_name].properties[property_name].update is rule
+
+
+@pytest.mark.parametrize(
+    ("type_name", "attribute"),
+    [
+        ("OS::Nova::Server", "first_address"),
+        ("OS::Nova::Server", "networks"),
+        ("OS::Nova::Server", "addresses"),
+        ("OS::Nova::KeyPair", "private_key"),
+        ("OS::Neutron::Port", "fixed_ips"),
+        ("OS::Neutron::Net", "subnets"),
+        ("OS::Neutron::FloatingIP", "floating_ip_address"),
+        ("OS::Cinder::Volume", "attachments"),
+    ],
+)
+def test_documented_attributes_are_readable(type_name: str, attribute: str) -> None:
+    assert attribute in CATALOG[type_name].attributes
+
+
+@pytest.mark.parametrize("type_name", sorted(EXPECTED_TYPES))
+def test_every_type_is_consistent(type_name: str) -> None:
+    """`show` on every type; names match their keys; a required property has no default."""
+    entry = CATALOG[type_name]
+    assert entry.name == type_name
+    assert "show" in entry.attributes
+    for name, schema in entry.properties.items():
+        assert schema.name == name
+        assert not (schema.required and schema.default is not None)
+
+
+def test_replace_reasons_name_only_replacing_properties() -> None:
+    server = CATALOG["OS::Nova::Server"]
+    assert server.replace_reasons({"flavor", "availability_zone", "no_such"}) == {
+        "availability_zone",
+        "no_such",
+    }
+
+
+def test_asynchronous_types_are_those_that_build() -> None:
+    assert {name for name, entry in CATALOG.items() if entry.asynchronous} == {
+        "OS::Nova::Server",
+        "OS::Cinder::Volume",
+        "OS::Cinder::VolumeAttachment",
+    }
