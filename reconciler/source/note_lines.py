@@ -1,0 +1,198 @@
+"""The lines of a reconciler git note: one JSON object per line, one line per stack.
+
+Why lines: `git notes merge -s cat_sort_uniq` concatenates, sorts and de-duplicates the lines of two
+concurrent writers' notes, so two daemons noting the same commit never conflict. A note may then
+hold several lines for one stack (PROGRESSING from one writer, CONVERGED from another); readers keep
+the newest per (kind, stack), by the writer's clock and then by how final the status is.
+
+Keys are written sorted and without spaces, so equal objects are equal lines and `uniq` collapses
+them. Nothing here ever carries a parameter value: hidden parameters cannot leak through a note.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+REPOSITORY_SCOPE = "*"  # the `stack` of a line about the whole commit (e.g. reconciler.yaml is broken)
+
+CONVERGENCE = "convergence"
+PLAN = "plan"
+
+# How final a status is: on equal timestamps the more final line wins.
+STATUS_FINALITY = {
+    "PENDING": 0,
+    "PROGRESSING": 1,
+    "DEGRADED": 2,
+    "SUPERSEDED": 3,
+    "INVALID": 3,
+    "FAILED": 3,
+    "CONVERGED": 3,
+    "PLANNED": 3,
+}
+
+COUNT_NAMES = ("created", "updated", "replaced", "deleted", "unchanged")
+
+
+class NoteFormatError(ValueError):
+    """A note line that is not a reconciler line; the message names the line number."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One error of an INVALID commit: the file, line and message (no parameter values)."""
+
+    file: str
+    line: int | None
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "message": self.message}
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """A resource a plan replaces, and the property names that force it."""
+
+    resource: str
+    because: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PlannedActions:
+    """What a plan would do to one stack's resources."""
+
+    create: tuple[str, ...] = ()
+    update: tuple[str, ...] = ()
+    replace: tuple[Replacement, ...] = ()
+    delete: tuple[str, ...] = ()
+    unchanged: int = 0
+
+    @property
+    def changes(self) -> int:
+        return len(self.create) + len(self.update) + len(self.replace) + len(self.delete)
+
+
+@dataclass(frozen=True)
+class NoteLine:
+    """One stack's record on one commit: a convergence status or a plan."""
+
+    kind: Literal["convergence", "plan"]
+    stack: str
+    commit: str
+    status: str
+    at: float
+    writer: str = ""
+    counts: Mapping[str, int] = field(default_factory=dict)
+    failures: tuple[str, ...] = ()
+    problems: tuple[Problem, ...] = ()
+    plan: PlannedActions | None = None
+
+    def to_json(self) -> str:
+        """The line as written into the note (sorted keys, no spaces, no newline)."""
+        body: dict[str, Any] = {
+            "kind": self.kind,
+            "stack": self.stack,
+            "commit": self.commit,
+            "status": self.status,
+            "at": round(self.at, 3),
+        }
+        if self.writer:
+            body["writer"] = self.writer
+        if self.counts:
+            body["counts"] = dict(self.counts)
+        if self.failures:
+            body["failures"] = list(self.failures)
+        if self.problems:
+            body["problems"] = [problem.to_json() for problem in self.problems]
+        if self.plan is not None:
+            body["plan"] = _plan_json(self.plan)
+        return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+    def supersedes(self, other: NoteLine) -> bool:
+        """Whether this line is newer than `other` (same kind and stack)."""
+        return (self.at, STATUS_FINALITY.get(self.status, 0)) > (
+            other.at,
+            STATUS_FINALITY.get(other.status, 0),
+        )
+
+
+def _plan_json(plan: PlannedActions) -> dict[str, Any]:
+    return {
+        "create": list(plan.create),
+        "update": list(plan.update),
+        "replace": [{"resource": r.resource, "because": list(r.because)} for r in plan.replace],
+        "delete": list(plan.delete),
+        "unchanged": plan.unchanged,
+    }
+
+
+def _plan_from_json(body: Mapping[str, Any]) -> PlannedActions:
+    return PlannedActions(
+        create=tuple(body.get("create", ())),
+        update=tuple(body.get("update", ())),
+        replace=tuple(
+            Replacement(resource=item["resource"], because=tuple(item.get("because", ())))
+            for item in body.get("replace", ())
+        ),
+        delete=tuple(body.get("delete", ())),
+        unchanged=int(body.get("unchanged", 0)),
+    )
+
+
+def parse_line(text: str, number: int = 1) -> NoteLine:
+    """One note line back into a `NoteLine`; `NoteFormatError` names the line when it is not one."""
+    try:
+        body = json.loads(text)
+        kind = body["kind"]
+        if kind not in (CONVERGENCE, PLAN):
+            raise ValueError(f"unknown kind {kind!r}")
+        return NoteLine(
+            kind=kind,
+            stack=str(body["stack"]),
+            commit=str(body["commit"]),
+            status=str(body["status"]),
+            at=float(body["at"]),
+            writer=str(body.get("writer", "")),
+            counts={str(k): int(v) for k, v in body.get("counts", {}).items()},
+            failures=tuple(str(f) for f in body.get("failures", ())),
+            problems=tuple(
+                Problem(file=str(p["file"]), line=p.get("line"), message=str(p["message"]))
+                for p in body.get("problems", ())
+            ),
+            plan=_plan_from_json(body["plan"]) if "plan" in body else None,
+        )
+    except (ValueError, KeyError, TypeError) as error:
+        raise NoteFormatError(f"note line {number}: not a reconciler note line ({error})") from error
+
+
+def parse_note(text: str) -> list[NoteLine]:
+    """Every line of a note, in order; blank lines are skipped."""
+    return [parse_line(raw, number) for number, raw in enumerate(text.splitlines(), start=1) if raw.strip()]
+
+
+def newest_per_stack(lines: Iterable[NoteLine]) -> list[NoteLine]:
+    """The newest line of each (kind, stack), sorted by kind then stack name."""
+    newest: dict[tuple[str, str], NoteLine] = {}
+    for line in lines:
+        key = (line.kind, line.stack)
+        if key not in newest or line.supersedes(newest[key]):
+            newest[key] = line
+    return [newest[key] for key in sorted(newest)]
+
+
+def render_note(lines: Sequence[NoteLine]) -> str:
+    """The note text for `lines`: sorted, unique, newline-terminated (what cat_sort_uniq keeps)."""
+    return "".join(f"{text}\n" for text in sorted({line.to_json() for line in lines}))
+
+
+def with_line(existing: Iterable[NoteLine], line: NoteLine) -> list[NoteLine]:
+    """The note's lines after writing `line`: it replaces the older lines of its kind and stack."""
+    kept = [
+        other
+        for other in existing
+        if (other.kind, other.stack) != (line.kind, line.stack) or other.supersedes(line)
+    ]
+    return newest_per_stack([*kept, line])
