@@ -1,0 +1,53 @@
+"""What a plan says for each resource, and for a stack as a whole."""
+
+from __future__ import annotations
+
+import enum
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class Action(enum.Enum):
+    """What convergence will do to one resource."""
+
+    CREATE = "create"  # no physical resource yet
+    UPDATE = "update"  # every changed property is changed in place
+    REPLACE = "replace"  # create the new one first, delete the old one once its dependents moved
+    DELETE = "delete"  # left the template (prune)
+    UNCHANGED = "unchanged"
+    DEFERRED = "deferred"  # decided once the resources it reads from have converged
+
+
+@dataclass(frozen=True)
+class ResourcePlan:
+    """The decision for one resource, with why: the changed names and those forcing replacement."""
+
+    name: str
+    type: str
+    action: Action
+    properties: Mapping[str, Any] | None = None  # the resolved desired properties, when known
+    changed: frozenset[str] = frozenset()
+    replace_reasons: frozenset[str] = frozenset()  # property names (or "type", "status") forcing it
+    waiting_on: frozenset[str] = frozenset()  # for DEFERRED: the resources whose values are unknown
+
+
+@dataclass(frozen=True)
+class StackPlan:
+    """Every resource's plan: desired ones in dependency order, then deletions in deletion order."""
+
+    resources: tuple[ResourcePlan, ...]
+    deletions: tuple[tuple[str, ...], ...] = field(default=())  # waves, each deletable together
+
+    def by_name(self) -> Mapping[str, ResourcePlan]:
+        return {plan.name: plan for plan in self.resources}
+
+    def counts(self) -> Mapping[Action, int]:
+        """How many resources each action touches (every action present, zero when unused)."""
+        tally = Counter(plan.action for plan in self.resources)
+        return {action: tally.get(action, 0) for action in Action}
+
+    @property
+    def changes_anything(self) -> bool:
+        return any(plan.action is not Action.UNCHANGED for plan in self.resources)

@@ -1,0 +1,19 @@
+"""The plan's view of a recorded resource: only what deciding an action needs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class RecordedResource:
+    """A resource as the store recorded it: the properties last applied and whether it failed."""
+
+    name: str
+    type: str
+    physical_id: str | None
+    properties: Mapping[str, Any] = field(default_factory=dict)
+    attributes: Mapping[str, Any] = field(default_factory=dict)
+    failed: bool = False  # FAILED in the cloud or in its last action: replaced, never updated
