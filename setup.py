@@ -17,6 +17,7 @@ RUNTIME = [
     "click>=8.1,<9",
     "yaql>=3,<4",
     "platformdirs>=4,<5",
+    "prometheus-client>=0.20,<1",
 ]
 
 TEST = [

@@ -1,0 +1,99 @@
+"""The daemon's HTTP port: `/healthz`, `/metrics` and `POST /hooks/git`.
+
+A standard-library threading server on its own thread: the handlers only read a health verdict,
+render metrics, or set an event that wakes the fetch loop, so they never block the daemon.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from reconciler.daemon.metrics import CONTENT_TYPE
+from reconciler.daemon.progress import Health, Healthy
+
+MAX_HOOK_BODY = 1 << 20  # webhook payloads are read and dropped: the fetch decides what changed
+
+
+@dataclass(frozen=True)
+class Endpoints:
+    """What the handlers call into."""
+
+    health: Callable[[], Health]
+    metrics: Callable[[], bytes]
+    git_hook: Callable[[], None]
+
+
+def parse_listen(value: str) -> tuple[str, int]:
+    """`HOST:PORT` (IPv6 hosts in brackets) into a (host, port) pair; ValueError names the problem."""
+    host, separator, port = value.rpartition(":")
+    if not separator or not port.isdigit() or not host:
+        raise ValueError(f"--listen {value!r}: expected HOST:PORT, e.g. 127.0.0.1:8787")
+    number = int(port)
+    if number > 65535:
+        raise ValueError(f"--listen {value!r}: port {number} is out of range")
+    return host.strip("[]"), number
+
+
+def _handler(endpoints: Endpoints) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "reconciler"
+
+        def do_GET(self) -> None:
+            if self.path == "/healthz":
+                verdict = endpoints.health()
+                if isinstance(verdict, Healthy):
+                    self._reply(HTTPStatus.OK, b"ok\n")
+                else:
+                    stalled = ", ".join(f"{name} {age:.0f}s" for name, age in sorted(verdict.loops.items()))
+                    self._reply(HTTPStatus.SERVICE_UNAVAILABLE, f"stalled: {stalled}\n".encode())
+            elif self.path == "/metrics":
+                self._reply(HTTPStatus.OK, endpoints.metrics(), CONTENT_TYPE)
+            else:
+                self._reply(HTTPStatus.NOT_FOUND, b"not found\n")
+
+        def do_POST(self) -> None:
+            if self.path != "/hooks/git":
+                self._reply(HTTPStatus.NOT_FOUND, b"not found\n")
+                return
+            length = min(int(self.headers.get("Content-Length") or 0), MAX_HOOK_BODY)
+            self.rfile.read(length)
+            endpoints.git_hook()
+            self._reply(HTTPStatus.ACCEPTED, b"fetch scheduled\n")
+
+        def _reply(self, status: HTTPStatus, body: bytes, content_type: str = "text/plain") -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            """Requests are not logged: scrapes every few seconds would drown the journal."""
+
+    return Handler
+
+
+class HttpEndpoints:
+    """The server, started on its own thread; `address` is the bound (host, port), port 0 resolved."""
+
+    def __init__(self, host: str, port: int, endpoints: Endpoints) -> None:
+        self._server = ThreadingHTTPServer((host, port), _handler(endpoints))
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, name="http", daemon=True)
+
+    @property
+    def address(self) -> tuple[str, int]:
+        host, port = self._server.server_address[:2]
+        return str(host), int(port)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
