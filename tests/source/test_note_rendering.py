@@ -1,0 +1,130 @@
+"""Rendering notes for people, and `reconciler status` on a real repository."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from reconciler.cli.main import cli
+from reconciler.source.note_lines import (
+    REPOSITORY_SCOPE,
+    NoteLine,
+    PlannedActions,
+    Problem,
+    Replacement,
+    parse_note,
+    render_note,
+)
+from reconciler.source.note_rendering import MARKDOWN_LIMIT, render_json, render_markdown, render_text
+from reconciler.source.notes_store import NotesStore
+from tests.source.git_repos import commit_files, init_repository
+
+SHA = "1a2b3c4d5e6f7a8b9c0d1a2b3c4d5e6f7a8b9c0d"
+
+CONVERGED = NoteLine(
+    kind="convergence",
+    stack="network",
+    commit=SHA,
+    status="CONVERGED",
+    at=5.0,
+    counts={"created": 5, "unchanged": 0},
+)
+PLANNED = NoteLine(
+    kind="plan",
+    stack="app",
+    commit=SHA,
+    status="PLANNED",
+    at=5.0,
+    plan=PlannedActions(
+        create=("key",),
+        update=("server",),
+        replace=(Replacement("port", ("network",)),),
+        delete=("old",),
+        unchanged=3,
+    ),
+)
+INVALID = NoteLine(
+    kind="convergence",
+    stack=REPOSITORY_SCOPE,
+    commit=SHA,
+    status="INVALID",
+    at=5.0,
+    problems=(Problem("stacks/app/template.yaml", 12, "unknown function get_atr"),),
+)
+
+
+def test_note_lines_survive_the_round_trip_through_text() -> None:
+    lines = [CONVERGED, PLANNED, INVALID]
+    assert sorted(parse_note(render_note(lines)), key=lambda line: line.stack) == sorted(
+        lines, key=lambda line: line.stack
+    )
+
+
+def test_text_names_status_counts_actions_and_problems() -> None:
+    text = render_text(SHA, [CONVERGED, PLANNED, INVALID])
+    assert "network: CONVERGED (created 5, updated 0, replaced 0, deleted 0, unchanged 0)" in text
+    assert "app: plan: 1 to create, 1 to update, 1 to replace, 1 to delete, 3 unchanged" in text
+    assert "± port (replaced because of: network)" in text
+    assert "stacks/app/template.yaml:12: unknown function get_atr" in text
+
+
+def test_markdown_is_a_comment_with_a_table_and_the_plan() -> None:
+    markdown = render_markdown(SHA, [CONVERGED, PLANNED])
+    assert "| network | **CONVERGED** | 5 | 0 | 0 | 0 | 0 |" in markdown
+    assert "- `±` port (replaced because of: network)" in markdown
+
+
+@pytest.mark.parametrize(("stacks", "resources"), [(1, 20_000), (3_000, 10), (20_000, 0)])
+def test_markdown_stays_under_the_comment_limit_by_summarizing(stacks: int, resources: int) -> None:
+    lines = [
+        NoteLine(
+            kind="plan",
+            stack=f"stack-{index:05d}",
+            commit=SHA,
+            status="PLANNED",
+            at=1.0,
+            plan=PlannedActions(create=tuple(f"server-{n:06d}" for n in range(resources))),
+        )
+        for index in range(stacks)
+    ]
+    markdown = render_markdown(SHA, lines)
+    assert len(markdown) < MARKDOWN_LIMIT
+    assert "stack-00000" in markdown
+
+
+def test_json_keeps_the_newest_line_per_stack() -> None:
+    older = NoteLine(kind="convergence", stack="network", commit=SHA, status="PROGRESSING", at=1.0)
+    body = json.loads(render_json(SHA, [older, CONVERGED]))
+    assert [(stack["stack"], stack["status"]) for stack in body["stacks"]] == [("network", "CONVERGED")]
+
+
+def test_status_command_renders_the_note_of_a_revision(tmp_path: Path) -> None:
+    repo = init_repository(tmp_path / "repo")
+    first = commit_files(repo, {"reconciler.yaml": "stacks: {}\n"})
+    commit_files(repo, {"README": "x\n"})
+    NotesStore(repo).write(dataclasses.replace(CONVERGED, commit=first))
+    runner = CliRunner()
+
+    shown = runner.invoke(cli, ["status", first, "--repo", str(tmp_path / "repo"), "--format", "markdown"])
+    assert shown.exit_code == 0, shown.output
+    assert "| network | **CONVERGED** |" in shown.output
+
+    head = runner.invoke(cli, ["status", "--repo", str(tmp_path / "repo")])
+    assert head.exit_code == 0
+    assert "no reconciler note" in head.output
+
+    missing = runner.invoke(cli, ["status", "nope", "--repo", str(tmp_path / "repo")])
+    assert missing.exit_code == 1
+    assert "nope: no such commit" in missing.output
+
+
+def test_status_command_reads_the_notes_ref_the_commit_names(tmp_path: Path) -> None:
+    repo = init_repository(tmp_path / "repo")
+    sha = commit_files(repo, {"reconciler.yaml": "notes_ref: refs/notes/ops\nstacks: {}\n"})
+    NotesStore(repo, "refs/notes/ops").write(dataclasses.replace(CONVERGED, commit=sha))
+    shown = CliRunner().invoke(cli, ["status", "--repo", str(tmp_path / "repo"), "--format", "json"])
+    assert json.loads(shown.output)["stacks"][0]["status"] == "CONVERGED"
