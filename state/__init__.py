@@ -1,4 +1,61 @@
 """State store: SQLAlchemy models, migrations, sharded leases with fencing, the work queue, the notes outbox.
 
-May import SQLAlchemy and Alembic; never the engine, the templates or any provider.
+May import SQLAlchemy and Alembic; never the engine, the templates or any provider. The public
+entry points are re-exported here; each lives in a module named for its idea.
 """
+
+from state.clock import Clock, Sleeper, SystemClock
+from state.errors import CommitOutcomeUnknown, DatabaseUnavailable, InvalidDatabaseUrl, StaleLease, StateError
+from state.fencing import Fence
+from state.lease_results import Acquired, HeldBy, HeldShard, Lost, Released
+from state.lease_settings import LeaseSettings
+from state.migrate import upgrade
+from state.outbox import NoteLine, PendingNote
+from state.records import RecordedResource, RecordsWritten, RecordWrite
+from state.sharding import DEFAULT_SHARD_COUNT, shard_for
+from state.stacks import Generation, NewGeneration, StackRef, StackState, StackStatus, UnchangedGeneration
+from state.store import Store, open_store
+from state.work_queue import ClaimedWorkItem, NewWorkItem, RetryRequest, Settled, WorkStatus
+from state.workers import Heartbeat, LiveWorker, WorkerIdentity
+
+__all__ = [
+    "DEFAULT_SHARD_COUNT",
+    "Acquired",
+    "ClaimedWorkItem",
+    "Clock",
+    "CommitOutcomeUnknown",
+    "DatabaseUnavailable",
+    "Fence",
+    "Generation",
+    "Heartbeat",
+    "HeldBy",
+    "HeldShard",
+    "InvalidDatabaseUrl",
+    "LeaseSettings",
+    "LiveWorker",
+    "Lost",
+    "NewGeneration",
+    "NewWorkItem",
+    "NoteLine",
+    "PendingNote",
+    "RecordWrite",
+    "RecordedResource",
+    "RecordsWritten",
+    "Released",
+    "RetryRequest",
+    "Settled",
+    "Sleeper",
+    "StackRef",
+    "StackState",
+    "StackStatus",
+    "StaleLease",
+    "StateError",
+    "Store",
+    "SystemClock",
+    "UnchangedGeneration",
+    "WorkStatus",
+    "WorkerIdentity",
+    "open_store",
+    "shard_for",
+    "upgrade",
+]

@@ -1,0 +1,55 @@
+"""One balancing step of a worker, in one transaction: heartbeat, renew, hand back surplus, take its share."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sqlalchemy as sa
+
+from state.balancing import fair_share, surplus_to_release
+from state.lease_results import Acquired, Released
+from state.lease_settings import LeaseSettings
+from state.leases import free_or_expired_shards, release_many, renew_all, take_shards
+from state.workers import Heartbeat, WorkerIdentity, heartbeat, live_workers
+
+
+@dataclass(frozen=True)
+class Balanced:
+    """What a balancing step left the worker with, and what changed."""
+
+    heartbeat: Heartbeat
+    share: int
+    live_workers: int
+    held: tuple[Acquired, ...]
+    taken: tuple[Acquired, ...]
+    released: tuple[Released, ...]
+
+
+def balance(
+    connection: sa.Connection, worker: WorkerIdentity, settings: LeaseSettings, *, now: float
+) -> Balanced:
+    """Renew what the worker holds and move it towards its fair share of the shards."""
+    beat = heartbeat(connection, worker, now=now)
+    live = [alive.id for alive in live_workers(connection, now=now, dead_after=settings.dead_after)]
+    share = fair_share(worker.id, live, settings.shard_count)
+    renewed = renew_all(connection, worker.id, now=now, lease_seconds=settings.lease_seconds)
+    surplus = set(surplus_to_release([held.shard for held in renewed], share))
+    released = release_many(
+        connection, worker.id, {held.shard: held.epoch for held in renewed if held.shard in surplus}, now=now
+    )
+    kept = [held for held in renewed if held.shard not in surplus]
+    taken: list[Acquired] = []
+    if len(kept) < share:
+        candidates = [
+            shard for shard in free_or_expired_shards(connection, now=now) if shard < settings.shard_count
+        ]
+        taken = take_shards(
+            connection,
+            worker.id,
+            candidates,
+            now=now,
+            lease_seconds=settings.lease_seconds,
+            limit=share - len(kept),
+        )
+    held = tuple(sorted([*kept, *taken], key=lambda lease: lease.shard))
+    return Balanced(beat, share, len(set(live) | {worker.id}), held, tuple(taken), tuple(released))

@@ -1,0 +1,64 @@
+"""Engines tuned per backend: SQLite in WAL with immediate write transactions, PostgreSQL on psycopg 3.
+
+SQLite: WAL lets readers run beside the one writer; `BEGIN IMMEDIATE` takes the write lock at the
+start of every transaction, so a read-then-write (fencing check, queue claim) can never be overtaken
+by another writer between its read and its write; `busy_timeout` makes waiting writers queue
+instead of failing. The pysqlite driver's own transaction handling is switched off so SQLAlchemy's
+BEGIN is the one that counts (the recipe SQLAlchemy documents for pysqlite).
+
+PostgreSQL: READ COMMITTED with conditional UPDATEs and row locks; `pool_pre_ping` replaces
+connections the server dropped before they are used.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.engine import URL
+
+from state.urls import database_url
+
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+SQLITE_PRAGMAS = (
+    "PRAGMA journal_mode=WAL",
+    "PRAGMA synchronous=NORMAL",
+    "PRAGMA foreign_keys=ON",
+    f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}",
+    "PRAGMA temp_store=MEMORY",
+    "PRAGMA cache_size=-65536",
+)
+
+
+def create_database_engine(raw_url: str | URL) -> sa.Engine:
+    """An Engine for the URL, configured for the store's transactions on that backend."""
+    url = database_url(raw_url)
+    if url.get_backend_name() == "sqlite":
+        return _sqlite_engine(url)
+    return sa.create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
+
+
+def is_postgresql(engine: sa.Engine) -> bool:
+    """True when the engine speaks to PostgreSQL (SKIP LOCKED, row locks, advisory locks)."""
+    return engine.dialect.name == "postgresql"
+
+
+def _sqlite_engine(url: URL) -> sa.Engine:
+    engine = sa.create_engine(
+        url, connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}
+    )
+
+    @event.listens_for(engine, "connect")
+    def _configure(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # SQLAlchemy emits BEGIN itself, below
+        cursor = dbapi_connection.cursor()
+        for pragma in SQLITE_PRAGMAS:
+            cursor.execute(pragma)
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin_immediate(connection: sa.Connection) -> None:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return engine

@@ -1,0 +1,39 @@
+"""Fencing: a write on behalf of a shard is applied only while its epoch is current, in the same transaction.
+
+`check_fence` runs first in the writing transaction. On PostgreSQL it takes a share lock on the
+lease row, so a takeover (which bumps the epoch with `FOR UPDATE SKIP LOCKED`) cannot slip in
+between the check and the commit: the write lands entirely before the new epoch, or not at all. On
+SQLite the transaction already holds the database's write lock. A stale epoch raises `StaleLease`
+and the transaction rolls back, so nothing of the write remains.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sqlalchemy as sa
+
+from state.errors import StaleLease
+from state.models import SHARD_LEASES as LEASES
+
+
+@dataclass(frozen=True)
+class Fence:
+    """The shard and epoch a write is made under."""
+
+    shard: int
+    epoch: int
+
+
+def check_fence(connection: sa.Connection, fence: Fence, *, now: float) -> None:
+    """Raise `StaleLease` unless `fence.epoch` is the shard's current, held and unexpired epoch."""
+    query = sa.select(LEASES.c.epoch).where(
+        LEASES.c.shard == fence.shard,
+        LEASES.c.epoch == fence.epoch,
+        LEASES.c.owner.is_not(None),
+        LEASES.c.expires_at > now,
+    )
+    if connection.dialect.name == "postgresql":
+        query = query.with_for_update(read=True)
+    if connection.execute(query).first() is None:
+        raise StaleLease(fence.shard, fence.epoch)

@@ -1,0 +1,159 @@
+"""Resource records: read all of a stack's at once, write batches of upserts and deletes under a fence.
+
+Writes are batched for large stacks (50,000 records): new records go in with one multi-row INSERT
+... RETURNING (SQLAlchemy's insertmanyvalues), existing ones with one multi-row upsert by id,
+deletes with chunked `IN` lists. The fence check comes first in the same transaction, so a stale
+epoch writes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import sqlalchemy as sa
+
+from state.fencing import Fence, check_fence
+from state.models import RESOURCE_RECORDS as RECORDS
+from state.upserts import dialect_insert
+
+DELETE_CHUNK = 5_000
+COLUMNS = (
+    "id",
+    "stack",
+    "logical_name",
+    "type",
+    "physical_id",
+    "properties",
+    "attributes",
+    "status",
+    "generation",
+    "replaced_by",
+    "attempts",
+    "next_attempt_at",
+    "last_error",
+    "updated_at",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedResource:
+    """What the store knows of one physical resource. `id` is the record id used in idempotency markers."""
+
+    id: int
+    stack: str
+    logical_name: str
+    type: str
+    physical_id: str | None
+    properties: dict[str, Any]
+    attributes: dict[str, Any]
+    status: str
+    generation: int
+    replaced_by: int | None
+    attempts: int
+    next_attempt_at: float | None
+    last_error: str | None
+    updated_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class RecordWrite:
+    """A record to write: `record_id=None` inserts a new record; otherwise it replaces that record."""
+
+    stack: str
+    logical_name: str
+    type: str
+    status: str
+    generation: int
+    physical_id: str | None = None
+    properties: dict[str, Any] = field(default_factory=dict)
+    attributes: dict[str, Any] = field(default_factory=dict)
+    replaced_by: int | None = None
+    attempts: int = 0
+    next_attempt_at: float | None = None
+    last_error: str | None = None
+    record_id: int | None = None
+
+
+@dataclass(frozen=True)
+class RecordsWritten:
+    """The record ids of the upserts, in the order given, and how many records were deleted."""
+
+    record_ids: tuple[int, ...]
+    deleted: int
+
+
+def read_records(connection: sa.Connection, stack: str) -> list[RecordedResource]:
+    """Every record of a stack, ordered by id."""
+    columns = [RECORDS.c[name] for name in COLUMNS]
+    rows = connection.execute(sa.select(*columns).where(RECORDS.c.stack == stack).order_by(RECORDS.c.id))
+    return [RecordedResource(*row) for row in rows]
+
+
+def _row(write: RecordWrite, now: float) -> dict[str, Any]:
+    return {
+        "stack": write.stack,
+        "logical_name": write.logical_name,
+        "type": write.type,
+        "physical_id": write.physical_id,
+        "properties": write.properties,
+        "attributes": write.attributes,
+        "status": write.status,
+        "generation": write.generation,
+        "replaced_by": write.replaced_by,
+        "attempts": write.attempts,
+        "next_attempt_at": write.next_attempt_at,
+        "last_error": write.last_error,
+        "updated_at": now,
+    }
+
+
+def _insert_new(connection: sa.Connection, rows: list[dict[str, Any]]) -> list[int]:
+    if not rows:
+        return []
+    result = connection.execute(
+        sa.insert(RECORDS).returning(RECORDS.c.id, sort_by_parameter_order=True), rows
+    )
+    return list(result.scalars())
+
+
+def _upsert_existing(connection: sa.Connection, rows: list[dict[str, Any]]) -> None:
+    if not rows:
+        return
+    statement = dialect_insert(connection, RECORDS)
+    updated = {name: statement.excluded[name] for name in COLUMNS if name != "id"}
+    connection.execute(statement.on_conflict_do_update(index_elements=["id"], set_=updated), rows)
+
+
+def _delete(connection: sa.Connection, record_ids: Sequence[int]) -> int:
+    deleted = 0
+    for start in range(0, len(record_ids), DELETE_CHUNK):
+        chunk = record_ids[start : start + DELETE_CHUNK]
+        deleted += connection.execute(sa.delete(RECORDS).where(RECORDS.c.id.in_(chunk))).rowcount
+    return deleted
+
+
+def write_records(
+    connection: sa.Connection,
+    fence: Fence,
+    upserts: Sequence[RecordWrite],
+    deletes: Sequence[int],
+    *,
+    now: float,
+) -> RecordsWritten:
+    """Apply upserts and deletes under `fence`; `StaleLease` (and nothing written) if the epoch is stale."""
+    check_fence(connection, fence, now=now)
+    new_positions = [index for index, write in enumerate(upserts) if write.record_id is None]
+    new_ids = _insert_new(connection, [_row(upserts[index], now) for index in new_positions])
+    existing = [
+        {"id": write.record_id, **_row(write, now)} for write in upserts if write.record_id is not None
+    ]
+    _upsert_existing(connection, existing)
+    ids = [write.record_id for write in upserts]
+    for index, record_id in zip(new_positions, new_ids, strict=True):
+        ids[index] = record_id
+    deleted = _delete(connection, list(deletes))
+    return RecordsWritten(
+        record_ids=tuple(record_id for record_id in ids if record_id is not None), deleted=deleted
+    )

@@ -1,0 +1,196 @@
+"""Stacks, their generations (one per change of inputs), their status and their outputs."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+
+from state.models import STACK_GENERATIONS as GENERATIONS
+from state.models import STACKS
+from state.sharding import shard_for
+from state.upserts import dialect_insert
+
+
+class StackStatus(enum.StrEnum):
+    """The status vocabulary of DESIGN.md section 4."""
+
+    PENDING = "PENDING"
+    PROGRESSING = "PROGRESSING"
+    CONVERGED = "CONVERGED"
+    DEGRADED = "DEGRADED"
+    FAILED = "FAILED"
+    SUPERSEDED = "SUPERSEDED"
+    INVALID = "INVALID"
+
+
+@dataclass(frozen=True)
+class StackRef:
+    """A stack known to the store and the shard it lives on."""
+
+    name: str
+    shard: int
+
+
+@dataclass(frozen=True)
+class Generation:
+    """One desired state of a stack."""
+
+    stack: str
+    generation: int
+    commit_sha: str
+    definition_digest: str
+    inputs: dict[str, Any]
+    created_at: float
+
+
+@dataclass(frozen=True)
+class NewGeneration:
+    """The digest changed: a new generation was recorded."""
+
+    generation: Generation
+
+
+@dataclass(frozen=True)
+class UnchangedGeneration:
+    """The digest equals the newest generation's: nothing was recorded."""
+
+    generation: Generation
+
+
+GenerationOutcome = NewGeneration | UnchangedGeneration
+
+
+@dataclass(frozen=True)
+class StackState:
+    """A stack's row: shard, status with reasons and the generation it refers to, outputs."""
+
+    name: str
+    shard: int
+    status: StackStatus
+    reasons: tuple[str, ...]
+    status_generation: int | None
+    outputs: dict[str, Any]
+    updated_at: float
+
+
+def ensure_stack(connection: sa.Connection, name: str, *, shard_count: int, now: float) -> StackRef:
+    """The stack's row, created PENDING on the shard its name hashes to if it does not exist."""
+    shard = connection.execute(sa.select(STACKS.c.shard).where(STACKS.c.name == name)).scalar_one_or_none()
+    if shard is not None:
+        return StackRef(name, shard)
+    shard = shard_for(name, shard_count)
+    connection.execute(
+        dialect_insert(connection, STACKS)
+        .values(
+            name=name,
+            shard=shard,
+            status=StackStatus.PENDING.value,
+            status_reasons=[],
+            outputs={},
+            updated_at=now,
+        )
+        .on_conflict_do_nothing(index_elements=["name"])
+    )
+    stored = connection.execute(sa.select(STACKS.c.shard).where(STACKS.c.name == name)).scalar_one()
+    return StackRef(name, stored)
+
+
+def newest_generation(connection: sa.Connection, stack: str) -> Generation | None:
+    """The stack's newest generation, or None before its first."""
+    row = connection.execute(
+        sa.select(
+            GENERATIONS.c.stack,
+            GENERATIONS.c.generation,
+            GENERATIONS.c.commit_sha,
+            GENERATIONS.c.definition_digest,
+            GENERATIONS.c.inputs,
+            GENERATIONS.c.created_at,
+        )
+        .where(GENERATIONS.c.stack == stack)
+        .order_by(GENERATIONS.c.generation.desc())
+        .limit(1)
+    ).first()
+    return None if row is None else Generation(*row)
+
+
+def record_generation(
+    connection: sa.Connection,
+    stack: str,
+    *,
+    commit_sha: str,
+    definition_digest: str,
+    inputs: dict[str, Any],
+    now: float,
+) -> GenerationOutcome:
+    """Record a new generation only when the definition digest differs from the newest one."""
+    if connection.dialect.name == "postgresql":  # serialize concurrent recorders of one stack
+        connection.execute(sa.select(STACKS.c.name).where(STACKS.c.name == stack).with_for_update())
+    newest = newest_generation(connection, stack)
+    if newest is not None and newest.definition_digest == definition_digest:
+        return UnchangedGeneration(newest)
+    generation = Generation(
+        stack=stack,
+        generation=1 if newest is None else newest.generation + 1,
+        commit_sha=commit_sha,
+        definition_digest=definition_digest,
+        inputs=inputs,
+        created_at=now,
+    )
+    connection.execute(sa.insert(GENERATIONS).values(**generation.__dict__))
+    return NewGeneration(generation)
+
+
+def set_status(
+    connection: sa.Connection,
+    stack: str,
+    status: StackStatus,
+    *,
+    reasons: tuple[str, ...] | list[str],
+    generation: int | None,
+    now: float,
+) -> None:
+    """Set a stack's status with its reasons and the generation it describes."""
+    connection.execute(
+        sa.update(STACKS)
+        .where(STACKS.c.name == stack)
+        .values(
+            status=status.value, status_reasons=list(reasons), status_generation=generation, updated_at=now
+        )
+    )
+
+
+def store_outputs(connection: sa.Connection, stack: str, outputs: dict[str, Any], *, now: float) -> None:
+    """Replace a stack's outputs (name -> value)."""
+    connection.execute(
+        sa.update(STACKS).where(STACKS.c.name == stack).values(outputs=outputs, updated_at=now)
+    )
+
+
+def read_stack(connection: sa.Connection, stack: str) -> StackState | None:
+    """A stack's row, or None when the store does not know the stack."""
+    row = connection.execute(
+        sa.select(
+            STACKS.c.name,
+            STACKS.c.shard,
+            STACKS.c.status,
+            STACKS.c.status_reasons,
+            STACKS.c.status_generation,
+            STACKS.c.outputs,
+            STACKS.c.updated_at,
+        ).where(STACKS.c.name == stack)
+    ).first()
+    if row is None:
+        return None
+    name, shard, status, reasons, generation, outputs, updated_at = row
+    return StackState(name, shard, StackStatus(status), tuple(reasons), generation, outputs, updated_at)
+
+
+def stacks_on_shards(connection: sa.Connection, shards: list[int]) -> list[StackRef]:
+    """The stacks living on the given shards, by name."""
+    rows = connection.execute(
+        sa.select(STACKS.c.name, STACKS.c.shard).where(STACKS.c.shard.in_(shards)).order_by(STACKS.c.name)
+    )
+    return [StackRef(name, shard) for name, shard in rows]

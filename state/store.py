@@ -1,0 +1,292 @@
+"""The state store: one object the engine and the daemon hold, every operation one transaction.
+
+`Store` reads every time from the injected clock, runs each operation through the `Transactor`
+(retrying dropped connections), and delegates the SQL to one module per idea: `leases`, `workers`,
+`balance_step`, `fencing`, `stacks`, `records`, `work_queue`, `outbox`. Operations made on behalf of
+a shard take a `Fence` and raise `StaleLease` without writing anything when its epoch is stale.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy.engine import URL
+
+from state import leases, outbox, records, stacks, work_queue, workers
+from state.balance_step import Balanced, balance
+from state.clock import Clock, Sleeper, SystemClock
+from state.database import create_database_engine
+from state.fencing import Fence, check_fence
+from state.lease_results import Acquired, AcquireResult, HeldShard, Released, ReleaseResult, RenewResult
+from state.lease_settings import LeaseSettings
+from state.lease_table import ShardLeaseView, lease_table
+from state.migrate import upgrade
+from state.outbox import NoteLine, PendingNote
+from state.records import RecordedResource, RecordsWritten, RecordWrite
+from state.stacks import Generation, GenerationOutcome, StackRef, StackState, StackStatus
+from state.transactions import RetryPolicy, Transactor
+from state.work_queue import ClaimedWorkItem, NewWorkItem, QueueCounts, RetryRequest, Settled
+from state.workers import Heartbeat, LiveWorker, Reaped, WorkerIdentity
+
+
+class Store:
+    """Workers, shard leases, stacks, resource records, the work queue and the notes outbox."""
+
+    def __init__(self, transactor: Transactor, *, clock: Clock, settings: LeaseSettings) -> None:
+        self._tx = transactor
+        self._clock = clock
+        self.settings = settings
+
+    @property
+    def dialect(self) -> str:
+        """`sqlite` or `postgresql`."""
+        return self._tx.engine.dialect.name
+
+    def close(self) -> None:
+        """Close every pooled connection."""
+        self._tx.engine.dispose()
+
+    # Workers
+    def heartbeat(self, worker: WorkerIdentity) -> Heartbeat:
+        """Register `worker` or record that it is alive now."""
+        return self._tx.run("heartbeat", lambda c: workers.heartbeat(c, worker, now=self._clock.now()))
+
+    def live_workers(self) -> list[LiveWorker]:
+        """Workers with a heartbeat within the dead-after period."""
+        now = self._clock.now()
+        return self._tx.run(
+            "live workers", lambda c: workers.live_workers(c, now=now, dead_after=self.settings.dead_after)
+        )
+
+    def reap_dead_workers(self) -> Reaped:
+        """Forget silent workers and make the work items they had claimed ready again."""
+        now = self._clock.now()
+        return self._tx.run(
+            "reap", lambda c: workers.reap_dead_workers(c, now=now, dead_after=self.settings.dead_after)
+        )
+
+    # Leases
+    def acquire(self, worker_id: str, shard: int) -> AcquireResult:
+        """Take a free or expired shard at a new epoch (or renew it if already held)."""
+        now = self._clock.now()
+        return self._tx.run(
+            "acquire",
+            lambda c: leases.acquire(c, worker_id, shard, now=now, lease_seconds=self.settings.lease_seconds),
+        )
+
+    def renew(self, worker_id: str, shard: int, epoch: int) -> RenewResult:
+        """Extend a held lease while its epoch is current and unexpired."""
+        now = self._clock.now()
+        return self._tx.run(
+            "renew",
+            lambda c: leases.renew(
+                c, worker_id, shard, epoch, now=now, lease_seconds=self.settings.lease_seconds
+            ),
+        )
+
+    def renew_all(self, worker_id: str) -> list[Acquired]:
+        """Extend every unexpired lease the worker holds, in one statement."""
+        now = self._clock.now()
+        return self._tx.run(
+            "renew all",
+            lambda c: leases.renew_all(c, worker_id, now=now, lease_seconds=self.settings.lease_seconds),
+        )
+
+    def release(self, worker_id: str, shard: int, epoch: int) -> ReleaseResult:
+        """Give a shard back."""
+        now = self._clock.now()
+        return self._tx.run("release", lambda c: leases.release(c, worker_id, shard, epoch, now=now))
+
+    def release_all(self, worker_id: str) -> list[Released]:
+        """Give back every shard the worker holds (clean shutdown)."""
+        now = self._clock.now()
+
+        def work(connection: Any) -> list[Released]:
+            held = leases.shards_held(connection, worker_id, now=now)
+            return leases.release_many(connection, worker_id, {h.shard: h.epoch for h in held}, now=now)
+
+        return self._tx.run("release all", work)
+
+    def balance(self, worker: WorkerIdentity) -> Balanced:
+        """Heartbeat, renew, and move towards the worker's fair share, in one transaction."""
+        now = self._clock.now()
+        return self._tx.run("balance", lambda c: balance(c, worker, self.settings, now=now))
+
+    def shards_held(self, worker_id: str) -> list[HeldShard]:
+        """The shards the worker holds unexpired, with their epochs."""
+        now = self._clock.now()
+        return self._tx.run("shards held", lambda c: leases.shards_held(c, worker_id, now=now))
+
+    def lease_table(self) -> list[ShardLeaseView]:
+        """Every shard's lease."""
+        now = self._clock.now()
+        return self._tx.run("lease table", lambda c: lease_table(c, now=now))
+
+    def check_fence(self, fence: Fence) -> None:
+        """Raise `StaleLease` unless `fence` is current (a read; writes check it themselves)."""
+        now = self._clock.now()
+        self._tx.run("check fence", lambda c: check_fence(c, fence, now=now))
+
+    # Stacks and generations
+    def ensure_stack(self, name: str) -> StackRef:
+        """The stack's row, created PENDING if missing."""
+        now = self._clock.now()
+        return self._tx.run(
+            "ensure stack",
+            lambda c: stacks.ensure_stack(c, name, shard_count=self.settings.shard_count, now=now),
+        )
+
+    def record_generation(
+        self, stack: str, *, commit_sha: str, definition_digest: str, inputs: dict[str, Any]
+    ) -> GenerationOutcome:
+        """Record a new generation of `stack` only when its definition digest changed."""
+        now = self._clock.now()
+
+        def work(connection: Any) -> GenerationOutcome:
+            stacks.ensure_stack(connection, stack, shard_count=self.settings.shard_count, now=now)
+            return stacks.record_generation(
+                connection,
+                stack,
+                commit_sha=commit_sha,
+                definition_digest=definition_digest,
+                inputs=inputs,
+                now=now,
+            )
+
+        return self._tx.run("record generation", work)
+
+    def newest_generation(self, stack: str) -> Generation | None:
+        """The stack's newest generation (None before the first)."""
+        return self._tx.run("newest generation", lambda c: stacks.newest_generation(c, stack))
+
+    def set_status(
+        self,
+        stack: str,
+        status: StackStatus,
+        *,
+        reasons: Sequence[str] = (),
+        generation: int | None = None,
+        fence: Fence | None = None,
+    ) -> None:
+        """Set a stack's status; a shard holder passes its `fence`, so a stale one writes nothing."""
+        now = self._clock.now()
+
+        def work(connection: Any) -> None:
+            if fence is not None:
+                check_fence(connection, fence, now=now)
+            stacks.set_status(
+                connection, stack, status, reasons=list(reasons), generation=generation, now=now
+            )
+
+        self._tx.run("set status", work)
+
+    def store_outputs(self, stack: str, outputs: dict[str, Any], *, fence: Fence | None = None) -> None:
+        """Replace a stack's outputs; fenced like `set_status`."""
+        now = self._clock.now()
+
+        def work(connection: Any) -> None:
+            if fence is not None:
+                check_fence(connection, fence, now=now)
+            stacks.store_outputs(connection, stack, outputs, now=now)
+
+        self._tx.run("store outputs", work)
+
+    def read_stack(self, stack: str) -> StackState | None:
+        """A stack's shard, status, reasons and outputs (None if unknown)."""
+        return self._tx.run("read stack", lambda c: stacks.read_stack(c, stack))
+
+    def read_outputs(self, stack: str) -> dict[str, Any]:
+        """A stack's outputs, name -> value (empty when unknown)."""
+        state = self.read_stack(stack)
+        return {} if state is None else state.outputs
+
+    def stacks_on_shards(self, shards: Sequence[int]) -> list[StackRef]:
+        """The stacks on the given shards."""
+        return self._tx.run("stacks on shards", lambda c: stacks.stacks_on_shards(c, list(shards)))
+
+    # Resource records
+    def read_records(self, stack: str) -> list[RecordedResource]:
+        """Every record of a stack."""
+        return self._tx.run("read records", lambda c: records.read_records(c, stack))
+
+    def write_records(
+        self, fence: Fence, upserts: Sequence[RecordWrite] = (), deletes: Sequence[int] = ()
+    ) -> RecordsWritten:
+        """Upsert and delete records in one transaction under `fence`; `StaleLease` writes nothing."""
+        now = self._clock.now()
+        return self._tx.run(
+            "write records", lambda c: records.write_records(c, fence, upserts, deletes, now=now)
+        )
+
+    # Work queue
+    def enqueue_work(self, items: Sequence[NewWorkItem]) -> list[int]:
+        """Enqueue work items in one batch; their ids in order."""
+        now = self._clock.now()
+        return self._tx.run("enqueue work", lambda c: work_queue.enqueue(c, items, now=now))
+
+    def claim_work(self, worker_id: str, limit: int) -> list[ClaimedWorkItem]:
+        """Claim up to `limit` due items."""
+        now = self._clock.now()
+        return self._tx.run("claim work", lambda c: work_queue.claim(c, worker_id, limit, now=now))
+
+    def complete_work(self, worker_id: str, item_ids: Sequence[int]) -> Settled:
+        """Mark claimed items done."""
+        now = self._clock.now()
+        return self._tx.run("complete work", lambda c: work_queue.complete(c, worker_id, item_ids, now=now))
+
+    def retry_work(self, worker_id: str, requests: Sequence[RetryRequest]) -> Settled:
+        """Put claimed items back, each due after its delay."""
+        now = self._clock.now()
+        return self._tx.run("retry work", lambda c: work_queue.retry(c, worker_id, requests, now=now))
+
+    def fail_work(self, worker_id: str, item_ids: Sequence[int], error: str) -> Settled:
+        """Mark claimed items failed for good."""
+        now = self._clock.now()
+        return self._tx.run("fail work", lambda c: work_queue.fail(c, worker_id, item_ids, error, now=now))
+
+    def work_counts(self) -> QueueCounts:
+        """How many work items are in each status."""
+        return self._tx.run("work counts", work_queue.count_by_status)
+
+    # Notes outbox
+    def enqueue_notes(self, notes: Sequence[NoteLine]) -> list[int]:
+        """Record note lines to be written to git."""
+        now = self._clock.now()
+        return self._tx.run("enqueue notes", lambda c: outbox.enqueue_notes(c, notes, now=now))
+
+    def pending_notes(self, limit: int = 1000) -> list[PendingNote]:
+        """The oldest unsent note lines."""
+        return self._tx.run("pending notes", lambda c: outbox.pending_notes(c, limit))
+
+    def mark_notes_sent(self, note_ids: Sequence[int]) -> int:
+        """Mark note lines sent."""
+        now = self._clock.now()
+        return self._tx.run("mark notes sent", lambda c: outbox.mark_sent(c, note_ids, now=now))
+
+
+def open_store(
+    url: str | URL,
+    *,
+    clock: Clock,
+    settings: LeaseSettings | None = None,
+    sleeper: Sleeper | None = None,
+    retry: RetryPolicy | None = None,
+    jitter: random.Random | None = None,
+    upgrade_schema: bool = True,
+) -> Store:
+    """Open the store at `url` (any SQLAlchemy URL; `postgresql://` means psycopg 3).
+
+    Brings the schema up to date first (`upgrade_schema=False` to skip) and makes sure every shard
+    has its lease row.
+    """
+    settings = settings or LeaseSettings()
+    if upgrade_schema:
+        upgrade(url)
+    engine = create_database_engine(url)
+    transactor = Transactor(
+        engine, clock=clock, sleeper=sleeper or SystemClock(), policy=retry, jitter=jitter
+    )
+    transactor.run("ensure shard rows", lambda c: leases.ensure_shard_rows(c, settings.shard_count))
+    return Store(transactor, clock=clock, settings=settings)

@@ -1,0 +1,90 @@
+"""One place where transactions begin, commit and survive dropped connections.
+
+Every store operation is a function of a Connection run inside `Transactor.run`. When the
+connection drops or the database refuses it (restart, failover, SQLite busy), the whole transaction
+is rolled back and run again after an exponential, jittered pause, within a time budget read from
+the injected clock; past the budget the caller gets `DatabaseUnavailable` and pauses its work. A drop
+during COMMIT itself is not retried blindly: the outcome is unknown, so the caller gets
+`CommitOutcomeUnknown` and re-reads.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+import sqlalchemy as sa
+
+from state.clock import Clock, Sleeper
+from state.errors import CommitOutcomeUnknown, DatabaseUnavailable
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How long and how often to retry a transaction whose connection failed."""
+
+    budget_seconds: float = 10.0
+    first_pause: float = 0.05
+    max_pause: float = 2.0
+
+
+def is_connection_failure(error: sa.exc.DBAPIError) -> bool:
+    """A failure of the connection or a transient refusal, as opposed to a wrong statement or a conflict."""
+    return error.connection_invalidated or isinstance(error, sa.exc.OperationalError | sa.exc.InterfaceError)
+
+
+class Transactor:
+    """Runs units of work in transactions, retrying those that fail for connection reasons."""
+
+    def __init__(
+        self,
+        engine: sa.Engine,
+        *,
+        clock: Clock,
+        sleeper: Sleeper,
+        policy: RetryPolicy | None = None,
+        jitter: random.Random | None = None,
+    ) -> None:
+        self.engine = engine
+        self._clock = clock
+        self._sleeper = sleeper
+        self._policy = policy or RetryPolicy()
+        self._jitter = jitter or random.Random()
+
+    def run(self, operation: str, work: Callable[[sa.Connection], T]) -> T:
+        """Run `work` in one transaction and commit it; retry the whole of it on connection failure."""
+        deadline = self._clock.now() + self._policy.budget_seconds
+        pause = self._policy.first_pause
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return self._once(operation, work)
+            except sa.exc.DBAPIError as error:
+                if not is_connection_failure(error):
+                    raise
+                if self._clock.now() + pause > deadline:
+                    raise DatabaseUnavailable(operation, attempt, error.__class__.__name__) from error
+                self._sleeper.sleep(pause * (0.5 + self._jitter.random() / 2))
+                pause = min(pause * 2, self._policy.max_pause)
+
+    def _once(self, operation: str, work: Callable[[sa.Connection], T]) -> T:
+        with self.engine.connect() as connection:
+            transaction = connection.begin()
+            try:
+                result = work(connection)
+            except BaseException:
+                if transaction.is_active:
+                    transaction.rollback()
+                raise
+            try:
+                transaction.commit()
+            except sa.exc.DBAPIError as error:
+                if is_connection_failure(error) and error.connection_invalidated:
+                    raise CommitOutcomeUnknown(operation, error.__class__.__name__) from error
+                raise
+            return result

@@ -1,0 +1,138 @@
+"""The Store API the engine codes against, on SQLite and on the real PostgreSQL."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from state.errors import StaleLease
+from state.fencing import Fence
+from state.lease_results import Acquired, HeldBy
+from state.lease_settings import LeaseSettings
+from state.outbox import NoteLine
+from state.records import RecordWrite
+from state.stacks import NewGeneration, StackStatus, UnchangedGeneration
+from state.store import Store, open_store
+from state.work_queue import NewWorkItem, RetryRequest
+from tests.state.stepped_clock import SteppedClock
+
+
+@pytest.fixture
+def clock() -> SteppedClock:
+    return SteppedClock()
+
+
+@pytest.fixture
+def store(database_url: str, clock: SteppedClock) -> Iterator[Store]:
+    opened = open_store(database_url, clock=clock, settings=LeaseSettings(shard_count=8), sleeper=clock)
+    yield opened
+    opened.close()
+
+
+def _fence(store: Store, worker: str, shard: int) -> Fence:
+    result = store.acquire(worker, shard)
+    assert isinstance(result, Acquired)
+    return Fence(shard, result.epoch)
+
+
+def test_generations_are_recorded_only_when_the_digest_changes(store: Store) -> None:
+    first = store.record_generation(
+        "app", commit_sha="a" * 40, definition_digest="d1", inputs={"cidr": "10.0.0.0/24"}
+    )
+    same = store.record_generation("app", commit_sha="b" * 40, definition_digest="d1", inputs={})
+    second = store.record_generation("app", commit_sha="c" * 40, definition_digest="d2", inputs={})
+
+    assert isinstance(first, NewGeneration) and first.generation.generation == 1
+    assert isinstance(same, UnchangedGeneration) and same.generation.commit_sha == "a" * 40
+    assert isinstance(second, NewGeneration) and second.generation.generation == 2
+    newest = store.newest_generation("app")
+    assert newest is not None and newest.commit_sha == "c" * 40
+    assert store.newest_generation("unknown") is None
+
+
+def test_status_and_outputs_round_trip_under_a_current_fence(store: Store) -> None:
+    ref = store.ensure_stack("app")
+    fence = _fence(store, "w1", ref.shard)
+
+    store.set_status("app", StackStatus.FAILED, reasons=["quota exceeded"], generation=3, fence=fence)
+    store.store_outputs("app", {"net_id": "n-1", "ips": ["10.0.0.5"]}, fence=fence)
+
+    state = store.read_stack("app")
+    assert state is not None
+    assert (state.status, state.reasons, state.status_generation) == (
+        StackStatus.FAILED,
+        ("quota exceeded",),
+        3,
+    )
+    assert store.read_outputs("app") == {"net_id": "n-1", "ips": ["10.0.0.5"]}
+
+
+def test_records_are_inserted_updated_and_deleted_in_one_fenced_batch(store: Store) -> None:
+    ref = store.ensure_stack("app")
+    fence = _fence(store, "w1", ref.shard)
+    written = store.write_records(
+        fence,
+        [
+            RecordWrite("app", "net", "OS::Neutron::Net", "CREATE_PENDING", 1),
+            RecordWrite("app", "port", "OS::Neutron::Port", "CREATE_PENDING", 1, properties={"name": "p"}),
+        ],
+    )
+    net_id, port_id = written.record_ids
+
+    store.write_records(
+        fence,
+        [RecordWrite("app", "net", "OS::Neutron::Net", "CREATED", 1, physical_id="uuid-1", record_id=net_id)],
+        deletes=[port_id],
+    )
+
+    (net,) = store.read_records("app")
+    assert (net.id, net.physical_id, net.status) == (net_id, "uuid-1", "CREATED")
+
+
+def test_a_stale_epoch_writes_nothing(store: Store, clock: SteppedClock) -> None:
+    ref = store.ensure_stack("app")
+    stale = _fence(store, "w1", ref.shard)
+    clock.advance(store.settings.lease_seconds)
+    current = _fence(store, "w2", ref.shard)
+
+    with pytest.raises(StaleLease):
+        store.write_records(stale, [RecordWrite("app", "net", "OS::Neutron::Net", "CREATED", 1)])
+    with pytest.raises(StaleLease):
+        store.set_status("app", StackStatus.CONVERGED, fence=stale)
+
+    assert current.epoch == stale.epoch + 1
+    assert store.read_records("app") == []
+    state = store.read_stack("app")
+    assert state is not None and state.status is StackStatus.PENDING
+
+
+def test_a_second_worker_is_told_who_holds_a_shard(store: Store) -> None:
+    _fence(store, "w1", 3)
+    assert store.acquire("w2", 3) == HeldBy(3, "w1", store.settings.lease_seconds + SteppedClock().now())
+
+
+def test_work_items_are_claimed_completed_and_retried_in_batches(store: Store, clock: SteppedClock) -> None:
+    ids = store.enqueue_work([NewWorkItem(0, "app", "create", {"n": n}) for n in range(5)])
+
+    first = store.claim_work("w1", 3)
+    second = store.claim_work("w2", 3)
+    assert [item.id for item in first] == ids[:3]
+    assert [item.id for item in second] == ids[3:]
+
+    done = store.complete_work("w1", ids[:2])
+    assert done.settled == tuple(ids[:2])
+    assert store.complete_work("w1", [ids[3]]).not_held == (ids[3],)  # w2's item
+
+    store.retry_work("w1", [RetryRequest(ids[2], delay=30, error="HTTP 503")])
+    assert store.claim_work("w1", 10) == []
+    clock.advance(30)
+    (again,) = store.claim_work("w1", 10)
+    assert (again.id, again.attempts) == (ids[2], 2)
+
+
+def test_notes_outbox_lists_pending_lines_until_sent(store: Store) -> None:
+    ids = store.enqueue_notes([NoteLine("c" * 40, "refs/notes/reconciler", "app", '{"status":"CONVERGED"}')])
+    assert [note.id for note in store.pending_notes()] == ids
+    assert store.mark_notes_sent(ids) == 1
+    assert store.pending_notes() == []
