@@ -12,6 +12,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from sqlalchemy import Connection
 from sqlalchemy.engine import URL
 
 from state import leases, outbox, records, stacks, work_queue, workers
@@ -55,96 +56,109 @@ class Store:
 
     def live_workers(self) -> list[LiveWorker]:
         """Workers with a heartbeat within the dead-after period."""
-        now = self._clock.now()
         return self._tx.run(
-            "live workers", lambda c: workers.live_workers(c, now=now, dead_after=self.settings.dead_after)
+            "live workers",
+            lambda c: workers.live_workers(c, now=self._clock.now(), dead_after=self.settings.dead_after),
         )
 
     def reap_dead_workers(self) -> Reaped:
         """Forget silent workers and make the work items they had claimed ready again."""
-        now = self._clock.now()
         return self._tx.run(
-            "reap", lambda c: workers.reap_dead_workers(c, now=now, dead_after=self.settings.dead_after)
+            "reap",
+            lambda c: workers.reap_dead_workers(
+                c, now=self._clock.now(), dead_after=self.settings.dead_after
+            ),
         )
 
     # Leases
     def acquire(self, worker_id: str, shard: int) -> AcquireResult:
         """Take a free or expired shard at a new epoch (or renew it if already held)."""
-        now = self._clock.now()
         return self._tx.run(
             "acquire",
-            lambda c: leases.acquire(c, worker_id, shard, now=now, lease_seconds=self.settings.lease_seconds),
+            lambda c: leases.acquire(
+                c, worker_id, shard, now=self._clock.now(), lease_seconds=self.settings.lease_seconds
+            ),
         )
 
     def renew(self, worker_id: str, shard: int, epoch: int) -> RenewResult:
         """Extend a held lease while its epoch is current and unexpired."""
-        now = self._clock.now()
         return self._tx.run(
             "renew",
             lambda c: leases.renew(
-                c, worker_id, shard, epoch, now=now, lease_seconds=self.settings.lease_seconds
+                c, worker_id, shard, epoch, now=self._clock.now(), lease_seconds=self.settings.lease_seconds
             ),
         )
 
     def renew_all(self, worker_id: str) -> list[Acquired]:
         """Extend every unexpired lease the worker holds, in one statement."""
-        now = self._clock.now()
         return self._tx.run(
             "renew all",
-            lambda c: leases.renew_all(c, worker_id, now=now, lease_seconds=self.settings.lease_seconds),
+            lambda c: leases.renew_all(
+                c, worker_id, now=self._clock.now(), lease_seconds=self.settings.lease_seconds
+            ),
         )
 
     def release(self, worker_id: str, shard: int, epoch: int) -> ReleaseResult:
         """Give a shard back."""
-        now = self._clock.now()
-        return self._tx.run("release", lambda c: leases.release(c, worker_id, shard, epoch, now=now))
+        return self._tx.run(
+            "release", lambda c: leases.release(c, worker_id, shard, epoch, now=self._clock.now())
+        )
 
     def release_all(self, worker_id: str) -> list[Released]:
         """Give back every shard the worker holds (clean shutdown)."""
-        now = self._clock.now()
 
-        def work(connection: Any) -> list[Released]:
+        def work(connection: Connection) -> list[Released]:
+            now = self._clock.now()
             held = leases.shards_held(connection, worker_id, now=now)
             return leases.release_many(connection, worker_id, {h.shard: h.epoch for h in held}, now=now)
 
         return self._tx.run("release all", work)
 
+    def leave(self, worker_id: str) -> list[Released]:
+        """Clean shutdown: hand every shard back and deregister, so the others take their share at once."""
+
+        def work(connection: Connection) -> list[Released]:
+            now = self._clock.now()
+            held = leases.shards_held(connection, worker_id, now=now)
+            released = leases.release_many(connection, worker_id, {h.shard: h.epoch for h in held}, now=now)
+            workers.deregister(connection, worker_id)
+            return released
+
+        return self._tx.run("leave", work)
+
     def balance(self, worker: WorkerIdentity) -> Balanced:
         """Heartbeat, renew, and move towards the worker's fair share, in one transaction."""
-        now = self._clock.now()
-        return self._tx.run("balance", lambda c: balance(c, worker, self.settings, now=now))
+        return self._tx.run("balance", lambda c: balance(c, worker, self.settings, now=self._clock.now()))
 
     def shards_held(self, worker_id: str) -> list[HeldShard]:
         """The shards the worker holds unexpired, with their epochs."""
-        now = self._clock.now()
-        return self._tx.run("shards held", lambda c: leases.shards_held(c, worker_id, now=now))
+        return self._tx.run("shards held", lambda c: leases.shards_held(c, worker_id, now=self._clock.now()))
 
     def lease_table(self) -> list[ShardLeaseView]:
         """Every shard's lease."""
-        now = self._clock.now()
-        return self._tx.run("lease table", lambda c: lease_table(c, now=now))
+        return self._tx.run("lease table", lambda c: lease_table(c, now=self._clock.now()))
 
     def check_fence(self, fence: Fence) -> None:
         """Raise `StaleLease` unless `fence` is current (a read; writes check it themselves)."""
-        now = self._clock.now()
-        self._tx.run("check fence", lambda c: check_fence(c, fence, now=now))
+        self._tx.run("check fence", lambda c: check_fence(c, fence, now=self._clock.now()))
 
     # Stacks and generations
     def ensure_stack(self, name: str) -> StackRef:
         """The stack's row, created PENDING if missing."""
-        now = self._clock.now()
         return self._tx.run(
             "ensure stack",
-            lambda c: stacks.ensure_stack(c, name, shard_count=self.settings.shard_count, now=now),
+            lambda c: stacks.ensure_stack(
+                c, name, shard_count=self.settings.shard_count, now=self._clock.now()
+            ),
         )
 
     def record_generation(
         self, stack: str, *, commit_sha: str, definition_digest: str, inputs: dict[str, Any]
     ) -> GenerationOutcome:
         """Record a new generation of `stack` only when its definition digest changed."""
-        now = self._clock.now()
 
-        def work(connection: Any) -> GenerationOutcome:
+        def work(connection: Connection) -> GenerationOutcome:
+            now = self._clock.now()
             stacks.ensure_stack(connection, stack, shard_count=self.settings.shard_count, now=now)
             return stacks.record_generation(
                 connection,
@@ -171,9 +185,9 @@ class Store:
         fence: Fence | None = None,
     ) -> None:
         """Set a stack's status; a shard holder passes its `fence`, so a stale one writes nothing."""
-        now = self._clock.now()
 
-        def work(connection: Any) -> None:
+        def work(connection: Connection) -> None:
+            now = self._clock.now()
             if fence is not None:
                 check_fence(connection, fence, now=now)
             stacks.set_status(
@@ -184,9 +198,9 @@ class Store:
 
     def store_outputs(self, stack: str, outputs: dict[str, Any], *, fence: Fence | None = None) -> None:
         """Replace a stack's outputs; fenced like `set_status`."""
-        now = self._clock.now()
 
-        def work(connection: Any) -> None:
+        def work(connection: Connection) -> None:
+            now = self._clock.now()
             if fence is not None:
                 check_fence(connection, fence, now=now)
             stacks.store_outputs(connection, stack, outputs, now=now)
@@ -215,36 +229,39 @@ class Store:
         self, fence: Fence, upserts: Sequence[RecordWrite] = (), deletes: Sequence[int] = ()
     ) -> RecordsWritten:
         """Upsert and delete records in one transaction under `fence`; `StaleLease` writes nothing."""
-        now = self._clock.now()
         return self._tx.run(
-            "write records", lambda c: records.write_records(c, fence, upserts, deletes, now=now)
+            "write records",
+            lambda c: records.write_records(c, fence, upserts, deletes, now=self._clock.now()),
         )
 
     # Work queue
     def enqueue_work(self, items: Sequence[NewWorkItem]) -> list[int]:
         """Enqueue work items in one batch; their ids in order."""
-        now = self._clock.now()
-        return self._tx.run("enqueue work", lambda c: work_queue.enqueue(c, items, now=now))
+        return self._tx.run("enqueue work", lambda c: work_queue.enqueue(c, items, now=self._clock.now()))
 
     def claim_work(self, worker_id: str, limit: int) -> list[ClaimedWorkItem]:
         """Claim up to `limit` due items."""
-        now = self._clock.now()
-        return self._tx.run("claim work", lambda c: work_queue.claim(c, worker_id, limit, now=now))
+        return self._tx.run(
+            "claim work", lambda c: work_queue.claim(c, worker_id, limit, now=self._clock.now())
+        )
 
     def complete_work(self, worker_id: str, item_ids: Sequence[int]) -> Settled:
         """Mark claimed items done."""
-        now = self._clock.now()
-        return self._tx.run("complete work", lambda c: work_queue.complete(c, worker_id, item_ids, now=now))
+        return self._tx.run(
+            "complete work", lambda c: work_queue.complete(c, worker_id, item_ids, now=self._clock.now())
+        )
 
     def retry_work(self, worker_id: str, requests: Sequence[RetryRequest]) -> Settled:
         """Put claimed items back, each due after its delay."""
-        now = self._clock.now()
-        return self._tx.run("retry work", lambda c: work_queue.retry(c, worker_id, requests, now=now))
+        return self._tx.run(
+            "retry work", lambda c: work_queue.retry(c, worker_id, requests, now=self._clock.now())
+        )
 
     def fail_work(self, worker_id: str, item_ids: Sequence[int], error: str) -> Settled:
         """Mark claimed items failed for good."""
-        now = self._clock.now()
-        return self._tx.run("fail work", lambda c: work_queue.fail(c, worker_id, item_ids, error, now=now))
+        return self._tx.run(
+            "fail work", lambda c: work_queue.fail(c, worker_id, item_ids, error, now=self._clock.now())
+        )
 
     def work_counts(self) -> QueueCounts:
         """How many work items are in each status."""
@@ -253,8 +270,7 @@ class Store:
     # Notes outbox
     def enqueue_notes(self, notes: Sequence[NoteLine]) -> list[int]:
         """Record note lines to be written to git."""
-        now = self._clock.now()
-        return self._tx.run("enqueue notes", lambda c: outbox.enqueue_notes(c, notes, now=now))
+        return self._tx.run("enqueue notes", lambda c: outbox.enqueue_notes(c, notes, now=self._clock.now()))
 
     def pending_notes(self, limit: int = 1000) -> list[PendingNote]:
         """The oldest unsent note lines."""
@@ -262,8 +278,7 @@ class Store:
 
     def mark_notes_sent(self, note_ids: Sequence[int]) -> int:
         """Mark note lines sent."""
-        now = self._clock.now()
-        return self._tx.run("mark notes sent", lambda c: outbox.mark_sent(c, note_ids, now=now))
+        return self._tx.run("mark notes sent", lambda c: outbox.mark_sent(c, note_ids, now=self._clock.now()))
 
 
 def open_store(

@@ -62,6 +62,11 @@ def heartbeat(connection: sa.Connection, worker: WorkerIdentity, *, now: float) 
     return Heartbeat.JOINED
 
 
+def deregister(connection: sa.Connection, worker_id: str) -> bool:
+    """Forget a worker that is shutting down cleanly; True if it was registered."""
+    return bool(connection.execute(sa.delete(WORKERS).where(WORKERS.c.id == worker_id)).rowcount)
+
+
 def live_workers(connection: sa.Connection, *, now: float, dead_after: float) -> list[LiveWorker]:
     """Workers whose last heartbeat is within `dead_after` seconds, ordered by id."""
     rows = connection.execute(

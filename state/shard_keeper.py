@@ -1,0 +1,104 @@
+"""One worker's view of the shards it may act on, kept safe through database outages.
+
+`tick()` runs every renew period: a balancing step (heartbeat, renew, hand back surplus, take the
+fair share) and a reap of dead workers. Each shard the step leaves in hand may be acted on until
+its lease expiry (computed from the time the step *started*) minus the safety margin. When the
+database cannot be reached, the tick reports `Paused` and keeps the old deadlines: shards then drop
+out of `fences()` on their own before their leases can expire anywhere, so a partitioned or paused
+worker stops starting cloud writes before another can take its shards over.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from state.balance_step import Balanced
+from state.clock import Clock
+from state.errors import CommitOutcomeUnknown, DatabaseUnavailable
+from state.fencing import Fence
+from state.store import Store
+from state.workers import Reaped, WorkerIdentity
+
+
+@dataclass(frozen=True)
+class Kept:
+    """The tick reached the database: the shards in hand now, and what the step changed."""
+
+    balanced: Balanced
+    reaped: Reaped
+
+
+@dataclass(frozen=True)
+class Paused:
+    """The database could not be reached; the shards still safe to act on, and why."""
+
+    reason: str
+    still_safe: tuple[int, ...]
+
+
+TickOutcome = Kept | Paused
+
+
+@dataclass(frozen=True)
+class NotHeld:
+    """The worker may not act on this shard (never held, handed back, lost, or too close to expiry)."""
+
+    shard: int
+
+
+@dataclass(frozen=True)
+class _InHand:
+    epoch: int
+    act_until: float
+
+
+class ShardKeeper:
+    """Keeps a worker's leases and answers, at any moment, which shards it may act on and at which epoch."""
+
+    def __init__(self, store: Store, worker: WorkerIdentity, *, clock: Clock) -> None:
+        self._store = store
+        self.worker = worker
+        self._clock = clock
+        self._in_hand: dict[int, _InHand] = {}
+
+    def tick(self) -> TickOutcome:
+        """One renew period's work: balance and reap. Never raises for a database outage."""
+        margin = self._store.settings.safety_margin
+        try:
+            balanced = self._store.balance(self.worker)
+        except (DatabaseUnavailable, CommitOutcomeUnknown) as error:
+            return Paused(reason=str(error), still_safe=tuple(sorted(self.fences())))
+        self._in_hand = {lease.shard: _InHand(lease.epoch, lease.until - margin) for lease in balanced.held}
+        try:
+            reaped = self._store.reap_dead_workers()
+        except (DatabaseUnavailable, CommitOutcomeUnknown) as error:
+            return Paused(reason=str(error), still_safe=tuple(sorted(self.fences())))
+        return Kept(balanced=balanced, reaped=reaped)
+
+    def fences(self) -> dict[int, Fence]:
+        """The shards the worker may act on right now, with the fence to write under."""
+        now = self._clock.now()
+        return {
+            shard: Fence(shard, held.epoch) for shard, held in self._in_hand.items() if now < held.act_until
+        }
+
+    def fence_for(self, shard: int) -> Fence | NotHeld:
+        """The fence for acting on `shard` now, or `NotHeld`."""
+        held = self._in_hand.get(shard)
+        if held is None or self._clock.now() >= held.act_until:
+            return NotHeld(shard)
+        return Fence(shard, held.epoch)
+
+    def act_until(self, shard: int) -> float | None:
+        """Until when the worker may act on `shard` (None when it may not at all)."""
+        held = self._in_hand.get(shard)
+        return None if held is None else held.act_until
+
+    def stop(self) -> tuple[int, ...]:
+        """Clean shutdown: stop acting, hand every shard back, deregister; returns the shards handed back."""
+        self._in_hand = {}
+        try:
+            released = self._store.leave(self.worker.id)
+        except (DatabaseUnavailable, CommitOutcomeUnknown):
+            return ()
+        return tuple(item.shard for item in released)
