@@ -1,0 +1,41 @@
+"""The services one cloud offers this provider, and the shared name lookup over them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from providers.openstack.json_api import JsonApi
+from providers.openstack.name_lookup import NameLookup
+from providers.openstack.network_extensions import NetworkExtensions
+
+# Nova 2.52 accepts tags in the create body (one request per server) and filters lists by tag;
+# 2.54 lets a rebuild change the key pair. Every server call speaks this one version.
+COMPUTE_MICROVERSION = "2.54"
+# Cinder 3.0 is the v3 base; metadata list filters need nothing newer.
+BLOCK_STORAGE_MICROVERSION = "3.0"
+
+
+@dataclass(frozen=True)
+class CloudApis:
+    compute: JsonApi
+    network: JsonApi
+    block_storage: JsonApi
+    image: JsonApi
+    names: NameLookup
+    network_extensions: NetworkExtensions
+
+
+def name_lookup_for(compute: JsonApi, network: JsonApi, image: JsonApi) -> NameLookup:
+    """The lookups the type tables need: each kind is one paged list, asked for id and name only."""
+    fields = {"fields": ["id", "name"]}
+    return NameLookup(
+        {
+            "flavor": lambda: compute.list_all("/flavors", "flavors"),
+            "image": lambda: image.list_all("/v2/images", "images"),
+            "network": lambda: network.list_all("/v2.0/networks", "networks", fields),
+            "subnet": lambda: network.list_all("/v2.0/subnets", "subnets", fields),
+            "security_group": lambda: network.list_all("/v2.0/security-groups", "security_groups", fields),
+            "router": lambda: network.list_all("/v2.0/routers", "routers", fields),
+            "port": lambda: network.list_all("/v2.0/ports", "ports", fields),
+        }
+    )

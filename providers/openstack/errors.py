@@ -1,0 +1,104 @@
+"""Where the SDK's failures become the provider interface's errors, and nowhere else.
+
+Every HTTP call of this package goes through `raise_for_response` (for an answer the cloud gave)
+and `translated_errors` (for the answer it never gave: refused connections, timeouts). The policy:
+
+| cloud answer | error | why |
+|---|---|---|
+| 404 | NotFound | the physical resource is gone |
+| 429, 413 without "quota" | Retryable(after=Retry-After) | rate limited: the cloud says when |
+| 409 without "quota", 5xx, timeout, refused | Retryable | transient: back off and try again |
+| 400, 403, 409/413 naming a quota | Permanent(the cloud's message) | retrying cannot fix it |
+
+Each error is raised `from` the SDK's (or keystoneauth's) exception, so the cause is kept for
+debugging while nothing of the SDK leaks past this package. Messages carry the action, the HTTP
+status and the cloud's own words; never request bodies (they can hold passwords and user data).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from email.utils import parsedate_to_datetime
+
+import requests
+from keystoneauth1 import exceptions as keystone_errors
+from openstack import exceptions as sdk_errors
+
+from providers.interface import NotFound, Permanent, ProviderError, Retryable
+
+QUOTA_WORDS = ("quota", "overlimit", "over limit", "limitexceeded")
+
+
+def raise_for_response(response: requests.Response, action: str) -> None:
+    """Raise the interface error matching a failed response; return quietly on success."""
+    try:
+        sdk_errors.raise_from_response(response)
+    except sdk_errors.HttpException as error:
+        raise error_for(action, response, error) from error
+
+
+def error_for(action: str, response: requests.Response, cause: sdk_errors.HttpException) -> ProviderError:
+    """The interface error for one failed HTTP response (the SDK has parsed its message)."""
+    status = response.status_code
+    message = f"{action}: HTTP {status}: {cloud_message(cause)}"
+    if status == 404:
+        return NotFound(message)
+    if names_a_quota(message):
+        return Permanent(message)
+    if status in (413, 429):
+        return Retryable(message, after=retry_after(response))
+    if status == 409 or status >= 500:
+        return Retryable(message, after=retry_after(response))
+    return Permanent(message)
+
+
+def cloud_message(error: sdk_errors.HttpException) -> str:
+    """The cloud's own words for a failure, as the SDK extracted them from the error body."""
+    details = (error.details or "").strip()
+    return details or "no message"
+
+
+def names_a_quota(message: str) -> bool:
+    lowered = message.lower()
+    return any(word in lowered for word in QUOTA_WORDS)
+
+
+def retry_after(response: requests.Response) -> float | None:
+    """Seconds to wait from a Retry-After header (delta-seconds or an HTTP date), if one is given."""
+    value = response.headers.get("Retry-After")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        moment = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    date_header = response.headers.get("Date")
+    if not date_header:
+        return None
+    try:
+        now = parsedate_to_datetime(date_header)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, (moment - now).total_seconds())
+
+
+@contextmanager
+def translated_errors(action: str) -> Iterator[None]:
+    """Turn connection failures and timeouts (no answer from the cloud) into Retryable."""
+    try:
+        yield
+    except keystone_errors.ConnectionError as error:
+        raise Retryable(f"{action}: {error.__class__.__name__}: the cloud did not answer") from error
+    except keystone_errors.RequestTimeout as error:
+        raise Retryable(f"{action}: the request timed out") from error
+    except keystone_errors.EndpointNotFound as error:
+        raise Permanent(f"{action}: the cloud's catalog has no endpoint for this service") from error
+    except keystone_errors.Unauthorized as error:
+        raise Permanent(f"{action}: the cloud refused the credentials") from error
+    except sdk_errors.SDKException as error:
+        raise Permanent(f"{action}: {error.__class__.__name__}: {error}") from error

@@ -1,0 +1,112 @@
+"""OpenStackProvider: the provider interface over openstacksdk, for the Nova, Neutron and Cinder types.
+
+Build one per cloud with `OpenStackProvider.from_cloud(name)`: credentials, region and endpoints
+come from `clouds.yaml` (or `OS_CLOUD` / `OS_*` variables) exactly as for the `openstack` command;
+nothing here reads, stores or logs them. Each type's calls live in its own module (a handler);
+this class only dispatches by type name and owns the shared pieces: the services' JSON clients,
+the cached name lookup and the Neutron extension list. Safe to call from several threads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping
+from typing import Any
+
+from providers.catalog import CATALOG
+from providers.interface import LiveResource, Marker, Permanent, ResourceType
+from providers.openstack.cloud_apis import (
+    BLOCK_STORAGE_MICROVERSION,
+    COMPUTE_MICROVERSION,
+    CloudApis,
+    name_lookup_for,
+)
+from providers.openstack.errors import translated_errors
+from providers.openstack.floating_ip_association import FloatingIPAssociationHandler
+from providers.openstack.json_api import JsonApi
+from providers.openstack.keypair import KeyPairHandler
+from providers.openstack.network_extensions import NetworkExtensions
+from providers.openstack.neutron_resource import NeutronResourceHandler
+from providers.openstack.neutron_tables import FLOATING_IP, NET, PORT, ROUTER, SECURITY_GROUP_RULE, SUBNET
+from providers.openstack.router_interface import RouterInterfaceHandler
+from providers.openstack.security_group import SecurityGroupHandler
+from providers.openstack.server import ServerHandler
+from providers.openstack.server_group import ServerGroupHandler
+from providers.openstack.type_handler import TypeHandler
+from providers.openstack.volume import VolumeHandler
+from providers.openstack.volume_attachment import VolumeAttachmentHandler
+
+HANDLERS: dict[str, Callable[[CloudApis], TypeHandler]] = {
+    "OS::Nova::Server": ServerHandler,
+    "OS::Nova::KeyPair": KeyPairHandler,
+    "OS::Nova::ServerGroup": ServerGroupHandler,
+    "OS::Neutron::Net": lambda apis: NeutronResourceHandler(apis, NET),
+    "OS::Neutron::Subnet": lambda apis: NeutronResourceHandler(apis, SUBNET),
+    "OS::Neutron::Port": lambda apis: NeutronResourceHandler(apis, PORT),
+    "OS::Neutron::Router": lambda apis: NeutronResourceHandler(apis, ROUTER),
+    "OS::Neutron::RouterInterface": RouterInterfaceHandler,
+    "OS::Neutron::SecurityGroup": SecurityGroupHandler,
+    "OS::Neutron::SecurityGroupRule": lambda apis: NeutronResourceHandler(apis, SECURITY_GROUP_RULE),
+    "OS::Neutron::FloatingIP": lambda apis: NeutronResourceHandler(apis, FLOATING_IP),
+    "OS::Neutron::FloatingIPAssociation": FloatingIPAssociationHandler,
+    "OS::Cinder::Volume": VolumeHandler,
+    "OS::Cinder::VolumeAttachment": VolumeAttachmentHandler,
+}
+
+
+class OpenStackProvider:
+    """A `providers.interface.Provider` for one OpenStack cloud (one project in one region)."""
+
+    def __init__(self, connection: Any) -> None:
+        """Wrap an `openstack.connection.Connection` (see `from_cloud` for the usual way in)."""
+        self.connection = connection
+        compute = JsonApi(connection.compute, "compute", COMPUTE_MICROVERSION)
+        network = JsonApi(connection.network, "network")
+        block_storage = JsonApi(connection.block_storage, "block-storage", BLOCK_STORAGE_MICROVERSION)
+        image = JsonApi(connection.image, "image")
+        self.apis = CloudApis(
+            compute=compute,
+            network=network,
+            block_storage=block_storage,
+            image=image,
+            names=name_lookup_for(compute, network, image),
+            network_extensions=NetworkExtensions(network),
+        )
+        self._handlers = {name: build(self.apis) for name, build in HANDLERS.items()}
+
+    @classmethod
+    def from_cloud(cls, name: str, *, timeout: float = 60.0) -> OpenStackProvider:
+        """The provider for a `clouds.yaml` entry; each HTTP call gives up after `timeout` seconds."""
+        import openstack
+
+        with translated_errors(f"connecting to cloud {name!r}"):
+            return cls(openstack.connect(cloud=name, api_timeout=timeout))
+
+    def resource_types(self) -> Mapping[str, ResourceType]:
+        return {name: CATALOG[name] for name in HANDLERS}
+
+    def create(self, type_name: str, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
+        return self._handler(type_name).create(properties, marker)
+
+    def update(
+        self,
+        type_name: str,
+        physical_id: str,
+        properties: Mapping[str, Any],
+        changed: frozenset[str],
+    ) -> LiveResource:
+        return self._handler(type_name).update(physical_id, properties, changed)
+
+    def delete(self, type_name: str, physical_id: str) -> None:
+        self._handler(type_name).delete(physical_id)
+
+    def observe(self, type_name: str, physical_ids: Collection[str]) -> Mapping[str, LiveResource]:
+        return self._handler(type_name).observe(physical_ids)
+
+    def find_by_marker(self, type_name: str, marker: Marker) -> LiveResource | None:
+        return self._handler(type_name).find_by_marker(marker)
+
+    def _handler(self, type_name: str) -> TypeHandler:
+        handler = self._handlers.get(type_name)
+        if handler is None:
+            raise Permanent(f"the OpenStack provider does not serve {type_name}")
+        return handler

@@ -1,0 +1,70 @@
+"""OS::Nova::Server: one `POST /servers` per create; completion seen from the shared list.
+
+A create returns as soon as Nova accepted the server (status BUILD, IN_PROGRESS); the engine sees
+it become ACTIVE from an observe pass, where one paged `GET /servers/detail` answers for every
+server at once. Updates are in `server_update.py`; a resize Nova holds in VERIFY_RESIZE is
+confirmed by the observe pass that sees it, as Heat confirms its own resizes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from providers.interface import LiveResource, LiveStatus, Marker
+from providers.openstack.cloud_apis import CloudApis
+from providers.openstack.marker_tags import NOVA_TAG_LIMIT, marker_tag
+from providers.openstack.server_body import server_create_body
+from providers.openstack.server_live import SERVER_TYPE, is_gone, live_server
+from providers.openstack.server_update import update_server
+
+
+@dataclass(frozen=True)
+class ServerHandler:
+    apis: CloudApis
+
+    def create(self, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
+        body = server_create_body(properties, marker, self.apis.names)
+        created = self.apis.compute.post("/servers", body)["server"]
+        return LiveResource(
+            physical_id=created["id"],
+            type=SERVER_TYPE,
+            status=LiveStatus.IN_PROGRESS,
+            status_reason="BUILD",
+            marker=marker,
+        )
+
+    def update(
+        self, physical_id: str, properties: Mapping[str, Any], changed: frozenset[str]
+    ) -> LiveResource:
+        update_server(self.apis, physical_id, properties, changed)
+        return self.show(physical_id)
+
+    def delete(self, physical_id: str) -> None:
+        self.apis.compute.delete(f"/servers/{physical_id}")
+
+    def observe(self, physical_ids: Collection[str]) -> Mapping[str, LiveResource]:
+        wanted = set(physical_ids)
+        if not wanted:
+            return {}
+        seen = {
+            server["id"]: server
+            for server in self.apis.compute.list_all("/servers/detail", "servers")
+            if server["id"] in wanted and not is_gone(server)
+        }
+        for server_id, server in seen.items():
+            if server.get("status") == "VERIFY_RESIZE" and not server.get("OS-EXT-STS:task_state"):
+                self.apis.compute.post(f"/servers/{server_id}/action", {"confirmResize": None})
+        return {server_id: live_server(server, self.apis.names) for server_id, server in seen.items()}
+
+    def find_by_marker(self, marker: Marker) -> LiveResource | None:
+        query = {"tags": marker_tag(marker, NOVA_TAG_LIMIT)}
+        for server in self.apis.compute.list_all("/servers/detail", "servers", query):
+            live = live_server(server, self.apis.names)
+            if live.marker == marker and not is_gone(server):
+                return live
+        return None
+
+    def show(self, physical_id: str) -> LiveResource:
+        return live_server(self.apis.compute.get(f"/servers/{physical_id}")["server"], self.apis.names)
