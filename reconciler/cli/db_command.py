@@ -1,7 +1,55 @@
-"""`reconciler db`: manage the state database."""
+"""`reconciler db`: manage the state database (`reconciler db upgrade --database URL`)."""
 
 from __future__ import annotations
 
-from reconciler.cli.unbuilt import unbuilt_command
+import click
+import sqlalchemy as sa
 
-command = unbuilt_command("db", "Manage the state database.")
+from state.errors import InvalidDatabaseUrl
+from state.migrate import current_revision, head_revision, upgrade
+from state.urls import display_url
+
+DATABASE_HELP = (
+    "SQLAlchemy URL of the state database: sqlite:///path, postgresql+psycopg://user@host/db, "
+    "postgresql+psycopg:///db?host=/var/run/postgresql (plain postgresql:// means psycopg 3)."
+)
+
+
+def database_option() -> click.Option:
+    """The `--database` option every state command shares (also read from RECONCILER_DATABASE)."""
+    return click.Option(
+        ["--database", "database"], required=True, envvar="RECONCILER_DATABASE", help=DATABASE_HELP
+    )
+
+
+@click.group(name="db")
+def command() -> None:
+    """Manage the state database."""
+
+
+@command.command(name="upgrade", params=[database_option()])
+def upgrade_command(database: str) -> None:
+    """Create the state tables or bring them to the newest schema, keeping the data."""
+    try:
+        outcome = upgrade(database)
+    except InvalidDatabaseUrl as error:
+        raise click.BadParameter(str(error), param_hint="--database") from None
+    except sa.exc.OperationalError as error:
+        raise click.ClickException(f"cannot reach {display_url(database)}: {error.orig or error}") from None
+    where = display_url(database)
+    if outcome.changed:
+        click.echo(f"{where}: upgraded from {outcome.before or 'an empty database'} to {outcome.after}")
+    else:
+        click.echo(f"{where}: already at the newest schema ({outcome.after})")
+
+
+@command.command(name="current", params=[database_option()])
+def current_command(database: str) -> None:
+    """Print the database's schema revision and the newest one this version knows."""
+    try:
+        revision = current_revision(database)
+    except InvalidDatabaseUrl as error:
+        raise click.BadParameter(str(error), param_hint="--database") from None
+    except sa.exc.OperationalError as error:
+        raise click.ClickException(f"cannot reach {display_url(database)}: {error.orig or error}") from None
+    click.echo(f"{display_url(database)}: at {revision or 'no schema'}; newest known {head_revision()}")
