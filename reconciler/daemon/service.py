@@ -1,0 +1,168 @@
+"""The service around the daemon's loops: scheduling, signals, readiness, watchdog, orderly stop.
+
+Every loop is one pass of work run by APScheduler on an interval (and at once when `wake` is called,
+e.g. by the git hook or the ref watcher). The service knows nothing of git or clouds: it runs
+passes, records which loops made progress, and turns signals into a reload or a stop.
+
+Signals only set flags; the main thread acts on them. SIGTERM: no new passes start, passes in
+flight get until the deadline to finish, then `on_stop` (release leases, publish notes) runs and
+`run()` returns 0. SIGHUP: `on_reload` runs between passes.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from types import FrameType
+from typing import Protocol
+
+from apscheduler.schedulers.background import BackgroundScheduler
+
+from reconciler.daemon.progress import Healthy, ProgressMonitor
+from reconciler.daemon.sd_notify import SystemdNotifier
+
+LOG = logging.getLogger(__name__)
+
+WATCHDOG_LOOP = "watchdog"
+EXIT_OK = 0
+
+
+class Clock(Protocol):
+    def now(self) -> float: ...
+
+
+@dataclass(frozen=True)
+class Loop:
+    """One of the daemon's loops: a pass run every `interval` seconds (and on `wake`)."""
+
+    name: str
+    interval: float
+    run_pass: Callable[[], object]
+
+
+def watchdog_interval(environ: dict[str, str] | os._Environ[str] = os.environ) -> float | None:
+    """Half of systemd's `WATCHDOG_USEC` in seconds, or None when no watchdog is set for us."""
+    usec = environ.get("WATCHDOG_USEC")
+    pid = environ.get("WATCHDOG_PID")
+    if not usec or not usec.isdigit() or (pid and pid != str(os.getpid())):
+        return None
+    return int(usec) / 2_000_000
+
+
+class Service:
+    """Runs `loops` until SIGTERM (or `request_stop`), keeping systemd informed."""
+
+    def __init__(
+        self,
+        loops: Sequence[Loop],
+        *,
+        notifier: SystemdNotifier,
+        progress: ProgressMonitor,
+        status: Callable[[], str],
+        on_reload: Callable[[], None],
+        on_stop: Callable[[float], None],
+        shutdown_deadline: float,
+        watchdog_every: float | None = None,
+    ) -> None:
+        self.loops = {loop.name: loop for loop in loops}
+        self.notifier = notifier
+        self.progress = progress
+        self.status = status
+        self.on_reload = on_reload
+        self.on_stop = on_stop
+        self.shutdown_deadline = shutdown_deadline
+        self.watchdog_every = watchdog_every
+        self._scheduler = BackgroundScheduler(timezone=UTC)
+        self._stop = threading.Event()
+        self._reload = threading.Event()
+        self._wake = threading.Event()
+
+    def _pass(self, loop: Loop) -> None:
+        try:
+            loop.run_pass()
+        except Exception:
+            LOG.exception("loop %s: pass failed", loop.name)
+            return
+        self.progress.made_progress(loop.name)
+
+    def ping_watchdog(self) -> None:
+        """WATCHDOG=1 when every loop made progress in time (withheld otherwise), and STATUS=."""
+        health = self.progress.health()
+        if isinstance(health, Healthy):
+            self.notifier.watchdog()
+        else:
+            LOG.warning("loops without progress: %s; withholding WATCHDOG=1", ", ".join(sorted(health.loops)))
+        self.notifier.status(self.status())
+
+    def wake(self, name: str) -> None:
+        """Run loop `name` as soon as possible (thread-safe; coalesces with a pass already due)."""
+        if self._scheduler.running and not self._stop.is_set():
+            self._scheduler.modify_job(name, next_run_time=datetime.now(UTC))
+
+    def request_stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+
+    def request_reload(self) -> None:
+        self._reload.set()
+        self._wake.set()
+
+    def _on_signal(self, number: int, _frame: FrameType | None) -> None:
+        if number == signal.SIGHUP:
+            self.request_reload()
+        else:
+            self.request_stop()
+
+    def install_signal_handlers(self) -> None:
+        """SIGTERM and SIGINT stop, SIGHUP reloads (call from the main thread)."""
+        for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(number, self._on_signal)
+
+    def _start(self) -> None:
+        for loop in self.loops.values():
+            self._scheduler.add_job(
+                self._pass,
+                "interval",
+                args=[loop],
+                seconds=loop.interval,
+                id=loop.name,
+                next_run_time=datetime.now(UTC),
+                coalesce=True,
+                max_instances=1,
+                misfire_grace_time=None,
+            )
+        if self.watchdog_every is not None:
+            self._scheduler.add_job(
+                self.ping_watchdog, "interval", seconds=self.watchdog_every, id=WATCHDOG_LOOP, coalesce=True
+            )
+        self._scheduler.start()
+
+    def run(self) -> int:
+        """Run until stopped; returns the exit status (0 after an orderly stop)."""
+        self._start()
+        self.notifier.ready(self.status())
+        while not self._stop.is_set():
+            self._wake.wait()
+            self._wake.clear()
+            if self._reload.is_set() and not self._stop.is_set():
+                self._reload.clear()
+                self.notifier.notify(RELOADING="1", STATUS="reloading")
+                self.on_reload()
+                self.notifier.ready(self.status())
+        return self._stop_in_order()
+
+    def _stop_in_order(self) -> int:
+        self.notifier.stopping("stopping: finishing work in flight")
+        self._scheduler.pause()  # no new passes
+        finisher = threading.Thread(target=self._scheduler.shutdown, kwargs={"wait": True}, daemon=True)
+        finisher.start()
+        finisher.join(self.shutdown_deadline)
+        if finisher.is_alive():
+            LOG.warning("passes still running after %.0f s; stopping without them", self.shutdown_deadline)
+        self.on_stop(self.shutdown_deadline)
+        return EXIT_OK
