@@ -31,6 +31,7 @@ STATUS_FINALITY = {
     "FAILED": 3,
     "CONVERGED": 3,
     "PLANNED": 3,
+    "UNCHANGED": 3,
 }
 
 COUNT_NAMES = ("created", "updated", "replaced", "deleted", "unchanged")
@@ -69,10 +70,11 @@ class PlannedActions:
     replace: tuple[Replacement, ...] = ()
     delete: tuple[str, ...] = ()
     unchanged: int = 0
+    deferred: tuple[str, ...] = ()  # decided once the resources they read from have converged
 
     @property
     def changes(self) -> int:
-        return len(self.create) + len(self.update) + len(self.replace) + len(self.delete)
+        return len(self.create) + len(self.update) + len(self.replace) + len(self.delete) + len(self.deferred)
 
 
 @dataclass(frozen=True)
@@ -126,6 +128,7 @@ def _plan_json(plan: PlannedActions) -> dict[str, Any]:
         "replace": [{"resource": r.resource, "because": list(r.because)} for r in plan.replace],
         "delete": list(plan.delete),
         "unchanged": plan.unchanged,
+        "deferred": list(plan.deferred),
     }
 
 
@@ -139,6 +142,7 @@ def _plan_from_json(body: Mapping[str, Any]) -> PlannedActions:
         ),
         delete=tuple(body.get("delete", ())),
         unchanged=int(body.get("unchanged", 0)),
+        deferred=tuple(body.get("deferred", ())),
     )
 
 

@@ -36,6 +36,7 @@ def _plan_summary(plan: PlannedActions) -> str:
     return (
         f"{len(plan.create)} to create, {len(plan.update)} to update, {len(plan.replace)} to replace, "
         f"{len(plan.delete)} to delete, {plan.unchanged} unchanged"
+        + (f", {len(plan.deferred)} decided after their dependencies" if plan.deferred else "")
     )
 
 
@@ -58,6 +59,7 @@ def _plan_items(plan: PlannedActions, limit: int | None) -> list[tuple[str, str]
             ],
         ),
         ("-", list(plan.delete)),
+        ("?", [f"{name} (decided once what it reads from has converged)" for name in plan.deferred]),
     ]
     items: list[tuple[str, str]] = []
     for symbol, names in groups:
