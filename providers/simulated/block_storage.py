@@ -1,0 +1,143 @@
+"""Cinder's volumes (creating -> available, in-use when attached) and Glance's images.
+
+The idempotency marker of a volume is a metadata entry (Cinder volumes carry no tags); the
+collection index covers metadata pairs, so a list filtered by metadata reads an index too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from providers.simulated.errors import BadRequest, OverQuota
+from providers.simulated.inventory import Body
+from providers.simulated.world import Building, CloudWorld
+
+CINDER_QUOTA_STATUS = 413
+VOLUME_BUILDING = Building(building="creating", ready="available", error="error")
+VOLUME_UPDATABLE = frozenset({"name", "description", "metadata"})
+
+
+class Volumes:
+    collection = "volumes"
+    quota_status = CINDER_QUOTA_STATUS
+    building: Building | None = VOLUME_BUILDING
+
+    def create(self, world: CloudWorld, request: Mapping[str, Any]) -> Body:
+        size = request.get("size")
+        if not isinstance(size, int) or size < 1:
+            raise BadRequest(f"Invalid input received: 'size' must be a positive integer, got {size!r}.")
+        self._check_gigabytes(world, size)
+        image = request.get("imageRef")
+        if image and image not in world.inventory("images"):
+            raise BadRequest(f"Invalid image identifier or unable to access requested image {image}.")
+        if request.get("source_volid"):
+            world.require("volumes", request["source_volid"], "Volume")
+        now = world.timestamp()
+        return {
+            "id": world.new_id(),
+            "name": request.get("name"),
+            "description": request.get("description"),
+            "size": size,
+            "status": VOLUME_BUILDING.building,
+            "volume_type": request.get("volume_type") or "lvmdriver-1",
+            "availability_zone": request.get("availability_zone") or "nova",
+            "metadata": dict(request.get("metadata") or {}),
+            "bootable": "true" if image else "false",
+            "encrypted": False,
+            "multiattach": bool(request.get("multiattach", False)),
+            "attachments": [],
+            "snapshot_id": request.get("snapshot_id"),
+            "source_volid": request.get("source_volid"),
+            "consistencygroup_id": None,
+            "replication_status": None,
+            "os-vol-tenant-attr:tenant_id": world.settings.project_id,
+            "user_id": world.settings.user_id,
+            "created_at": now,
+            "updated_at": now,
+            "volume_image_metadata": {"image_id": image} if image else {},
+        }
+
+    def update(self, world: CloudWorld, body: Body, request: Mapping[str, Any]) -> Body:
+        unknown = sorted(set(request) - VOLUME_UPDATABLE)
+        if unknown:
+            raise BadRequest(f"Invalid input received: cannot update {', '.join(unknown)}.")
+        return {**body, **request, "updated_at": world.timestamp()}
+
+    def delete(self, world: CloudWorld, body: Body) -> None:
+        if body["attachments"] or body["status"] not in ("available", "error", "error_restoring"):
+            raise BadRequest(
+                f"Invalid volume: Volume status must be available or error or error_restoring or "
+                f"error_extending or error_managing and must not be migrating, attached, belong to a "
+                f"group, have snapshots or be disassociated from snapshots after volume transfer. "
+                f"(volume {body['id']} is {body['status']})"
+            )
+
+    @staticmethod
+    def _check_gigabytes(world: CloudWorld, size: int) -> None:
+        limit = world.settings.quotas.get("gigabytes")
+        if limit is None:
+            return
+        used = sum(volume["size"] for volume in world.inventory("volumes"))
+        if used + size > limit:
+            raise OverQuota(
+                f"VolumeSizeExceedsAvailableQuota: Requested volume or snapshot exceeds allowed gigabytes "
+                f"quota. Requested {size}G, quota is {limit}G and {used}G has been consumed.",
+                CINDER_QUOTA_STATUS,
+            )
+
+
+def volume_action(world: CloudWorld, volume: Body, action: str, request: Mapping[str, Any]) -> Body:
+    """Cinder's volume actions: extend (grow only), set bootable, read-only flag."""
+    if action == "os-extend":
+        new_size = request.get("new_size")
+        if not isinstance(new_size, int) or new_size <= volume["size"]:
+            raise BadRequest(
+                f"Invalid input received: New size for extend must be greater than current size. "
+                f"(current: {volume['size']}, extended: {new_size})."
+            )
+        Volumes._check_gigabytes(world, new_size - volume["size"])
+        return {**volume, "size": new_size}
+    if action == "os-set_bootable":
+        return {**volume, "bootable": "true" if request.get("bootable") else "false"}
+    if action == "os-update_readonly_flag":
+        return {**volume, "metadata": {**volume["metadata"], "readonly": str(bool(request.get("readonly")))}}
+    raise BadRequest(f"Unsupported volume action {action!r}.")
+
+
+class Images:
+    """Glance images; seeded with the cloud, always active."""
+
+    collection = "images"
+    quota_status = 413
+    building: Building | None = None
+
+    def create(self, world: CloudWorld, request: Mapping[str, Any]) -> Body:
+        now = world.timestamp()
+        return {
+            "id": request.get("id") or world.new_id(),
+            "name": request.get("name"),
+            "status": "active",
+            "visibility": request.get("visibility", "public"),
+            "disk_format": request.get("disk_format", "qcow2"),
+            "container_format": request.get("container_format", "bare"),
+            "size": request.get("size", 21430272),
+            "min_disk": request.get("min_disk", 0),
+            "min_ram": request.get("min_ram", 0),
+            "tags": list(request.get("tags") or ()),
+            "protected": False,
+            "os_hidden": False,
+            "owner": world.settings.project_id,
+            "checksum": None,
+            "created_at": now,
+            "updated_at": now,
+        }
+
+    def update(self, world: CloudWorld, body: Body, request: Mapping[str, Any]) -> Body:
+        return {**body, **request, "updated_at": world.timestamp()}
+
+    def delete(self, world: CloudWorld, body: Body) -> None:
+        return None
+
+
+BEHAVIOURS = (Volumes(), Images())

@@ -1,0 +1,39 @@
+"""The provider boundary: the simulated cloud's errors become Retryable, Permanent or NotFound,
+by the same HTTP statuses the OpenStack provider maps (404 gone; 429 after Retry-After; 409,
+5xx and timeouts transient; 400, 403 and quota excesses permanent, with the cloud's message).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+from providers.interface import NotFound, Permanent, ProviderError, Retryable
+from providers.simulated.errors import CloudError, OverQuota
+
+NOT_FOUND = 404
+RATE_LIMITED = 429
+CONFLICT = 409
+FIRST_SERVER_ERROR = 500
+
+
+def provider_error(error: CloudError) -> ProviderError:
+    """The interface error that carries the policy for `error`."""
+    if isinstance(error, OverQuota):
+        return Permanent(error.message)
+    if error.status == NOT_FOUND:
+        return NotFound(error.message)
+    if error.status == RATE_LIMITED:
+        return Retryable(error.message, after=error.retry_after)
+    if error.status == CONFLICT or error.status >= FIRST_SERVER_ERROR:
+        return Retryable(error.message)
+    return Permanent(error.message)
+
+
+@contextlib.contextmanager
+def provider_errors() -> Iterator[None]:
+    """Raise every cloud error inside as the interface error with its policy."""
+    try:
+        yield
+    except CloudError as error:
+        raise provider_error(error) from error

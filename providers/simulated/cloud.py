@@ -1,0 +1,319 @@
+"""The simulated cloud: one in-process model of Nova, Neutron, Cinder and Glance, shared by the
+in-process `SimulatedProvider` and the OpenStack-compatible HTTP face.
+
+Every API call goes through one pipeline: a slot under the concurrency limit (wait for one, or a
+429 with Retry-After), the configured latency (an injected `sleep`), the call fault drawn from the
+`FaultPlan`, then the change itself under one lock, after every status change due by the injected
+`clock` has been applied. The out-of-band API (`vanish`, `set_status`, `change`, `hold_in_build`)
+skips that pipeline: it is the world acting behind the clients' backs, for drift tests.
+
+State persists as one JSON file (`SimulatedCloud.open(path)`, `save()`), so separate processes
+see the same cloud one after the other.
+
+Limits, on purpose:
+- One project and one user; no authentication beyond handing out a token; no roles or policy.
+- Quotas count items per collection (and the gigabytes of volumes); no cores or RAM quotas.
+- Statuses change only at calls: a server due ACTIVE becomes so on the first call after it is due.
+- No scheduler: availability zones, server-group policies and scheduler hints are recorded, never
+  enforced; resize, rebuild, stop and start change statuses only.
+- Networking is bookkeeping: sequential IPv4/IPv6 addresses per subnet, no DHCP, no reachability
+  checks between a floating IP's network and the port's router; no default security group.
+- No snapshots, backups, volume types, image uploads or server metadata items; key pairs belong
+  to the one user.
+- The saved file is written whole by `save()`; two processes must not hold the same cloud open for
+  writing at once (the reconciler's runs are sequential; a served cloud is one process).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import heapq
+import json
+import os
+import random
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+from providers.simulated import block_storage, compute, network, seeds
+from providers.simulated.errors import (
+    CallTimedOut,
+    CloudError,
+    InternalError,
+    ServiceUnavailable,
+    TooManyRequests,
+)
+from providers.simulated.faults import CallFault, FaultPlan, Faults
+from providers.simulated.inventory import Body
+from providers.simulated.settings import CloudSettings
+from providers.simulated.world import CloudWorld
+
+T = TypeVar("T")
+STATE_VERSION = 1
+BEHAVIOURS = (*compute.BEHAVIOURS, *network.BEHAVIOURS, *block_storage.BEHAVIOURS)
+
+ItemAction = Callable[[CloudWorld, Body, str, Mapping[str, Any]], Body]
+ITEM_ACTIONS: Mapping[tuple[str, str], ItemAction] = {
+    **{
+        ("servers", name): compute.server_action
+        for name in ("resize", "confirmResize", "revertResize", "rebuild", "os-stop", "os-start")
+    },
+    **{
+        ("volumes", name): block_storage.volume_action
+        for name in ("os-extend", "os-set_bootable", "os-update_readonly_flag")
+    },
+}
+
+
+def _tags_replaced(world: CloudWorld, body: Body, action: str, request: Mapping[str, Any]) -> Body:
+    return {**body, "tags": list(request.get("tags") or ())}
+
+
+def _metadata_replaced(world: CloudWorld, body: Body, action: str, request: Mapping[str, Any]) -> Body:
+    if action == "merge_metadata":
+        return {**body, "metadata": {**body.get("metadata", {}), **request.get("metadata", {})}}
+    return {**body, "metadata": dict(request.get("metadata") or {})}
+
+
+GENERIC_ACTIONS: Mapping[str, ItemAction] = {
+    "set_tags": _tags_replaced,
+    "set_metadata": _metadata_replaced,
+    "merge_metadata": _metadata_replaced,
+}
+
+
+def _attach(world: CloudWorld, server: Body, request: Mapping[str, Any]) -> Body:
+    return compute.attach_volume(world, server, str(request.get("volumeId")), request.get("device"))
+
+
+def _detach(world: CloudWorld, server: Body, request: Mapping[str, Any]) -> Body:
+    compute.detach_volume(world, server["id"], str(request.get("volumeId")))
+    return {}
+
+
+RelatedAction = Callable[[CloudWorld, Body, Mapping[str, Any]], Body]
+RELATED_ACTIONS: Mapping[tuple[str, str], RelatedAction] = {
+    ("servers", "attach_volume"): _attach,
+    ("servers", "detach_volume"): _detach,
+    ("routers", "add_router_interface"): network.add_router_interface,
+    ("routers", "remove_router_interface"): network.remove_router_interface,
+}
+
+PRECEDING_ERRORS: Mapping[CallFault, Callable[[float], CloudError]] = {
+    CallFault.SERVER_ERROR: lambda _: InternalError("Unexpected API Error (injected fault)."),
+    CallFault.UNAVAILABLE: lambda _: ServiceUnavailable("The service is unavailable (injected fault)."),
+    CallFault.RATE_LIMITED: lambda after: TooManyRequests("Rate limit exceeded (injected fault).", after),
+    CallFault.TIMEOUT: lambda _: CallTimedOut("The call timed out (injected fault).", applied=False),
+}
+
+
+class SimulatedCloud:
+    """A simulated OpenStack cloud: collections, statuses, faults, quotas and a concurrency limit."""
+
+    def __init__(
+        self,
+        settings: CloudSettings | None = None,
+        *,
+        faults: Faults | None = None,
+        clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], None] = time.sleep,
+        random_source: random.Random | None = None,
+        path: Path | None = None,
+    ) -> None:
+        self.settings = settings or CloudSettings()
+        self.random = random_source or random.Random()
+        self.faults = FaultPlan(faults or Faults(), self.random)
+        self.clock = clock
+        self.sleep = sleep
+        self.path = path
+        self.calls: Counter[str] = Counter()
+        self.in_flight = 0
+        self.peak_in_flight = 0
+        self._lock = threading.Lock()
+        self._gate = (
+            threading.BoundedSemaphore(self.settings.max_concurrent) if self.settings.max_concurrent else None
+        )
+        self.world = CloudWorld(BEHAVIOURS, self.settings, self.faults, self.random)
+        self.world.now = clock()
+        seeds.seed(self.world)
+
+    # persistence
+    @classmethod
+    def open(cls, path: Path, settings: CloudSettings | None = None, **options: Any) -> SimulatedCloud:
+        """The cloud saved at `path`, or a fresh one that will be saved there."""
+        cloud = cls(settings, path=path, **options)
+        if path.exists():
+            cloud._load(json.loads(path.read_text(encoding="utf-8")), path)
+        return cloud
+
+    def save(self) -> None:
+        """Write the whole state to the cloud's file atomically (a temporary file, then a rename)."""
+        if self.path is None:
+            raise ValueError("this simulated cloud has no file: open it with SimulatedCloud.open(path)")
+        with self._lock:
+            state = {
+                "version": STATE_VERSION,
+                "now": self.world.now,
+                "schedule": self.world.schedule,
+                "inventories": {name: list(inventory) for name, inventory in self.world.inventories.items()},
+            }
+        temporary = self.path.with_name(self.path.name + ".tmp")
+        temporary.write_text(json.dumps(state, separators=(",", ":")), encoding="utf-8")
+        os.replace(temporary, self.path)
+
+    def _load(self, state: Mapping[str, Any], path: Path) -> None:
+        if state.get("version") != STATE_VERSION:
+            raise ValueError(f"{path}: unknown simulated cloud state version {state.get('version')!r}")
+        world = CloudWorld(BEHAVIOURS, self.settings, self.faults, self.random)
+        for name, bodies in state["inventories"].items():
+            for body in bodies:
+                world.add(name, body)
+        for entry in state["schedule"]:
+            world.plan(entry[0], entry[2], entry[3], entry[4])
+        world.now = state["now"]
+        self.world = world
+
+    # the API, through the call pipeline
+    def create(self, collection: str, request: Mapping[str, Any]) -> Body:
+        return self._call("create", collection, lambda: self._create(collection, request))
+
+    def get(self, collection: str, item_id: str) -> Body:
+        return self._call("get", collection, lambda: self._shown(self.world.require(collection, item_id)))
+
+    def list(
+        self,
+        collection: str,
+        *,
+        ids: Collection[str] | None = None,
+        name: str | None = None,
+        tags: Iterable[str] = (),
+        tags_any: Iterable[str] = (),
+        where: Mapping[str, Any] | None = None,
+    ) -> list[Body]:
+        """Items in creation order (or in `ids` order), filtered by name, tags and exact field values."""
+
+        def select() -> list[Body]:
+            inventory = self.world.inventory(collection)
+            if ids is not None:
+                found = [body for item_id in ids if (body := inventory.get(item_id)) is not None]
+            else:
+                found = inventory.select(name=name, tags=tags, tags_any=tags_any)
+            if where:
+                found = [
+                    body for body in found if all(body.get(key) == value for key, value in where.items())
+                ]
+            return [self._shown(body) for body in found]
+
+        return self._call("list", collection, select)
+
+    def update(self, collection: str, item_id: str, request: Mapping[str, Any]) -> Body:
+        def change() -> Body:
+            body = self.world.require(collection, item_id)
+            updated = self.world.behaviours[collection].update(self.world, body, request)
+            return self._shown(self.world.add(collection, updated))
+
+        return self._call("update", collection, change)
+
+    def delete(self, collection: str, item_id: str) -> None:
+        self._call("delete", collection, lambda: self.world.remove(collection, item_id))
+
+    def act(self, collection: str, item_id: str, action: str, request: Mapping[str, Any]) -> Body:
+        """A non-CRUD call: a server or volume action, a router interface, tags or metadata."""
+
+        def perform() -> Body:
+            body = self.world.require(collection, item_id)
+            related = RELATED_ACTIONS.get((collection, action))
+            if related is not None:
+                return related(self.world, body, request)
+            on_item = ITEM_ACTIONS.get((collection, action)) or GENERIC_ACTIONS.get(action)
+            if on_item is None:
+                raise InternalError(f"no action {action!r} on {collection}")
+            return self._shown(self.world.add(collection, on_item(self.world, body, action, request)))
+
+        return self._call("update", collection, perform)
+
+    # out of band: the world acting behind the clients' backs (no latency, no faults)
+    def vanish(self, collection: str, item_id: str) -> None:
+        """The resource disappears (deleted by hand, its hypervisor died)."""
+        with self._lock:
+            self.world.settle(self.clock())
+            self.world.remove(collection, item_id)
+
+    def set_status(self, collection: str, item_id: str, status: str) -> None:
+        """Force a status, e.g. ERROR; a pending BUILD -> ACTIVE no longer applies."""
+        self.change(collection, item_id, {"status": status})
+
+    def change(self, collection: str, item_id: str, fields: Mapping[str, Any]) -> None:
+        """Overwrite fields of a resource as someone with console access would."""
+        with self._lock:
+            self.world.settle(self.clock())
+            body = self.world.require(collection, item_id)
+            self.world.add(collection, {**body, **fields})
+
+    def hold_in_build(self, collection: str, item_id: str) -> None:
+        """Keep a building resource building for ever."""
+        with self._lock:
+            self.world.schedule = [entry for entry in self.world.schedule if entry[3] != item_id]
+            heapq.heapify(self.world.schedule)
+
+    def count(self, collection: str) -> int:
+        """How many items a collection holds now (no call, no latency: for tests and reports)."""
+        with self._lock:
+            self.world.settle(self.clock())
+            return len(self.world.inventory(collection))
+
+    # the pipeline
+    def _call(self, operation: str, collection: str, work: Callable[[], T]) -> T:
+        with self._slot():
+            latency = self.settings.latency.of(operation)
+            if latency > 0:
+                self.sleep(latency)
+            fault = self.faults.draw(operation, collection)
+            if fault is not None and fault is not CallFault.LOST_RESPONSE:
+                raise PRECEDING_ERRORS[fault](self.faults.faults.retry_after)
+            with self._lock:
+                self.calls[operation] += 1
+                self.world.settle(self.clock())
+                result = work()
+            if fault is CallFault.LOST_RESPONSE:
+                raise CallTimedOut("The call timed out after the cloud acted (injected fault).", applied=True)
+            return result
+
+    @contextlib.contextmanager
+    def _slot(self) -> Iterator[None]:
+        gate = self._gate
+        if gate is None:
+            yield
+            return
+        if not gate.acquire(blocking=not self.settings.reject_over_limit):
+            raise TooManyRequests(
+                f"Over the limit of {self.settings.max_concurrent} concurrent calls.",
+                self.settings.retry_after,
+            )
+        try:
+            with self._lock:
+                self.in_flight += 1
+                self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+            yield
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+            gate.release()
+
+    def _create(self, collection: str, request: Mapping[str, Any]) -> Body:
+        world = self.world
+        behaviour = world.behaviours.get(collection)
+        if behaviour is None:
+            raise InternalError(f"no collection {collection!r} in this cloud")
+        world.check_quota(collection)
+        body = world.start_building(collection, behaviour.create(world, request))
+        shown_once: frozenset[str] = getattr(behaviour, "shown_once", frozenset())
+        world.add(collection, {key: value for key, value in body.items() if key not in shown_once})
+        return self._shown(body)
+
+    @staticmethod
+    def _shown(body: Body) -> Body:
+        return dict(body)

@@ -1,0 +1,1 @@
+"""How each catalog type maps onto the simulated cloud's collections, one module per service."""

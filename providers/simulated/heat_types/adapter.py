@@ -1,0 +1,150 @@
+"""The shape every type adapter has, and the default behaviour of a tagged collection.
+
+A tagged collection (most of Nova and Neutron) keeps the idempotency marker in its `tags`, with the
+stack tag beside it; Cinder volumes keep it as a metadata entry. Observation reads the collection
+in pages of ids, one call per page, never one call per resource.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import Any, ClassVar
+
+from providers.interface import LiveResource, LiveStatus, Marker, NotFound
+from providers.simulated.cloud import SimulatedCloud
+from providers.simulated.heat_types.resolving import NameResolver
+from providers.simulated.inventory import Body
+
+PAGE_SIZE = 1000
+READY_STATUSES = frozenset({"ACTIVE", "available", "in-use", "DOWN", "SHUTOFF"})
+FAILED_STATUSES = frozenset({"ERROR", "error", "error_extending", "error_deleting"})
+
+
+def live_status(body: Body) -> LiveStatus:
+    status = body.get("status")
+    if status is None or status in READY_STATUSES:
+        return LiveStatus.READY
+    if status in FAILED_STATUSES:
+        return LiveStatus.FAILED
+    return LiveStatus.IN_PROGRESS
+
+
+def marker_in_tags(body: Body) -> Marker | None:
+    for tag in body.get("tags") or ():
+        marker = Marker.parse(tag)
+        if marker is not None:
+            return marker
+    return None
+
+
+def user_tags(body: Body) -> list[str]:
+    """The tags a template set, without the marker and stack tags this provider adds."""
+    return [
+        tag
+        for tag in body.get("tags") or ()
+        if Marker.parse(tag) is None and not tag.startswith(f"{Marker.PREFIX}-stack:")
+    ]
+
+
+def pages(ids: Collection[str]) -> list[list[str]]:
+    ordered = list(ids)
+    return [ordered[start : start + PAGE_SIZE] for start in range(0, len(ordered), PAGE_SIZE)]
+
+
+class TaggedCollection:
+    """A type backed by one collection whose items carry the marker as a tag."""
+
+    type_name: ClassVar[str] = ""
+    collection: ClassVar[str] = ""
+    # template property -> API field, for properties passed through unchanged
+    passthrough: ClassVar[Mapping[str, str]] = {}
+
+    def __init__(self, resolver: NameResolver) -> None:
+        self.resolver = resolver
+
+    # creation
+    def create(self, cloud: SimulatedCloud, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
+        body = cloud.create(self.collection, self.create_request(cloud, properties, marker))
+        return self.live(cloud, body)
+
+    def create_request(self, cloud: SimulatedCloud, properties: Mapping[str, Any], marker: Marker) -> Body:
+        request = self.fields(cloud, properties)
+        request["tags"] = [*(properties.get("tags") or ()), marker.tag, marker.stack_tag]
+        return request
+
+    def fields(self, cloud: SimulatedCloud, properties: Mapping[str, Any]) -> Body:
+        """API fields for the template properties given (override to resolve names, rename keys)."""
+        return {
+            field: properties[name]
+            for name, field in self.passthrough.items()
+            if name in properties and properties[name] is not None
+        }
+
+    # change
+    def update(
+        self,
+        cloud: SimulatedCloud,
+        physical_id: str,
+        properties: Mapping[str, Any],
+        changed: frozenset[str],
+    ) -> LiveResource:
+        if "tags" in changed:
+            current = cloud.get(self.collection, physical_id)
+            kept = [tag for tag in current.get("tags") or () if tag not in user_tags(current)]
+            cloud.act(
+                self.collection, physical_id, "set_tags", {"tags": [*kept, *(properties.get("tags") or ())]}
+            )
+        request = self.fields(cloud, {name: properties.get(name) for name in changed if name != "tags"})
+        if request:
+            body = cloud.update(self.collection, physical_id, request)
+        else:
+            body = cloud.get(self.collection, physical_id)
+        return self.live(cloud, body)
+
+    def delete(self, cloud: SimulatedCloud, physical_id: str) -> None:
+        cloud.delete(self.collection, physical_id)
+
+    # reading
+    def observe(self, cloud: SimulatedCloud, physical_ids: Collection[str]) -> dict[str, LiveResource]:
+        found: dict[str, LiveResource] = {}
+        for page in pages(physical_ids):
+            for body in cloud.list(self.collection, ids=page):
+                live = self.live(cloud, body)
+                found[live.physical_id] = live
+        return found
+
+    def find_by_marker(self, cloud: SimulatedCloud, marker: Marker) -> LiveResource | None:
+        bodies = cloud.list(self.collection, tags=[marker.tag])
+        return self.live(cloud, bodies[0]) if bodies else None
+
+    def live(self, cloud: SimulatedCloud, body: Body) -> LiveResource:
+        return LiveResource(
+            physical_id=body["id"],
+            type=self.type_name,
+            status=live_status(body),
+            properties=self.properties_of(body),
+            attributes={**self.attributes_of(cloud, body), "show": shown(body)},
+            marker=marker_in_tags(body),
+            status_reason=str((body.get("fault") or {}).get("message", "")),
+        )
+
+    def properties_of(self, body: Body) -> dict[str, Any]:
+        observed = {name: body.get(field) for name, field in self.passthrough.items() if field in body}
+        if "tags" in body:
+            observed["tags"] = user_tags(body)
+        return observed
+
+    def attributes_of(self, cloud: SimulatedCloud, body: Body) -> dict[str, Any]:
+        return {}
+
+
+def shown(body: Body) -> Body:
+    """The body as the API shows it (without the model's internal bookkeeping)."""
+    return {key: value for key, value in body.items() if not key.startswith("_")}
+
+
+def require_found(found: Mapping[str, LiveResource], physical_id: str) -> LiveResource:
+    live = found.get(physical_id)
+    if live is None:
+        raise NotFound(f"{physical_id} could not be found")
+    return live

@@ -1,0 +1,171 @@
+"""OS::Nova::Server, OS::Nova::KeyPair and OS::Nova::ServerGroup on the simulated cloud.
+
+Key pairs and server groups carry no tags in Nova, so their markers cannot be stored: a key pair
+is found again by its (required, unique) name, and a server group without a name is named after
+its marker so that it can be found by name after a crash.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from providers.interface import LiveResource, Marker, Permanent
+from providers.simulated.cloud import SimulatedCloud
+from providers.simulated.errors import Conflict
+from providers.simulated.heat_types.adapter import TaggedCollection
+from providers.simulated.inventory import Body
+
+
+def marker_name(marker: Marker) -> str:
+    """The physical name Heat would give a resource with no name: stack, resource and record."""
+    return f"{marker.stack}-{marker.resource}-{marker.record_id}"
+
+
+class Server(TaggedCollection):
+    type_name = "OS::Nova::Server"
+    collection = "servers"
+    passthrough: ClassVar[Mapping[str, str]] = {
+        "name": "name",
+        "key_name": "key_name",
+        "metadata": "metadata",
+        "user_data": "user_data",
+        "availability_zone": "availability_zone",
+        "config_drive": "config_drive",
+        "block_device_mapping_v2": "block_device_mapping_v2",
+        "admin_pass": "adminPass",
+    }
+
+    def create_request(self, cloud: SimulatedCloud, properties: Mapping[str, Any], marker: Marker) -> Body:
+        request = super().create_request(cloud, properties, marker)
+        request.setdefault("name", marker_name(marker))
+        if properties.get("image"):
+            request["imageRef"] = self.resolver.id_of("images", properties["image"], "Image")
+        request["flavorRef"] = self.resolver.id_of("flavors", str(properties.get("flavor")), "Flavor")
+        request["networks"] = [self._network(entry) for entry in properties.get("networks") or ()]
+        request["security_groups"] = [{"name": group} for group in properties.get("security_groups") or ()]
+        if properties.get("scheduler_hints"):
+            request["os:scheduler_hints"] = dict(properties["scheduler_hints"])
+        return request
+
+    def _network(self, entry: Mapping[str, Any]) -> Body:
+        if entry.get("port"):
+            return {"port": entry["port"]}
+        wanted: Body = {"uuid": self.resolver.id_of("networks", str(entry.get("network")), "Network")}
+        if entry.get("fixed_ip"):
+            wanted["fixed_ip"] = entry["fixed_ip"]
+        return wanted
+
+    def update(
+        self,
+        cloud: SimulatedCloud,
+        physical_id: str,
+        properties: Mapping[str, Any],
+        changed: frozenset[str],
+    ) -> LiveResource:
+        unsupported = changed & {"networks", "security_groups", "admin_pass"}
+        if unsupported:
+            raise Permanent(
+                f"the simulated cloud cannot change {', '.join(sorted(unsupported))} of a server in place"
+            )
+        if "name" in changed:
+            cloud.update("servers", physical_id, {"name": properties.get("name") or ""})
+        if "metadata" in changed:
+            cloud.act(
+                "servers", physical_id, "set_metadata", {"metadata": dict(properties.get("metadata") or {})}
+            )
+        if "flavor" in changed:
+            flavor = self.resolver.id_of("flavors", str(properties.get("flavor")), "Flavor")
+            cloud.act("servers", physical_id, "resize", {"flavorRef": flavor})
+            cloud.act("servers", physical_id, "confirmResize", {})
+        if "image" in changed or "key_name" in changed:
+            image = self.resolver.id_of("images", str(properties.get("image")), "Image")
+            cloud.act("servers", physical_id, "rebuild", {"imageRef": image})
+        rest = changed - {"name", "metadata", "flavor", "image", "key_name"}
+        return super().update(cloud, physical_id, properties, frozenset(rest & {"tags"}))
+
+    def properties_of(self, body: Body) -> dict[str, Any]:
+        observed = super().properties_of(body)
+        observed.pop("user_data", None)
+        observed["flavor"] = (body.get("flavor") or {}).get("original_name")
+        observed["image"] = (body.get("image") or {}).get("id") if body.get("image") else None
+        observed["availability_zone"] = body.get("OS-EXT-AZ:availability_zone")
+        return observed
+
+    def attributes_of(self, cloud: SimulatedCloud, body: Body) -> dict[str, Any]:
+        addresses: Mapping[str, list[Body]] = body.get("addresses") or {}
+        networks = {label: [entry["addr"] for entry in entries] for label, entries in addresses.items()}
+        first = next((entry["addr"] for entries in addresses.values() for entry in entries), "")
+        return {
+            "name": body["name"],
+            "addresses": addresses,
+            "networks": networks,
+            "first_address": first,
+            "accessIPv4": body.get("accessIPv4") or first,
+            "accessIPv6": body.get("accessIPv6") or "",
+            "instance_name": f"instance-{body['id'][:8]}",
+            "tags": body.get("tags") or [],
+            "console_urls": {},
+            "os_collect_config": {},
+        }
+
+
+class KeyPair(TaggedCollection):
+    type_name = "OS::Nova::KeyPair"
+    collection = "keypairs"
+    passthrough: ClassVar[Mapping[str, str]] = {
+        "name": "name",
+        "public_key": "public_key",
+        "type": "type",
+        "user": "user_id",
+    }
+
+    def create(self, cloud: SimulatedCloud, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
+        request = self.fields(cloud, properties)
+        try:
+            body = cloud.create("keypairs", request)
+        except Conflict:
+            existing = cloud.get("keypairs", str(request.get("name")))
+            if not request.get("public_key") or existing["public_key"] != request["public_key"]:
+                raise
+            body = existing
+        live = self.live(cloud, body)
+        if properties.get("save_private_key") and body.get("private_key"):
+            attributes = {**live.attributes, "private_key": body["private_key"]}
+            return LiveResource(live.physical_id, live.type, live.status, live.properties, attributes, marker)
+        return LiveResource(
+            live.physical_id, live.type, live.status, live.properties, live.attributes, marker
+        )
+
+    def find_by_marker(self, cloud: SimulatedCloud, marker: Marker) -> LiveResource | None:
+        return None  # Nova key pairs hold no tags; a re-create with the same public key adopts instead
+
+    def attributes_of(self, cloud: SimulatedCloud, body: Body) -> dict[str, Any]:
+        return {"public_key": body.get("public_key"), "private_key": ""}
+
+
+class ServerGroup(TaggedCollection):
+    type_name = "OS::Nova::ServerGroup"
+    collection = "server_groups"
+    passthrough: ClassVar[Mapping[str, str]] = {"name": "name", "rules": "rules"}
+
+    def create_request(self, cloud: SimulatedCloud, properties: Mapping[str, Any], marker: Marker) -> Body:
+        request = self.fields(cloud, properties)
+        request.setdefault("name", marker_name(marker))
+        request["policies"] = list(properties.get("policies") or ["anti-affinity"])
+        return request
+
+    def find_by_marker(self, cloud: SimulatedCloud, marker: Marker) -> LiveResource | None:
+        bodies = cloud.list("server_groups", name=marker_name(marker))
+        if not bodies:
+            return None
+        live = self.live(cloud, bodies[0])
+        return LiveResource(
+            live.physical_id, live.type, live.status, live.properties, live.attributes, marker
+        )
+
+    def properties_of(self, body: Body) -> dict[str, Any]:
+        return {"name": body.get("name"), "policies": body.get("policies"), "rules": body.get("rules")}
+
+
+TYPES = (Server, KeyPair, ServerGroup)

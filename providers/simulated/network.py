@@ -1,0 +1,502 @@
+"""Neutron's collections: networks, subnets, ports, routers (and their interfaces), security groups
+and rules, floating IPs. Bodies carry the fields Neutron's API shows; a field starting with `_` is
+internal bookkeeping the HTTP face never shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from providers.simulated import addressing
+from providers.simulated.errors import BadRequest, Conflict, ItemNotFound
+from providers.simulated.inventory import Body
+from providers.simulated.world import Building, CloudWorld
+
+NEUTRON_QUOTA_STATUS = 409
+ROUTER_INTERFACE_OWNER = "network:router_interface"
+ROUTER_GATEWAY_OWNER = "network:router_gateway"
+FLOATING_OWNER = "network:floatingip"
+PROTECTED = frozenset({"id", "tenant_id", "project_id", "status", "created_at", "revision_number"})
+
+
+def standard_fields(world: CloudWorld, request: Mapping[str, Any]) -> Body:
+    project = world.settings.project_id
+    now = world.timestamp()
+    return {
+        "id": world.new_id(),
+        "name": request.get("name", ""),
+        "description": request.get("description", ""),
+        "tenant_id": project,
+        "project_id": project,
+        "tags": list(request.get("tags") or ()),
+        "created_at": now,
+        "updated_at": now,
+        "revision_number": 1,
+    }
+
+
+def merged(world: CloudWorld, body: Body, request: Mapping[str, Any], read_only: frozenset[str]) -> Body:
+    """`body` with the request's changes, refusing read-only attributes as Neutron does."""
+    refused = sorted(key for key in request if key in PROTECTED or key in read_only)
+    if refused:
+        raise BadRequest(f"Cannot update read-only attribute {', '.join(refused)}")
+    return {
+        **body,
+        **request,
+        "updated_at": world.timestamp(),
+        "revision_number": body.get("revision_number", 0) + 1,
+    }
+
+
+class Neutron:
+    """Shared shape of a Neutron collection: status ACTIVE at once, 409 on quota."""
+
+    collection = ""
+    quota_status = NEUTRON_QUOTA_STATUS
+    building: Building | None = None
+    read_only: frozenset[str] = frozenset()
+
+    def update(self, world: CloudWorld, body: Body, request: Mapping[str, Any]) -> Body:
+        return merged(world, body, request, self.read_only)
+
+    def delete(self, world: CloudWorld, body: Body) -> None:
+        return None
+
+
+class Networks(Neutron):
+    collection = "networks"
+
+    def create(self, world: CloudWorld, request: Mapping[str, Any]) -> Body:
+        return {
+            **standard_fields(world, request),
+            "status": "ACTIVE",
+            "admin_state_up": request.get("admin_state_up", True),
+            "shared": request.get("shared", False),
+            "router:external": request.get("router:external", False),
+            "port_security_enabled": request.get("port_security_enabled", True),
+            "mtu": request.get("mtu", 1450),
+            "dns_domain": request.get("dns_domain", ""),
+            "qos_policy_id": request.get("qos_policy_id"),
+            "availability_zone_hints": list(request.get("availability_zone_hints") or ()),
+            "availability_zones": ["nova"],
+            "subnets": [],
+        }
+
+    def delete(self, world: CloudWorld, body: Body) -> None:
+        in_use = [port["id"] for port in world.inventory("ports") if port["network_id"] == body["id"]]
+        if in_use:
+            raise Conflict(
+                f"Unable to complete operation on network {body['id']}. "
+                f"There are one or more ports still in use on the network."
+            )
+        for subnet_id in body["subnets"]:
+            world.inventory("subnets").pop(subnet_id)
+
+
+class Subnets(Neutron):
+    collection = "subnets"
+    read_only = frozenset({"network_id", "cidr", "ip_version", "subnetpool_id"})
+
+    def create(self, world: CloudWorld, request: Mapping[str, Any]) -> Body:
+        network = world.require("networks", str(request.get("network_id")), "Network")
+        cidr = request.get("cidr")
+        if not cidr:
+            raise BadRequest("Bad subnets request: a cidr must be given (no subnet pool in this cloud).")
+        try:
+            gateway = request.get("gateway_ip", addressing.gateway_of(cidr))
+            pools = request.get("allocation_pools") or addressing.allocation_pool_of(cidr)
+        except ValueError as error:
+            raise BadRequest(f"Invalid input for cidr. Reason: '{cidr}' is not a valid IP subnet.") from error
+        body = {
+            **standard_fields(world, request),
+            "network_id": network["id"],
+            "cidr": cidr,
+            "ip_version": request.get("ip_version", 4),
+            "gateway_ip": gateway,
+            "enable_dhcp": request.get("enable_dhcp", True),
+            "dns_nameservers": list(request.get("dns_nameservers") or ()),
+            "allocation_pools": pools,
+            "host_routes": list(request.get("host_routes") or ()),
+            "ipv6_address_mode": request.get("ipv6_address_mode"),
+            "ipv6_ra_mode": request.get("ipv6_ra_mode"),
+            "subnetpool_id": None,
+            "segment_id": request.get("segment_id"),
+        }
+        world.add("networks", {**network, "subnets": [*network["subnets"], body["id"]]})
+        return body
+
+    def delete(self, world: CloudWorld, body: Body) -> None:
+        for port in world.inventory("ports"):
+            if any(ip.get("subnet_id") == body["id"] for ip in port["fixed_ips"]):
+                raise Conflict(
+                    f"Unable to complete operation on subnet {body['id']}: "
+                    "One or more ports have an IP allocation from this subnet."
+                )
+        network = world.inventory("networks").get(body["network_id"])
+        if network is not None:
+            subnets = [subnet for subnet in network["subnets"] if subnet != body["id"]]
+            world.add("networks", {**network, "subnets": subnets})
+
+
+def allocate_fixed_ips(world: CloudWorld, network: Body, requested: Any) -> list[dict[str, str]]:
+    """Fixed IPs for a new port: those asked for (filled in), or the next one of the first subnet."""
+    if requested is None:
+        if not network["subnets"]:
+            return []
+        requested = [{"subnet_id": network["subnets"][0]}]
+    allocated = []
+    for wanted in requested:
+        subnet_id = wanted.get("subnet_id") or (network["subnets"] or [None])[0]
+        if subnet_id is None or subnet_id not in network["subnets"]:
+            raise BadRequest(f"Invalid input for fixed_ips: subnet {subnet_id} is not on this network.")
+        address = wanted.get("ip_address")
+        if address is None:
+            subnet = world.require("subnets", subnet_id, "Subnet")
+            address, subnet = addressing.next_address(subnet)
+            world.add("subnets", subnet)
+        allocated.append({"subnet_id": subnet_id, "ip_address": address})
+    return allocated
+
+
+class Ports(Neutron):
+    collection = "ports"
+    read_only = frozenset({"network_id"})
+
+    def create(self, world: CloudWorld, request: Mapping[str, Any]) -> Body:
+        network = world.require("networks", str(request.get("network_id")), "Network")
+        for group in request.get("security_groups") or ():
+            world.require("security_groups", group, "Security group")
+        device_id = request.get("device_id", "")
+        return {
+            **standard_fields(world, request),
+            "network_id": network["id"],
+            "admin_state_up": request.get("admin_state_up", True),
+            "mac_address": request.get("mac_address") or addressing.mac_address(world.random),
+            "fixed_ips": allocate_fixed_ips(world, network, request.get("fixed_ips")),
+            "device_id": device_id,
+            "device_owner": request.get("device_owner", ""),
+            "status": "ACTIVE" if device_id else "DOWN",
+            "security_groups": list(request.get("security_groups") or ()),
+            "allowed_address_pairs": list(request.get("allowed_address_pairs") or ()),
+            "port_security_enabled": request.get("port_security_enabled", True),
+            "binding:vnic_type": request.get("binding:vnic_type", "normal"),
+            "dns_name": request.get("dns_name", ""),
+            "qos_policy_id": request.get("qos_policy_id"),
+        }
+
+    def update(self, world: CloudWorld, body: Body, request: Mapping[str, Any]) -> Body:
+        changes = dict(request)
+        if "fixed_ips" in changes:
+            network = world.require("networks", body["network_id"], "Network")
+            changes["fixed_ips"] = allocate_fixed_ips(world, network, changes["fixed_ips"])
+        if "device_id" in changes:
+            changes["status"] = "ACTIVE" if changes["device_id"] else "DOWN"
+            body = {**body, "status": changes.pop("status")}
+        updated = merged(world, body, changes, self.read_only)
+        world.add("ports", updated)
+        refresh_server_addresses(world, updated.get("device_id", ""))
+        return updated
+
+    def delete(self, world: CloudWorld, body: Body) -> None:
+        if body["device_owner"] == ROUTER_INTERFACE_OWNER:
+            raise Conflict(
+                f"Port {body['id']} cannot be deleted directly via the port API: "
+                f"has device owner {ROUTER_INTERFACE_OWNER}."
+            )
+        for floating in world.inventory("floatingips").select():
+            if floating["port_id"] == body["id"]:
+                world.add("floatingips", disassociated(floating))
+        world.inventory("ports").pop(body["id"])
+        refresh_server_addresses(world, body["device_id"])
+
+
+def refresh_server_addresses(world: CloudWorld, server_id: str) -> None:
+    """Recompute a server's `addresses` from the ports bound to it and their floating IPs."""
+    server = world.inventory("servers").get(server_id) if server_id else None
+    if server is None:
+        return
+    ports = [port for port_id in server["_ports"] if (port := world.inventory("ports").get(port_id))]
+    world.add("servers", {**server, "addresses": addresses_of(world, ports)})
+
+
+def addresses_of(world: CloudWorld, ports: list[Body]) -> dict[str, list[dict[str, Any]]]:
+    addresses: dict[str, list[dict[str, Any]]] = {}
+    floating_by_port = {
+        fip["port_id"]: fip["floating_ip_address"] for fip in world.inventory("floatingips") if fip["port_id"]
+    }
+    for port in ports:
+        network = world.inventory("networks").get(port["network_id"])
+        label = (network or {}).get("name") or port["network_id"]
+        entries = addresses.setdefault(label, [])
+        for fixed in port["fixed_ips"]:
+            entries.append(address_entry(fixed["ip_address"], "fixed", port["mac_address"]))
+        if port["id"] in floating_by_port:
+            entries.append(address_entry(floating_by_port[port["id"]], "floating", port["mac_address"]))
+    return addresses
+
+
+def address_entry(address: str, kind: str, mac: str) -> dict[str, Any]:
+    return {
+        "addr": address,
+        "version": 6 if ":" in address else 4,
+        "OS-EXT-IPS:type": kind,
+        "OS-EXT-IPS-MAC:mac_addr": mac,
+    }
+
+
+def disassociated(floating: Body) -> Body:
+    return {**floating, "port_id": None, "fixed_ip_address": None, "router_id": None, "status": "DOWN"}
+
+
+def external_address(world: CloudWorld, network: Body) -> tuple[str, str]:
+    """The next address of an external network (its first subnet), and that subnet's id."""
+    if not network.get("router:external"):
+        raise BadRequest(f"Bad floatingip request: Network {network['id']} is not a valid external network.")
+    if not network["subnets"]:
+        raise Conflict(f"No more IP addresses available on network {network['id']}.")
+    subnet = world.require("subnets", network["subnets"][0], "Subnet")
+    address, subnet = addressing.next_address(subnet)
+    world.add("subnets", subnet)
+    return address, subnet["id"]
+
+
+class Routers(Neutron):
+    collection = "routers"
+
+    def create(self, world: CloudWorld, request: Mapping[str, Any]) -> Body:
+        body = {
+            **standard_fields(world, request),
+            "status": "ACTIVE",
+            "admin_state_up": request.get("admin_state_up", True),
+            "distributed": request.get("distributed", False),
+            "ha": request.get("ha", False),
+            "routes": list(request.get("routes") or ()),
+            "external_gateway_info": None,
+        }
+        return self._with_gateway(world, body, request.get("external_gateway_info"))
+
+    def update(self, world: CloudWorld, body: Body, request: Mapping[str, Any]) -> Body:
+        changes = dict(request)
+        gateway = changes.pop("external_gateway_info", body["external_gateway_info"])
+        if gateway != body["external_gateway_info"]:
+            body = self._with_gateway(world, {**body, "external_gateway_info": None}, gateway)
+        return merged(world, body, changes, self.read_only)
+
+    def delete(self, world: CloudWorld, body: Body) -> None:
+        for port in world.inventory("ports"):
+            if port["device_id"] == body["id"] and port["device_owner"] == ROUTER_INTERFACE_OWNER:
+                raise Conflict(f"Router {body['id']} still has ports")
+
+    @staticmethod
+    def _with_gateway(world: CloudWorld, body: Body, gateway: Any) -> Body:
+        if not gateway:
+            return {**body, "external_gateway_info": None}
+        network = world.require("networks", str(gateway.get("network_id")), "Network")
+        address, subnet_id = external_address(world, network)
+        info = {
+            "network_id": network["id"],
+            "enable_snat": gateway.get("enable_snat", True),
+            "external_fixed_ips": [{"subnet_id": subnet_id, "ip_address": address}],
+        }
+        return {**body, "external_gateway_info": info}
+
+
+def add_router_interface(world: CloudWorld, router: Body, request: Mapping[str, Any]) -> Body:
+    """Neutron's add_router_interface: a port of the router on the subnet (at its gateway)."""
+    ports = world.inventory("ports")
+    if request.get("port_id"):
+        port = world.require("ports", request["port_id"], "Port")
+        if port["device_id"]:
+            raise Conflict(f"Port {port['id']} is in use by {port['device_id']}")
+    else:
+        subnet = world.require("subnets", str(request.get("subnet_id")), "Subnet")
+        for existing in ports:
+            if existing["device_id"] == router["id"] and any(
+                fixed["subnet_id"] == subnet["id"] for fixed in existing["fixed_ips"]
+            ):
+                raise BadRequest(f"Router already has a port on subnet {subnet['id']}.")
+        port = Ports().create(
+            world,
+            {
+                "network_id": subnet["network_id"],
+                "fixed_ips": [{"subnet_id": subnet["id"], "ip_address": subnet["gateway_ip"]}],
+            },
+        )
+    port = {**port, "device_id": router["id"], "device_owner": ROUTER_INTERFACE_OWNER, "status": "ACTIVE"}
+    world.add("ports", port)
+    return interface_info(router, port)
+
+
+def remove_router_interface(world: CloudWorld, router: Body, request: Mapping[str, Any]) -> Body:
+    for port in world.inventory("ports").select():
+        if port["device_id"] != router["id"] or port["device_owner"] != ROUTER_INTERFACE_OWNER:
+            continue
+        on_subnet = any(fixed["subnet_id"] == request.get("subnet_id") for fixed in port["fixed_ips"])
+        if port["id"] == request.get("port_id") or on_subnet:
+            world.inventory("ports").pop(port["id"])
+            return interface_info(router, port)
+    raise ItemNotFound(f"Router {router['id']} has no interface matching {dict(request)}.")
+
+
+def interface_info(router: Body, port: Body) -> Body:
+    subnets = [fixed["subnet_id"] for fixed in port["fixed_ips"]]
+    return {
+        "id": router["id"],
+        "tenant_id": router["tenant_id"],
+        "project_id": router["project_id"],
+        "port_id": port["id"],
+        "network_id": port["network_id"],
+        "subnet_id": subnets[0] if subnets else None,
+        "subnet_ids": subnets,
+    }
+
+
+class SecurityGroups(Neutron):
+    collection = "security_groups"
+    read_only = frozenset({"security_group_rules"})
+
+    def create(self, world: CloudWorld, request: Mapping[str, Any]) -> Body:
+        body = {**standard_fields(world, request), "stateful": request.get("stateful", True)}
+        rules = [
+            SecurityGroupRules().rule_body(world, body, {"direction": "egress", "ethertype": ethertype})
+            for ethertype in ("IPv4", "IPv6")
+        ]
+        for rule in rules:
+            world.add("security_group_rules", rule)
+        return {**body, "security_group_rules": rules}
+
+    def delete(self, world: CloudWorld, body: Body) -> None:
+        for port in world.inventory("ports"):
+            if body["id"] in port["security_groups"]:
+                raise Conflict(f"Security Group {body['id']} in use.")
+        for rule in body["security_group_rules"]:
+            world.inventory("security_group_rules").pop(rule["id"])
+
+
+RULE_FIELDS = (
+    "direction",
+    "ethertype",
+    "protocol",
+    "port_range_min",
+    "port_range_max",
+    "remote_ip_prefix",
+    "remote_group_id",
+)
+
+
+class SecurityGroupRules(Neutron):
+    collection = "security_group_rules"
+
+    def rule_body(self, world: CloudWorld, group: Body, request: Mapping[str, Any]) -> Body:
+        fields = standard_fields(world, request)
+        del fields["name"], fields["tags"]
+        return {
+            **fields,
+            "security_group_id": group["id"],
+            "direction": request.get("direction", "ingress"),
+            "ethertype": request.get("ethertype", "IPv4"),
+            "protocol": request.get("protocol"),
+            "port_range_min": request.get("port_range_min"),
+            "port_range_max": request.get("port_range_max"),
+            "remote_ip_prefix": request.get("remote_ip_prefix"),
+            "remote_group_id": request.get("remote_group_id"),
+        }
+
+    def create(self, world: CloudWorld, request: Mapping[str, Any]) -> Body:
+        group = world.require("security_groups", str(request.get("security_group_id")), "Security group")
+        if request.get("direction") not in ("ingress", "egress"):
+            raise BadRequest(f"Invalid input for direction: {request.get('direction')!r}.")
+        rule = self.rule_body(world, group, request)
+        for existing in group["security_group_rules"]:
+            if all(existing.get(key) == rule.get(key) for key in RULE_FIELDS):
+                raise Conflict(f"Security group rule already exists. Rule id is {existing['id']}.")
+        world.add(
+            "security_groups", {**group, "security_group_rules": [*group["security_group_rules"], rule]}
+        )
+        return rule
+
+    def update(self, world: CloudWorld, body: Body, request: Mapping[str, Any]) -> Body:
+        raise BadRequest("Security group rules cannot be updated; replace the rule.")
+
+    def delete(self, world: CloudWorld, body: Body) -> None:
+        group = world.inventory("security_groups").get(body["security_group_id"])
+        if group is not None:
+            rules = [rule for rule in group["security_group_rules"] if rule["id"] != body["id"]]
+            world.add("security_groups", {**group, "security_group_rules": rules})
+
+
+class FloatingIPs(Neutron):
+    collection = "floatingips"
+    read_only = frozenset({"floating_network_id", "floating_ip_address"})
+
+    def create(self, world: CloudWorld, request: Mapping[str, Any]) -> Body:
+        network = world.require("networks", str(request.get("floating_network_id")), "Network")
+        address, _ = external_address(world, network)
+        fields = standard_fields(world, request)
+        del fields["name"]
+        body = {
+            **fields,
+            "floating_network_id": network["id"],
+            "floating_ip_address": request.get("floating_ip_address") or address,
+            "dns_name": request.get("dns_name", ""),
+            "dns_domain": request.get("dns_domain", ""),
+            **disassociated({}),
+        }
+        return self._associate(world, body, request)
+
+    def update(self, world: CloudWorld, body: Body, request: Mapping[str, Any]) -> Body:
+        changes = dict(request)
+        if "port_id" in changes:
+            body = self._associate(world, disassociated(body), changes)
+            changes.pop("port_id")
+            changes.pop("fixed_ip_address", None)
+        return merged(world, body, changes, self.read_only)
+
+    def delete(self, world: CloudWorld, body: Body) -> None:
+        if body["port_id"]:
+            world.inventory("floatingips").pop(body["id"])
+            self._refresh(world, body["port_id"])
+
+    @staticmethod
+    def _refresh(world: CloudWorld, port_id: str) -> None:
+        port = world.inventory("ports").get(port_id)
+        if port is not None:
+            refresh_server_addresses(world, port["device_id"])
+
+    def _associate(self, world: CloudWorld, body: Body, request: Mapping[str, Any]) -> Body:
+        port_id = request.get("port_id")
+        if not port_id:
+            return body
+        port = world.require("ports", port_id, "Port")
+        if not port["fixed_ips"]:
+            raise BadRequest(f"Port {port_id} does not have any fixed IP addresses.")
+        router_id = next(
+            (
+                router["id"]
+                for router in world.inventory("routers")
+                if (router["external_gateway_info"] or {}).get("network_id") == body["floating_network_id"]
+            ),
+            None,
+        )
+        associated = {
+            **body,
+            "port_id": port_id,
+            "fixed_ip_address": request.get("fixed_ip_address") or port["fixed_ips"][0]["ip_address"],
+            "router_id": router_id,
+            "status": "ACTIVE",
+        }
+        world.add("floatingips", associated)
+        self._refresh(world, port_id)
+        return associated
+
+
+BEHAVIOURS = (
+    Networks(),
+    Subnets(),
+    Ports(),
+    Routers(),
+    SecurityGroups(),
+    SecurityGroupRules(),
+    FloatingIPs(),
+)

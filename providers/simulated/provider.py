@@ -1,0 +1,96 @@
+"""`SimulatedProvider`: the provider interface served directly on the simulated cloud, no HTTP.
+
+It is what the in-process demo, the engine's tests and its benchmarks use. Each template type maps
+to a collection of the cloud through an adapter (`heat_types/`); every call goes through the cloud's
+pipeline, so latency, the concurrency limit, faults and quotas apply exactly as over HTTP, and the
+cloud's errors leave as Retryable, Permanent or NotFound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from pathlib import Path
+from typing import Any, ClassVar, Protocol
+
+from providers.catalog import CATALOG
+from providers.interface import LiveResource, Marker, Permanent, ResourceType
+from providers.simulated.boundary import provider_errors
+from providers.simulated.cloud import SimulatedCloud
+from providers.simulated.heat_types import compute_types, network_types, storage_types
+from providers.simulated.heat_types.resolving import NameResolver
+
+
+class TypeAdapter(Protocol):
+    type_name: ClassVar[str]
+
+    def create(
+        self, cloud: SimulatedCloud, properties: Mapping[str, Any], marker: Marker
+    ) -> LiveResource: ...
+
+    def update(
+        self, cloud: SimulatedCloud, physical_id: str, properties: Mapping[str, Any], changed: frozenset[str]
+    ) -> LiveResource: ...
+
+    def delete(self, cloud: SimulatedCloud, physical_id: str) -> None: ...
+
+    def observe(self, cloud: SimulatedCloud, physical_ids: Collection[str]) -> Mapping[str, LiveResource]: ...
+
+    def find_by_marker(self, cloud: SimulatedCloud, marker: Marker) -> LiveResource | None: ...
+
+
+ADAPTERS = (*compute_types.TYPES, *network_types.TYPES, *storage_types.TYPES)
+
+
+class SimulatedProvider:
+    """Every catalog type, on one simulated cloud; safe to call from many threads."""
+
+    def __init__(self, cloud: SimulatedCloud) -> None:
+        self.cloud = cloud
+        resolver = NameResolver(cloud)
+        self._adapters: dict[str, TypeAdapter] = {}
+        for adapter_type in ADAPTERS:
+            adapter: TypeAdapter = adapter_type(resolver)
+            self._adapters[adapter.type_name] = adapter
+
+    @classmethod
+    def open(cls, path: Path, **options: Any) -> SimulatedProvider:
+        """A provider on the cloud saved at `path` (created there when new); call `save()` after."""
+        return cls(SimulatedCloud.open(path, **options))
+
+    def save(self) -> None:
+        self.cloud.save()
+
+    def resource_types(self) -> Mapping[str, ResourceType]:
+        return {name: CATALOG[name] for name in self._adapters}
+
+    def create(self, type_name: str, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
+        with provider_errors():
+            return self._adapter(type_name).create(self.cloud, properties, marker)
+
+    def update(
+        self,
+        type_name: str,
+        physical_id: str,
+        properties: Mapping[str, Any],
+        changed: frozenset[str],
+    ) -> LiveResource:
+        with provider_errors():
+            return self._adapter(type_name).update(self.cloud, physical_id, properties, changed)
+
+    def delete(self, type_name: str, physical_id: str) -> None:
+        with provider_errors():
+            self._adapter(type_name).delete(self.cloud, physical_id)
+
+    def observe(self, type_name: str, physical_ids: Collection[str]) -> Mapping[str, LiveResource]:
+        with provider_errors():
+            return self._adapter(type_name).observe(self.cloud, physical_ids)
+
+    def find_by_marker(self, type_name: str, marker: Marker) -> LiveResource | None:
+        with provider_errors():
+            return self._adapter(type_name).find_by_marker(self.cloud, marker)
+
+    def _adapter(self, type_name: str) -> TypeAdapter:
+        adapter = self._adapters.get(type_name)
+        if adapter is None:
+            raise Permanent(f"the simulated cloud does not serve {type_name}")
+        return adapter
