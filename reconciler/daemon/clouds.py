@@ -1,0 +1,82 @@
+"""The composition root for clouds: which providers serve a stack's `cloud` name.
+
+`sim` is the built-in simulated cloud, kept in a file beside the database so that successive runs
+see the same cloud (drift between runs is real drift); any other name is a `clouds.yaml` entry served
+by the OpenStack provider. The native OS::Heat::* types are served by `providers.heat` on every
+cloud, inline on the engine's thread. Only this entry-layer module imports concrete backends.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+from sqlalchemy.engine import make_url
+
+from providers.heat import NativeHeatProvider
+from providers.interface import Provider
+from providers.simulated.provider import SimulatedProvider
+from reconciler.engine.provider_set import ProviderSet
+from reconciler.engine.timekeeping import Clock
+
+SIM_CLOUD = "sim"
+SIM_STATE_FILE = "sim-cloud.json"
+
+
+def sim_cloud_path(database_url: str) -> Path:
+    """Where the simulated cloud lives for a database: beside a SQLite file, else in the state dir."""
+    url = make_url(database_url)
+    if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
+        database = Path(url.database)
+        return database.with_name(f"{database.name}.{SIM_STATE_FILE}")
+    return Path(platformdirs.user_state_dir("reconciler")) / SIM_STATE_FILE
+
+
+class CloudRoot:
+    """Providers by cloud name, made once each and shared by every stack naming that cloud."""
+
+    def __init__(
+        self,
+        clock: Clock,
+        *,
+        sim_path: Path | None = None,
+        sim: SimulatedProvider | None = None,
+        sim_options: dict[str, Any] | None = None,
+    ) -> None:
+        self._clock = clock
+        self._sim_path = sim_path
+        self._sim = sim
+        self._sim_options = sim_options or {}
+        self._native = NativeHeatProvider(clock)
+        self._sets: dict[str, ProviderSet] = {}
+        self._lock = threading.Lock()
+
+    def for_cloud(self, cloud: str) -> ProviderSet:
+        with self._lock:
+            if cloud not in self._sets:
+                self._sets[cloud] = ProviderSet([self._provider(cloud)], inline=[self._native])
+            return self._sets[cloud]
+
+    def _provider(self, cloud: str) -> Provider:
+        if cloud == SIM_CLOUD:
+            return self.simulated()
+        from providers.openstack.provider import OpenStackProvider
+
+        return OpenStackProvider.from_cloud(cloud)
+
+    def simulated(self) -> SimulatedProvider:
+        """The simulated cloud, opened from its file (or fresh) on first use."""
+        if self._sim is None:
+            if self._sim_path is None:
+                raise ValueError("no file for the simulated cloud was given")
+            self._sim_path.parent.mkdir(parents=True, exist_ok=True)
+            options = {"clock": self._clock.now, **self._sim_options}
+            self._sim = SimulatedProvider.open(self._sim_path, **options)
+        return self._sim
+
+    def save(self) -> None:
+        """Persist the simulated cloud, if one was used and it has a file."""
+        if self._sim is not None and self._sim.cloud.path is not None:
+            self._sim.save()

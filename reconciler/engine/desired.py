@@ -1,0 +1,83 @@
+"""What the engine is handed for a stack: its newest desired generation, and what it needs of it.
+
+The protocols below are what the engine uses of `reconciler.templates`' `StackDefinition` and
+`StackSpec`; structural typing lets the real ones (and nested definitions) serve unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+class AttributeSource(Protocol):
+    def physical_id(self, resource: str) -> str: ...
+
+    def attribute(self, resource: str, name: str) -> Any: ...
+
+
+class DesiredResource(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def type(self) -> str: ...
+
+    @property
+    def nested_kind(self) -> str | None: ...
+
+
+class DesiredStack(Protocol):
+    """What the engine needs of a stack definition."""
+
+    @property
+    def resources(self) -> Mapping[str, DesiredResource]: ...
+
+    @property
+    def outputs(self) -> Mapping[str, Any]: ...
+
+    def graph(self) -> Mapping[str, frozenset[str]]: ...
+
+    def resolve_properties(self, name: str, source: AttributeSource) -> dict[str, Any]: ...
+
+    def resolve_output(self, name: str, source: AttributeSource) -> Any: ...
+
+    def nested(self, name: str, properties: Mapping[str, Any]) -> DesiredStack | None: ...
+
+    def digest(self) -> str: ...
+
+
+class StackPolicy(Protocol):
+    """The per-stack settings of `reconciler.yaml` the engine obeys."""
+
+    @property
+    def cloud(self) -> str: ...
+
+    @property
+    def self_heal(self) -> bool: ...
+
+    @property
+    def prune(self) -> bool: ...
+
+    @property
+    def observe_interval(self) -> float: ...
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A plain `StackPolicy` (nested stacks inherit their parent's)."""
+
+    cloud: str = "sim"
+    self_heal: bool = True
+    prune: bool = True
+    observe_interval: float = 60.0
+
+
+@dataclass(frozen=True)
+class DesiredGeneration:
+    """A stack's desired state at one commit."""
+
+    commit: str
+    spec: StackPolicy
+    definition: DesiredStack

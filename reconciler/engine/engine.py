@@ -1,0 +1,339 @@
+"""The engine: every stack this worker holds, converged one non-blocking pass at a time.
+
+`submit` hands a stack its newest desired generation at any moment (supersede, never block);
+`step` runs one pass over every held stack and writes what the pass learned in ONE fenced batch per
+shard; `converge` repeats passes until the stacks asked about settle (what `reconciler apply` uses).
+Provider calls run on a bounded thread pool; native types run inline. Nested stacks (template
+resources, groups, chains, OS::Heat::Stack) are stacks of their own, with their own records and
+shard, submitted here by their parent's coordinator.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import random as random_module
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from reconciler.engine.desired import DesiredGeneration, DesiredStack, Policy
+from reconciler.engine.held_shards import HeldShards
+from reconciler.engine.progress import Progress
+from reconciler.engine.provider_set import CloudProviders
+from reconciler.engine.record_rows import state_from_record, write_for
+from reconciler.engine.report import StackReport
+from reconciler.engine.resource_state import ResourceState
+from reconciler.engine.run_context import RunContext
+from reconciler.engine.settings import EngineSettings
+from reconciler.engine.stack_run import StackRun
+from reconciler.engine.stack_status import StackStatus
+from reconciler.engine.timekeeping import Clock, RandomSource, Sleeper
+from state.errors import StaleLease
+from state.fencing import Fence
+from state.records import RecordWrite
+from state.stacks import NewGeneration
+from state.store import Store
+
+REAL_WAIT_SLICE = 0.05  # seconds to wait for a call to come back before looking again
+
+
+class Engine:
+    """Converges the stacks whose shards this worker holds."""
+
+    def __init__(
+        self,
+        store: Store,
+        providers: CloudProviders,
+        clock: Clock,
+        worker_id: str,
+        *,
+        leases: HeldShards,
+        sleeper: Sleeper,
+        random: RandomSource | None = None,
+        settings: EngineSettings | None = None,
+    ) -> None:
+        self._store = store
+        self._providers = providers
+        self._clock = clock
+        self.worker_id = worker_id
+        self._leases = leases
+        self._sleeper = sleeper
+        self.settings = settings or EngineSettings()
+        self._pool = concurrent.futures.ThreadPoolExecutor(
+            self.settings.pool_size, thread_name_prefix="reconciler-call"
+        )
+        self._context = RunContext(
+            self.settings, random or random_module.Random(), self._pool, _NestedStacksOf(self)
+        )
+        self._runs: dict[str, StackRun] = {}
+        self._epochs: dict[str, int] = {}
+        self._invalid: dict[str, StackReport] = {}
+
+    def close(self) -> None:
+        """Stop the pool (calls in flight finish; nothing new starts)."""
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    # Desired state ---------------------------------------------------------------------------
+
+    def submit(self, stack: str, desired: DesiredGeneration) -> int:
+        """Make `desired` the stack's newest generation (when its definition changed); its number."""
+        spec = desired.spec
+        policy = Policy(spec.cloud, spec.self_heal, spec.prune, float(spec.observe_interval))
+        self._invalid.pop(stack, None)
+        return self._submit(
+            stack, desired.commit, desired.definition, policy, group_member=False, is_group=False
+        )
+
+    def invalid(self, stack: str, commit: str, reasons: Iterable[str]) -> None:
+        """The commit's template is wrong: report INVALID and keep maintaining the last good generation."""
+        reasons = tuple(reasons)
+        self._store.ensure_stack(stack)
+        self._store.set_status(stack, StackStatus.INVALID, reasons=reasons)
+        self._invalid[stack] = StackReport(stack, StackStatus.INVALID, commit, None)
+
+    def _submit(
+        self,
+        stack: str,
+        commit: str,
+        definition: DesiredStack,
+        policy: Policy,
+        *,
+        group_member: bool,
+        is_group: bool,
+    ) -> int:
+        outcome = self._store.record_generation(
+            stack,
+            commit_sha=commit,
+            definition_digest=definition.digest(),
+            inputs={"resources": len(definition.resources), "cloud": policy.cloud},
+        )
+        generation = outcome.generation
+        run = self._runs.get(stack)
+        if run is None:
+            run = self._open_run(stack, policy.cloud)
+        if (
+            isinstance(outcome, NewGeneration)
+            or run.definition is None
+            or run.generation != generation.generation
+        ):
+            run.set_desired(
+                generation.generation,
+                generation.commit_sha,
+                definition,
+                policy,
+                group_member=group_member,
+                is_group=is_group,
+            )
+        return generation.generation
+
+    def _open_run(self, stack: str, cloud: str) -> StackRun:
+        reference = self._store.ensure_stack(stack)
+        run = StackRun(stack, reference.shard, self._providers.for_cloud(cloud), self._context)
+        run.load(state_from_record(record) for record in self._store.read_records(stack))
+        self._runs[stack] = run
+        return run
+
+    def _reopen(self, run: StackRun) -> StackRun:
+        """After a takeover: forget what memory held, rebuild from the records, same desired state."""
+        fresh = StackRun(run.name, run.shard, run.providers, self._context)
+        fresh.load(state_from_record(record) for record in self._store.read_records(run.name))
+        fresh.set_desired(
+            run.generation,
+            run.commit or "",
+            run.definition,
+            run.policy,
+            group_member=run.group_member,
+            is_group=run.is_group,
+        )
+        self._runs[run.name] = fresh
+        return fresh
+
+    # The pass --------------------------------------------------------------------------------
+
+    def step(self) -> Progress:
+        """One non-blocking pass over every held stack; says when the next one is needed."""
+        held = self._leases.held()
+        acting: list[StackRun] = []
+        for known in list(self._runs.values()):
+            epoch = held.get(known.shard)
+            if epoch is None:
+                continue
+            run = known if self._epochs.get(known.name) in (None, epoch) else self._reopen(known)
+            self._epochs[run.name] = epoch
+            acting.append(run)
+        now = self._clock.now()
+        for run in acting:
+            run.step(now)
+        self._write_records(acting, held)
+        for run in acting:
+            if run.name in self._runs:
+                run.ids_assigned()
+        self._write_statuses(acting, held)
+        return self._progress(acting)
+
+    def _write_records(self, runs: list[StackRun], held: Mapping[int, int]) -> None:
+        by_shard: dict[int, tuple[list[RecordWrite], list[ResourceState], list[int]]] = {}
+        for run in runs:
+            upserts, deletes = run.take_writes()
+            if not upserts and not deletes:
+                continue
+            writes, states, doomed = by_shard.setdefault(run.shard, ([], [], []))
+            writes.extend(write_for(run.name, state) for state in upserts)
+            states.extend(upserts)
+            doomed.extend(deletes)
+        for shard, (writes, states, doomed) in by_shard.items():
+            try:
+                written = self._store.write_records(Fence(shard, held[shard]), writes, doomed)
+            except StaleLease:
+                self._drop_shard(shard)
+                continue
+            for state, write, record_id in zip(states, writes, written.record_ids, strict=True):
+                state.record_id = record_id
+                state.recorded_replaced_by = write.replaced_by
+
+    def _write_statuses(self, runs: list[StackRun], held: Mapping[int, int]) -> None:
+        for run in runs:
+            if run.name not in self._runs or not (run.status_due or run.outputs_due):
+                continue
+            fence = Fence(run.shard, held[run.shard])
+            try:
+                if run.outputs_due and run.status is not StackStatus.PROGRESSING:
+                    self._store.store_outputs(run.name, run.outputs, fence=fence)
+                    run.outputs_due = False
+                if run.status_due:
+                    reasons = [str(failure) for failure in run.failure_list()]
+                    self._store.set_status(
+                        run.name, run.status, reasons=reasons, generation=run.generation, fence=fence
+                    )
+                    run.status_due = False
+            except StaleLease:
+                self._drop_shard(run.shard)
+
+    def _drop_shard(self, shard: int) -> None:
+        """The lease is gone: stop acting on its stacks; whoever holds it now carries on."""
+        for name in [name for name, run in self._runs.items() if run.shard == shard]:
+            self._epochs.pop(name, None)
+            self._epochs[name] = -1  # forces a rebuild from records if the shard comes back
+
+    def _progress(self, runs: list[StackRun]) -> Progress:
+        wakes = [wake for run in runs if (wake := run.next_wake()) is not None]
+        return Progress(
+            in_flight=sum(len(run.in_flight) for run in runs),
+            busy=any(run.busy for run in runs),
+            next_wake=min(wakes) if wakes else None,
+        )
+
+    # Reading ---------------------------------------------------------------------------------
+
+    def report(self, stack: str) -> StackReport:
+        """The stack's status at its newest commit, counts, and failures with reasons."""
+        if stack in self._invalid:
+            return self._invalid[stack]
+        run = self._runs.get(stack)
+        if run is not None:
+            return run.report()
+        state = self._store.read_stack(stack)
+        if state is None:
+            return StackReport(stack, StackStatus.PENDING, None, None)
+        newest = self._store.newest_generation(stack)
+        return StackReport(
+            stack,
+            state.status,
+            newest.commit_sha if newest else None,
+            state.status_generation,
+        )
+
+    def outputs(self, stack: str) -> Mapping[str, Any]:
+        run = self._runs.get(stack)
+        return run.outputs if run is not None else self._store.read_outputs(stack)
+
+    def converge(self, stacks: Iterable[str], deadline: float) -> dict[str, StackReport]:
+        """Run passes until every stack named settles (CONVERGED, FAILED, INVALID) or `deadline`."""
+        names = list(stacks)
+        while True:
+            progress = self.step()
+            reports = {name: self.report(name) for name in names}
+            if all(report.settled for report in reports.values()) and not progress.busy:
+                return reports
+            now = self._clock.now()
+            if now >= deadline:
+                return reports
+            self._wait(progress, deadline)
+
+    def _wait(self, progress: Progress, deadline: float) -> None:
+        futures = [flight.future for run in self._runs.values() for flight in run.in_flight.values()]
+        now = self._clock.now()
+        wake = deadline if progress.next_wake is None else min(progress.next_wake, deadline)
+        if futures:
+            concurrent.futures.wait(futures, timeout=REAL_WAIT_SLICE, return_when="FIRST_COMPLETED")
+        elif not progress.busy and wake > now:
+            self._sleeper.sleep(wake - now)
+
+    # Nested stacks ---------------------------------------------------------------------------
+
+    def run_of(self, stack: str) -> StackRun | None:
+        return self._runs.get(stack)
+
+    def submit_nested(
+        self,
+        child: str,
+        commit: str,
+        definition: DesiredStack,
+        policy: Policy,
+        *,
+        group_member: bool,
+        is_group: bool,
+    ) -> int:
+        return self._submit(child, commit, definition, policy, group_member=group_member, is_group=is_group)
+
+    def remove_nested(self, child: str) -> bool:
+        run = self._runs.get(child)
+        if run is None:
+            if not self._store.read_records(child):
+                return True
+            run = self._open_run(child, "sim")
+        if not run.removing:
+            run.set_desired(run.generation, run.commit or "", None, run.policy)
+        if not run.records and not run.retiring and not run.in_flight:
+            del self._runs[child]
+            return True
+        return False
+
+
+class _NestedStacksOf:
+    """The engine as its coordinators see it for nested stacks."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    def submit_nested(
+        self,
+        child: str,
+        commit: str,
+        definition: DesiredStack,
+        policy: Policy,
+        *,
+        group_member: bool,
+        is_group: bool,
+    ) -> int:
+        return self._engine.submit_nested(
+            child, commit, definition, policy, group_member=group_member, is_group=is_group
+        )
+
+    def nested_report(self, child: str) -> StackReport | None:
+        run = self._engine.run_of(child)
+        return None if run is None else run.report()
+
+    def nested_outputs(self, child: str) -> Mapping[str, Any]:
+        return self._engine.outputs(child)
+
+    def nested_members(self, child: str) -> Mapping[str, Mapping[str, Any]]:
+        run = self._engine.run_of(child)
+        if run is None:
+            return {}
+        return {
+            name: {"physical_id": state.physical_id, "attributes": state.attributes}
+            for name, state in run.records.items()
+        }
+
+    def remove_nested(self, child: str) -> bool:
+        return self._engine.remove_nested(child)

@@ -1,0 +1,62 @@
+"""Which shards this worker may act on, at which epoch: the engine asks once per pass.
+
+`HeldShards` is what the engine needs; the daemon answers it from its lease loop. `SoleWorkerLeases`
+is the answer for a one-shot run (`reconciler apply`): it takes the shards of the stacks it is asked
+about, renews them as they age, and stops answering for a shard whose lease could expire before the
+next write lands (the safety margin), so a paused worker never writes with a stale epoch unawares.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Protocol
+
+from reconciler.engine.timekeeping import Clock
+from state.lease_results import Acquired, HeldBy
+from state.store import Store
+
+
+class HeldShards(Protocol):
+    def held(self) -> Mapping[int, int]:
+        """shard -> epoch of every shard this worker may act on now."""
+        ...
+
+
+class SoleWorkerLeases:
+    """Acquires shards on demand and renews them; for a single process converging on its own."""
+
+    def __init__(self, store: Store, worker_id: str, clock: Clock) -> None:
+        self._store = store
+        self._worker = worker_id
+        self._clock = clock
+        self._until: dict[int, tuple[int, float]] = {}
+        self.held_by_others: dict[int, HeldBy] = {}
+
+    def want(self, shard: int) -> None:
+        """Acquire `shard` unless held already (by this worker or, until it expires, another)."""
+        if shard in self._until:
+            return
+        result = self._store.acquire(self._worker, shard)
+        if isinstance(result, Acquired):
+            self._until[shard] = (result.epoch, result.until)
+            self.held_by_others.pop(shard, None)
+        else:
+            self.held_by_others[shard] = result
+
+    def held(self) -> Mapping[int, int]:
+        now = self._clock.now()
+        settings = self._store.settings
+        for shard, (epoch, until) in list(self._until.items()):
+            if until - now <= settings.lease_seconds - settings.renew_seconds:
+                renewed = self._store.renew(self._worker, shard, epoch)
+                if isinstance(renewed, Acquired):
+                    self._until[shard] = (renewed.epoch, renewed.until)
+                else:
+                    del self._until[shard]
+        margin = settings.safety_margin
+        return {shard: epoch for shard, (epoch, until) in self._until.items() if until - now > margin}
+
+    def release_all(self) -> None:
+        for shard, (epoch, _until) in self._until.items():
+            self._store.release(self._worker, shard, epoch)
+        self._until.clear()

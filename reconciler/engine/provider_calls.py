@@ -1,0 +1,90 @@
+"""Provider calls turned into outcomes: the provider's errors become values at this one place.
+
+These functions run on the executor's threads; they touch nothing but the provider they are given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from providers.interface import Marker, NotFound, Permanent, Provider, Retryable
+from reconciler.engine.outcomes import (
+    Applied,
+    CallOutcome,
+    Deleted,
+    Failed,
+    Observed,
+    ObserveOutcome,
+    RetryLater,
+    Vanished,
+)
+
+
+def _unexpected(error: Exception) -> RetryLater:
+    """A provider bug or an unmapped transport error: retried, bounded by the attempt limit."""
+    return RetryLater(f"unexpected {error.__class__.__name__}: {error}")
+
+
+def call_create(
+    provider: Provider, type_name: str, properties: Mapping[str, Any], marker: Marker, *, adopt_first: bool
+) -> CallOutcome:
+    """Create, or first adopt what an earlier attempt (or a crashed worker) made with `marker`."""
+    try:
+        if adopt_first:
+            found = provider.find_by_marker(type_name, marker)
+            if found is not None:
+                return Applied(found, adopted=True)
+        return Applied(provider.create(type_name, properties, marker))
+    except Retryable as error:
+        return RetryLater(str(error), error.after)
+    except Permanent as error:
+        return Failed(str(error))
+    except NotFound as error:
+        return Failed(str(error))
+    except Exception as error:
+        return _unexpected(error)
+
+
+def call_update(
+    provider: Provider,
+    type_name: str,
+    physical_id: str,
+    properties: Mapping[str, Any],
+    changed: frozenset[str],
+) -> CallOutcome:
+    try:
+        return Applied(provider.update(type_name, physical_id, properties, changed))
+    except Retryable as error:
+        return RetryLater(str(error), error.after)
+    except Permanent as error:
+        return Failed(str(error))
+    except NotFound:
+        return Vanished()
+    except Exception as error:
+        return _unexpected(error)
+
+
+def call_delete(provider: Provider, type_name: str, physical_id: str) -> CallOutcome:
+    try:
+        provider.delete(type_name, physical_id)
+    except NotFound:
+        return Deleted()
+    except Retryable as error:
+        return RetryLater(str(error), error.after)
+    except Permanent as error:
+        return Failed(str(error))
+    except Exception as error:
+        return _unexpected(error)
+    return Deleted()
+
+
+def call_observe(provider: Provider, type_name: str, physical_ids: Collection[str]) -> ObserveOutcome:
+    try:
+        return Observed(provider.observe(type_name, physical_ids))
+    except Retryable as error:
+        return RetryLater(str(error), error.after)
+    except Permanent as error:
+        return Failed(str(error))
+    except Exception as error:
+        return _unexpected(error)

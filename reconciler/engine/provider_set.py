@@ -1,0 +1,58 @@
+"""The providers one cloud offers, by resource type, and the update rules read from their catalog."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import Any, Protocol, runtime_checkable
+
+from providers.interface import Provider, ResourceType
+
+
+@runtime_checkable
+class ValueAwareRules(Protocol):
+    """A catalog entry whose replacement depends on the desired values (OS::Heat::TestResource)."""
+
+    def replace_reasons_given(
+        self, changed: Collection[str], desired: Mapping[str, Any]
+    ) -> frozenset[str]: ...
+
+
+class ProviderSet:
+    """Type name -> provider for one cloud. Inline providers (native types) run on the engine's thread."""
+
+    def __init__(self, providers: Collection[Provider], inline: Collection[Provider] = ()) -> None:
+        self._by_type: dict[str, Provider] = {}
+        self._types: dict[str, ResourceType] = {}
+        self._inline: set[str] = set()
+        for provider in (*providers, *inline):
+            for name, entry in provider.resource_types().items():
+                self._by_type[name] = provider
+                self._types[name] = entry
+        for provider in inline:
+            self._inline.update(provider.resource_types())
+
+    def provider_for(self, type_name: str) -> Provider | None:
+        return self._by_type.get(type_name)
+
+    def resource_type(self, type_name: str) -> ResourceType | None:
+        return self._types.get(type_name)
+
+    def is_inline(self, type_name: str) -> bool:
+        return type_name in self._inline
+
+    def replace_reasons(
+        self, type_name: str, changed: frozenset[str], desired: Mapping[str, Any]
+    ) -> frozenset[str]:
+        """The plan layer's `UpdateRules`: unknown types replace on any change (conservative)."""
+        entry = self._types.get(type_name)
+        if entry is None:
+            return changed
+        if isinstance(entry, ValueAwareRules):
+            return entry.replace_reasons_given(changed, desired)
+        return entry.replace_reasons(changed)
+
+
+class CloudProviders(Protocol):
+    """The composition root's answer to "which providers serve the cloud named X"."""
+
+    def for_cloud(self, cloud: str) -> ProviderSet: ...

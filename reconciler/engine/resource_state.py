@@ -1,0 +1,42 @@
+"""One resource as the coordinator holds it in memory, mirroring its record in the store."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class RecordStatus(enum.StrEnum):
+    """A record's status; IN_PROGRESS ones always have a deadline in the coordinator."""
+
+    CREATE_IN_PROGRESS = "CREATE_IN_PROGRESS"  # intent written (marker known) or waiting for READY
+    UPDATE_IN_PROGRESS = "UPDATE_IN_PROGRESS"
+    READY = "READY"
+    FAILED = "FAILED"
+    RETIRED = "RETIRED"  # replaced or pruned: deleted once nothing refers to it
+    DELETE_IN_PROGRESS = "DELETE_IN_PROGRESS"
+
+
+@dataclass(slots=True, eq=False)
+class ResourceState:
+    """Mutable twin of a resource record; `record_id` is None until the store assigned one."""
+
+    name: str
+    type: str
+    status: RecordStatus
+    generation: int
+    record_id: int | None = None
+    physical_id: str | None = None
+    properties: dict[str, Any] = field(default_factory=dict)
+    attributes: dict[str, Any] = field(default_factory=dict)
+    attempts: int = 0
+    next_attempt_at: float | None = None
+    last_error: str | None = None
+    successor: ResourceState | None = None  # the replacement, for `replaced_by`
+    recorded_replaced_by: int | None = None  # what the store holds, to know when to write it again
+    marker_token: str | None = None  # for resources created inline, with no record id yet
+
+    @property
+    def replaced_by(self) -> int | None:
+        return None if self.successor is None else self.successor.record_id

@@ -1,0 +1,58 @@
+"""What a stack's coordinator needs from the engine around it: threads, time, and nested stacks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from reconciler.engine.desired import DesiredStack, Policy
+from reconciler.engine.report import StackReport
+from reconciler.engine.settings import EngineSettings
+from reconciler.engine.timekeeping import RandomSource
+
+T = TypeVar("T")
+
+
+class Dispatcher(Protocol):
+    """Runs provider calls on the bounded pool."""
+
+    def submit(self, call: Callable[[], T]) -> Future[T]: ...
+
+
+class NestedStacks(Protocol):
+    """Nested stacks are stacks of their own; the engine converges them beside their parent."""
+
+    def submit_nested(
+        self,
+        child: str,
+        commit: str,
+        definition: DesiredStack,
+        policy: Policy,
+        *,
+        group_member: bool,
+        is_group: bool,
+    ) -> int:
+        """Hand the child its desired definition; returns the child's generation number."""
+        ...
+
+    def nested_report(self, child: str) -> StackReport | None: ...
+
+    def nested_outputs(self, child: str) -> Mapping[str, Any]: ...
+
+    def nested_members(self, child: str) -> Mapping[str, Mapping[str, Any]]:
+        """A group's members: member name -> {"physical_id": ..., "attributes": {...}}."""
+        ...
+
+    def remove_nested(self, child: str) -> bool:
+        """Converge the child to nothing; True once it holds no resources any more."""
+        ...
+
+
+@dataclass(frozen=True)
+class RunContext:
+    settings: EngineSettings
+    random: RandomSource
+    dispatcher: Dispatcher
+    nested: NestedStacks

@@ -1,0 +1,25 @@
+"""The engine's tunables: pool size, deadlines, retry and replacement bounds, readiness polling."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from reconciler.engine.backoff import Backoff
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    """Defaults suit a real cloud; tests and benchmarks shorten them."""
+
+    pool_size: int = 32  # threads calling providers at once
+    in_flight_per_thread: int = 4  # cloud calls queued per thread before planning waits
+    call_deadline: float = 300.0  # a provider call not back by then is abandoned and retried
+    ready_deadline: float = 900.0  # an asynchronous resource not READY by then is replaced
+    readiness_poll: float = 1.0  # how often resources in progress are observed, batched per type
+    max_attempts: int = 12  # retryable failures of one action before the resource is FAILED
+    max_replacements: int = 3  # replacements of a failing resource before the stack is FAILED
+    backoff: Backoff = field(default_factory=Backoff)
+
+    @property
+    def in_flight_limit(self) -> int:
+        return self.pool_size * self.in_flight_per_thread

@@ -1,0 +1,882 @@
+"""The coordinator of one stack: its graph and ready set in memory, one decision per ready resource.
+
+There are NO per-edge counters and no locks: a resource is decided when every resource it requires
+is *settled* (converged at the current generation), and settling one resource considers only its
+dependents, so a pass costs what changed, not the size of the stack. What the coordinator persists
+are per-resource outcomes (records), written by the engine in one fenced batch per pass.
+
+A new generation never waits for the old one: calls in flight complete and their results are
+recorded, then each resource is decided again against the newest definition.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Future
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from providers.interface import LiveResource, LiveStatus, Marker, Provider
+from reconciler.engine.desired import DesiredStack, Policy
+from reconciler.engine.drift import Drift, detect_drift, drifted_properties
+from reconciler.engine.nested_values import NestedValues
+from reconciler.engine.outcomes import (
+    Applied,
+    CallOutcome,
+    Deleted,
+    Failed,
+    Observed,
+    ObserveOutcome,
+    RetryLater,
+    Vanished,
+)
+from reconciler.engine.provider_calls import call_create, call_delete, call_observe, call_update
+from reconciler.engine.provider_set import ProviderSet
+from reconciler.engine.report import ActionCounts, Failure, StackReport
+from reconciler.engine.resource_state import RecordStatus, ResourceState
+from reconciler.engine.run_context import RunContext
+from reconciler.engine.stack_status import StackStatus, summarize_status
+from reconciler.plan import Action, RecordedResource, plan_resource
+from reconciler.templates.errors import Unresolved
+
+# Types whose physical resource holds data no recreate brings back: a lone one vanishing needs a person.
+DATA_BEARING_TYPES = frozenset({"OS::Cinder::Volume"})
+GROUP_KINDS = frozenset({"group", "autoscaling"})
+
+
+@dataclass
+class _InFlight:
+    future: Future[Any]
+    deadline: float
+    on_done: Callable[[Any, float], None]
+    on_abandon: Callable[[float], None]
+
+
+class StackRun:
+    """Converges one stack; the engine calls `set_desired`, `step` and collects `take_writes`."""
+
+    def __init__(self, name: str, shard: int, providers: ProviderSet, context: RunContext) -> None:
+        self.name = name
+        self.shard = shard
+        self.providers = providers
+        self.context = context
+        self.definition: DesiredStack | None = None
+        self.policy = Policy()
+        self.generation = 0
+        self.commit: str | None = None
+        self.group_member = False
+        self.is_group = False
+        self.graph: Mapping[str, frozenset[str]] = {}
+        self.dependents: dict[str, list[str]] = {}
+        self.records: dict[str, ResourceState] = {}
+        self.retiring: list[ResourceState] = []
+        self.settled: set[str] = set()
+        self.previously_settled: set[str] = set()
+        self.previous_definition: DesiredStack | None = None
+        self.values_changed: set[str] = set()
+        self.acted: set[str] = set()
+        self.queued: set[str] = set()
+        self.ready: deque[str] = deque()
+        self.in_flight: dict[object, _InFlight] = {}
+        self.waiting_ready: dict[str, float] = {}
+        self.waiting_children: dict[str, int] = {}
+        self.retry_at: dict[object, float] = {}
+        self.failures: dict[str, str] = {}
+        self.escalations: dict[str, str] = {}
+        self.drifted: set[str] = set()
+        self.replacements: Counter[str] = Counter()
+        self.counts: Counter[str] = Counter()
+        self.dirty: dict[int, ResourceState] = {}
+        self.deleted_record_ids: list[int] = []
+        self.awaiting_ids: list[Callable[[], None]] = []
+        self.superseded: list[str] = []
+        self.status = StackStatus.PENDING
+        self.status_reasons: tuple[str, ...] = ()
+        self.outputs: dict[str, Any] = {}
+        self.outputs_due = False
+        self.status_due = False
+        self.next_observe_at = 0.0
+        self.next_poll_at = 0.0
+        self.observed_once = False
+        self.removing = False
+        self.values = NestedValues(self)
+
+    # Desired state and records ---------------------------------------------------------------
+
+    def load(self, records: Iterable[ResourceState]) -> None:
+        """Rebuild from the store's records after a takeover (or a restart)."""
+        for state in records:
+            if state.status in (RecordStatus.RETIRED, RecordStatus.DELETE_IN_PROGRESS):
+                self.retiring.append(state)
+            elif state.name in self.records:  # an unfinished replacement: the newest record wins
+                older = self.records[state.name]
+                older.successor = state
+                older.status = RecordStatus.RETIRED
+                self.retiring.append(older)
+                self._mark_dirty(older)
+                self.records[state.name] = state
+            else:
+                self.records[state.name] = state
+            if state.status is RecordStatus.CREATE_IN_PROGRESS and state.physical_id is None:
+                state.attempts = max(state.attempts, 1)  # a create may have happened: adopt by marker first
+
+    def set_desired(
+        self,
+        generation: int,
+        commit: str,
+        definition: DesiredStack | None,
+        policy: Policy,
+        *,
+        group_member: bool = False,
+        is_group: bool = False,
+    ) -> None:
+        """Converge to `definition` from now on (None: converge to nothing, the stack is going away)."""
+        if self.commit is not None and self.commit != commit and not self._settled_status():
+            self.superseded.append(self.commit)
+        self.previously_settled = self.settled if definition is not None else set()
+        self.previous_definition = self.definition
+        self.definition = definition
+        self.removing = definition is None
+        self.generation = generation
+        self.commit = commit
+        self.policy = policy
+        self.group_member = group_member
+        self.is_group = is_group
+        self.graph = definition.graph() if definition is not None else {}
+        self.dependents = {name: [] for name in self.graph}
+        for name, required in self.graph.items():
+            for dependency in required:
+                self.dependents.setdefault(dependency, []).append(name)
+        self.settled = set()
+        self.values_changed = set()
+        self.acted = set()
+        self.queued = set()
+        self.ready = deque()
+        self.failures = {}
+        self.escalations = {}
+        self.replacements = Counter()
+        self.counts = Counter()
+        self.outputs_due = False
+        self.status = StackStatus.PROGRESSING
+        self.status_due = True
+        for key in [key for key in self.retry_at if isinstance(key, str) and key not in self.graph]:
+            del self.retry_at[key]
+        self._retire_pruned()
+        for name in self.graph:
+            self._consider(name)
+
+    def _retire_pruned(self) -> None:
+        if not (self.policy.prune or self.removing):
+            return
+        for name in [name for name in self.records if name not in self.graph]:
+            if name in self.in_flight or name in self.waiting_ready:
+                continue  # retired once its call is back
+            state = self.records.pop(name)
+            state.status = RecordStatus.RETIRED
+            self._mark_dirty(state)
+            self.retiring.append(state)
+
+    # The pass --------------------------------------------------------------------------------
+
+    def step(self, now: float) -> None:
+        """One non-blocking pass: collect results, decide what is ready, observe when due."""
+        self._collect(now)
+        self._release_due_retries(now)
+        self._check_children(now)
+        self._drain_ready(now)
+        self._poll_readiness(now)
+        self._observe_if_due(now)
+        self._retire_pruned()
+        self._delete_retirees(now)
+        self._summarize(now)
+
+    def next_wake(self) -> float | None:
+        """When this stack next needs a pass without any call coming back (None: never)."""
+        times = list(self.retry_at.values())
+        if self.waiting_ready:
+            times.append(self.next_poll_at)
+        if self.graph and self.records and not self.removing:
+            times.append(self.next_observe_at)
+        times.extend(flight.deadline for flight in self.in_flight.values())
+        return min(times) if times else None
+
+    @property
+    def busy(self) -> bool:
+        return bool(self.in_flight or self.ready or self.waiting_ready or self.awaiting_ids)
+
+    def _collect(self, now: float) -> None:
+        for key, flight in list(self.in_flight.items()):
+            if flight.future.done():
+                del self.in_flight[key]
+                flight.on_done(flight.future.result(), now)
+            elif now >= flight.deadline:
+                del self.in_flight[key]
+                flight.on_abandon(now)
+
+    def _release_due_retries(self, now: float) -> None:
+        for key, when in list(self.retry_at.items()):
+            if when <= now:
+                del self.retry_at[key]
+                if isinstance(key, str):
+                    self._consider(key)
+
+    def _drain_ready(self, now: float) -> None:
+        limit = self.context.settings.in_flight_limit
+        while self.ready and len(self.in_flight) < limit:
+            name = self.ready.popleft()
+            self.queued.discard(name)
+            self._decide(name, now)
+
+    # Readiness -------------------------------------------------------------------------------
+
+    def _consider(self, name: str) -> None:
+        """Queue `name` for a decision if everything it requires is settled."""
+        if name in self.queued or name in self.settled or name not in self.graph:
+            return
+        if all(required in self.settled for required in self.graph[name]):
+            self.queued.add(name)
+            self.ready.append(name)
+
+    def _settle(self, name: str, *, values_changed: bool) -> None:
+        self.settled.add(name)
+        self.retry_at.pop(name, None)
+        self.drifted.discard(name)
+        if values_changed:
+            self.values_changed.add(name)
+        for dependent in self.dependents.get(name, ()):
+            if values_changed and dependent in self.settled:
+                self.settled.discard(dependent)
+            self._consider(dependent)
+
+    def _unsettle(self, name: str) -> None:
+        self.settled.discard(name)
+        self._consider(name)
+
+    def _finished(self, state: ResourceState, *, values_changed: bool) -> None:
+        """A call for `state` came back successful: settle it if it was for the current generation."""
+        name = state.name
+        if name not in self.graph:
+            self._retire_pruned()
+        elif state.generation == self.generation and self.records.get(name) is state:
+            self._settle(name, values_changed=values_changed)
+        else:
+            self._consider(name)
+
+    # Deciding one resource -------------------------------------------------------------------
+
+    def _decide(self, name: str, now: float) -> None:
+        if name in self.in_flight or name in self.waiting_ready or name in self.waiting_children:
+            return
+        if name in self.retry_at or name in self.failures or name in self.settled:
+            return
+        assert self.definition is not None
+        resource = self.definition.resources[name]
+        state = self.records.get(name)
+        if self._unchanged_since_last_generation(name, resource, state):
+            assert state is not None
+            state.generation = self.generation
+            self._settle(name, values_changed=False)
+            return
+        try:
+            desired = self.definition.resolve_properties(name, self.values)
+        except Unresolved:
+            return  # considered again when what it reads settles
+        except Exception as error:
+            self._fail(name, f"invalid properties: {error}")
+            return
+        if resource.nested_kind is not None:
+            self._converge_nested(name, type_name=resource.type, desired=desired, state=state, now=now)
+            return
+        recorded = None
+        if state is not None:
+            failed = state.status is RecordStatus.FAILED
+            recorded = RecordedResource(name, state.type, state.physical_id, state.properties, failed=failed)
+        plan = plan_resource(name, resource.type, desired, recorded, self.providers)
+        if plan.action is Action.UNCHANGED:
+            assert state is not None
+            self._already_applied(state, now)
+        elif plan.action is Action.CREATE:
+            self._create(name, resource.type, desired, state, now)
+        elif plan.action is Action.UPDATE:
+            assert state is not None
+            self._update(state, desired, plan.changed, now)
+        else:
+            assert state is not None
+            self._replace(state, resource.type, desired, failing="status" in plan.replace_reasons, now=now)
+
+    def _unchanged_since_last_generation(self, name: str, resource: Any, state: ResourceState | None) -> bool:
+        """Settled last generation, same definition, nothing it reads changed: no need to resolve."""
+        if state is None or name not in self.previously_settled or self.previous_definition is None:
+            return False
+        if state.status is not RecordStatus.READY or self.values_changed & self.graph[name]:
+            return False
+        previous = self.previous_definition.resources.get(name)
+        return previous is not None and previous == resource and resource.nested_kind is None
+
+    def _already_applied(self, state: ResourceState, now: float) -> None:
+        if state.status is RecordStatus.READY:
+            if state.generation != self.generation:
+                state.generation = self.generation
+            self._settle(state.name, values_changed=False)
+        elif state.physical_id is not None:  # created or updated before; not ready yet
+            self.waiting_ready[state.name] = now + self.context.settings.ready_deadline
+            self.next_poll_at = min(self.next_poll_at, now)
+
+    def _provider(self, name: str, type_name: str) -> Provider | None:
+        provider = self.providers.provider_for(type_name)
+        if provider is None:
+            self._fail(name, f"no provider serves {type_name} on cloud {self.policy.cloud!r}")
+        return provider
+
+    def _fail(self, name: str, reason: str) -> None:
+        self.failures[name] = reason
+        state = self.records.get(name)
+        if state is not None:
+            state.status = RecordStatus.FAILED
+            state.last_error = reason
+            self._mark_dirty(state)
+
+    def _mark_dirty(self, state: ResourceState) -> None:
+        self.dirty[id(state)] = state
+
+    # Create, update, replace -----------------------------------------------------------------
+
+    def _create(
+        self, name: str, type_name: str, desired: dict[str, Any], state: ResourceState | None, now: float
+    ) -> None:
+        provider = self._provider(name, type_name)
+        if provider is None:
+            return
+        if state is None or state.physical_id is not None:
+            state = ResourceState(name, type_name, RecordStatus.CREATE_IN_PROGRESS, self.generation)
+            self.records[name] = state
+        state.type = type_name
+        state.status = RecordStatus.CREATE_IN_PROGRESS
+        state.generation = self.generation
+        state.properties = desired
+        state.last_error = None
+        self.acted.add(name)
+        self._mark_dirty(state)
+        if self.providers.is_inline(type_name):
+            state.marker_token = state.marker_token or f"n{self.context.random.getrandbits(48):012x}"
+            marker = Marker(self.name, name, state.marker_token)
+            self._on_create(state, call_create(provider, type_name, desired, marker, adopt_first=False), now)
+            return
+
+        def dispatch() -> None:
+            assert state is not None and state.record_id is not None
+            marker = Marker(self.name, name, str(state.record_id))
+            adopt_first = state.attempts > 0
+            self._dispatch(
+                name,
+                partial(call_create, provider, type_name, desired, marker, adopt_first=adopt_first),
+                lambda outcome, at: self._on_create(state, outcome, at),
+                lambda at: self._on_create(state, RetryLater("create call timed out"), at),
+                now,
+            )
+
+        if state.record_id is None:
+            self.awaiting_ids.append(dispatch)  # the marker needs the record id: written first
+        else:
+            dispatch()
+
+    def _on_create(self, state: ResourceState, outcome: CallOutcome, now: float) -> None:
+        self._mark_dirty(state)
+        if isinstance(outcome, Applied):
+            self.counts["created"] += 1
+            self._apply_live(state, outcome.live, now, new_physical=True)
+        elif isinstance(outcome, RetryLater):
+            self._retry(state, outcome, now)
+        elif isinstance(outcome, Failed):
+            self._fail_state(state, outcome.message)
+        else:
+            self._retry(state, RetryLater("create answered as if the resource were gone"), now)
+
+    def _apply_live(
+        self, state: ResourceState, live: LiveResource, now: float, *, new_physical: bool
+    ) -> None:
+        """A create or update came back with `live`: ready, still building, or failed in the cloud."""
+        previous_attributes = state.attributes
+        state.physical_id = live.physical_id
+        state.attributes = {**state.attributes, **live.attributes}
+        state.attempts = 0
+        state.next_attempt_at = None
+        if live.status is LiveStatus.READY:
+            state.status = RecordStatus.READY
+            self._finished(state, values_changed=new_physical or state.attributes != previous_attributes)
+        elif live.status is LiveStatus.IN_PROGRESS:
+            self.waiting_ready[state.name] = now + self.context.settings.ready_deadline
+        else:
+            state.status = RecordStatus.FAILED
+            state.last_error = live.status_reason or "the cloud reports the resource FAILED"
+            self._replace_failed(state, state.last_error, now)
+
+    def _retry(self, state: ResourceState, outcome: RetryLater, now: float) -> None:
+        state.attempts += 1
+        state.last_error = outcome.message
+        if state.attempts >= self.context.settings.max_attempts:
+            self._fail_state(state, f"gave up after {state.attempts} attempts: {outcome.message}")
+            return
+        delay = self.context.settings.backoff.delay(state.attempts, outcome.after, self.context.random)
+        state.next_attempt_at = now + delay
+        self.retry_at[state.name] = state.next_attempt_at
+        self._mark_dirty(state)
+
+    def _fail_state(self, state: ResourceState, message: str) -> None:
+        state.status = RecordStatus.FAILED
+        state.last_error = message
+        self._mark_dirty(state)
+        if self.records.get(state.name) is state and state.name in self.graph:
+            self.failures[state.name] = message
+
+    def _update(
+        self, state: ResourceState, desired: dict[str, Any], changed: frozenset[str], now: float
+    ) -> None:
+        provider = self._provider(state.name, state.type)
+        if provider is None or state.physical_id is None:
+            return
+        physical_id = state.physical_id
+        type_name = state.type
+        generation = self.generation
+        self.acted.add(state.name)
+
+        def done(outcome: CallOutcome, at: float) -> None:
+            self._mark_dirty(state)
+            if isinstance(outcome, Applied):
+                self.counts["updated"] += 1
+                state.properties = desired
+                state.generation = generation
+                state.status = RecordStatus.UPDATE_IN_PROGRESS
+                self._apply_live(state, outcome.live, at, new_physical=False)
+            elif isinstance(outcome, Vanished):
+                state.physical_id = None
+                self._consider(state.name)
+            elif isinstance(outcome, RetryLater):
+                self._retry(state, outcome, at)
+            elif isinstance(outcome, Failed):
+                self._fail_state(state, outcome.message)
+
+        call = partial(call_update, provider, type_name, physical_id, desired, changed)
+        if self.providers.is_inline(type_name):
+            done(call(), now)
+        else:
+            self._dispatch(state.name, call, done, lambda at: done(RetryLater("update timed out"), at), now)
+
+    def _replace(
+        self, state: ResourceState, type_name: str, desired: dict[str, Any], *, failing: bool, now: float
+    ) -> None:
+        """Create the new one first; the old one is deleted once its dependents have moved."""
+        if failing:
+            self.replacements[state.name] += 1
+            if self.replacements[state.name] > self.context.settings.max_replacements:
+                reason = f"replaced {self.replacements[state.name] - 1} times and still failing"
+                self.escalations[state.name] = f"{reason}: {state.last_error or 'no reason given'}"
+                self._fail_state(state, self.escalations[state.name])
+                return
+        if not failing:
+            self.counts["replaced"] += 1
+        state.status = RecordStatus.RETIRED
+        self._mark_dirty(state)
+        self.records.pop(state.name, None)
+        self.retiring.append(state)
+        self._create(state.name, type_name, desired, None, now)
+        state.successor = self.records.get(state.name)
+
+    def _replace_failed(self, state: ResourceState, reason: str, now: float) -> None:
+        """A resource failed in the cloud (ERROR, stuck building): decide it again, as a replacement."""
+        state.status = RecordStatus.FAILED
+        state.last_error = reason
+        self._mark_dirty(state)
+        self.waiting_ready.pop(state.name, None)
+        self.settled.discard(state.name)
+        self.failures.pop(state.name, None)
+        if state.name in self.graph:
+            self._consider(state.name)
+
+    def _dispatch(
+        self,
+        key: object,
+        call: Callable[[], Any],
+        on_done: Callable[[Any, float], None],
+        on_abandon: Callable[[float], None],
+        now: float,
+    ) -> None:
+        future = self.context.dispatcher.submit(call)
+        deadline = now + self.context.settings.call_deadline
+        self.in_flight[key] = _InFlight(future, deadline, on_done, on_abandon)
+
+    def ids_assigned(self) -> None:
+        """The engine wrote the intents: dispatch the creates that waited for their record ids."""
+        waiting, self.awaiting_ids = self.awaiting_ids, []
+        for dispatch in waiting:
+            dispatch()
+        for state in self.retiring:
+            if state.replaced_by != state.recorded_replaced_by:
+                self._mark_dirty(state)  # written again, now that its successor has an id
+
+    # Nested stacks ---------------------------------------------------------------------------
+
+    def _converge_nested(
+        self,
+        name: str,
+        *,
+        type_name: str,
+        desired: dict[str, Any],
+        state: ResourceState | None,
+        now: float,
+    ) -> None:
+        assert self.definition is not None
+        child = f"{self.name}/{name}"
+        definition = self.definition.nested(name, desired)
+        if definition is None:
+            self._fail(name, f"{type_name} has no nested definition")
+            return
+        if state is None:
+            state = ResourceState(name, type_name, RecordStatus.CREATE_IN_PROGRESS, self.generation)
+            self.records[name] = state
+            self.counts["created"] += 1
+            self.acted.add(name)
+        elif state.properties != desired or state.type != type_name:
+            self.counts["updated"] += 1
+            self.acted.add(name)
+        state.type = type_name
+        state.physical_id = child
+        state.properties = desired
+        state.generation = self.generation
+        self._mark_dirty(state)
+        policy = Policy(
+            self.policy.cloud, self.policy.self_heal, self.policy.prune, self.policy.observe_interval
+        )
+        member = self.is_group or self.group_member
+        kind = self.definition.resources[name].nested_kind
+        generation = self.context.nested.submit_nested(
+            child, self.commit or "", definition, policy, group_member=member, is_group=kind in GROUP_KINDS
+        )
+        self.waiting_children[name] = generation
+        self._check_child(name, now)
+
+    def _check_children(self, now: float) -> None:
+        for name in list(self.waiting_children):
+            self._check_child(name, now)
+
+    def _check_child(self, name: str, now: float) -> None:
+        state = self.records.get(name)
+        generation = self.waiting_children.get(name)
+        if state is None or generation is None or state.physical_id is None:
+            self.waiting_children.pop(name, None)
+            return
+        report = self.context.nested.nested_report(state.physical_id)
+        if report is None or report.generation != generation or not report.settled:
+            return
+        del self.waiting_children[name]
+        self._mark_dirty(state)
+        if report.status is StackStatus.CONVERGED:
+            state.status = RecordStatus.READY
+            state.attributes = dict(self.context.nested.nested_outputs(state.physical_id))
+            state.last_error = None
+            self._finished(state, values_changed=True)
+        else:
+            reasons = "; ".join(str(failure) for failure in report.failures) or report.status.value
+            self._fail_state(state, f"nested stack {state.physical_id} {report.status.value}: {reasons}")
+
+    # Observation -----------------------------------------------------------------------------
+
+    def _observable(self, state: ResourceState) -> bool:
+        return (
+            state.physical_id is not None
+            and self.providers.resource_type(state.type) is not None
+            and not self.providers.is_inline(state.type)
+        )
+
+    def _poll_readiness(self, now: float) -> None:
+        if not self.waiting_ready or now < self.next_poll_at:
+            return
+        self.next_poll_at = now + self.context.settings.readiness_poll
+        by_type: dict[str, list[ResourceState]] = {}
+        for name in self.waiting_ready:
+            state = self.records.get(name)
+            if state is not None and state.physical_id is not None and ("poll", name) not in self.in_flight:
+                by_type.setdefault(state.type, []).append(state)
+        for type_name, states in by_type.items():
+            self._observe_batch(type_name, states, self._on_readiness, now)
+
+    def _observe_batch(
+        self,
+        type_name: str,
+        states: list[ResourceState],
+        handle: Callable[[ResourceState, LiveResource | None, float], None],
+        now: float,
+    ) -> None:
+        provider = self.providers.provider_for(type_name)
+        if provider is None:
+            return
+        ids = [state.physical_id for state in states if state.physical_id is not None]
+        key = ("observe", type_name, handle.__name__)
+        if key in self.in_flight:
+            return
+
+        def done(outcome: ObserveOutcome, at: float) -> None:
+            if not isinstance(outcome, Observed):
+                return  # a failed observation is tried again at the next poll
+            for state in states:
+                if state.physical_id is not None:
+                    handle(state, outcome.live.get(state.physical_id), at)
+
+        call = partial(call_observe, provider, type_name, ids)
+        if self.providers.is_inline(type_name):
+            done(call(), now)
+        else:
+            self._dispatch(key, call, done, lambda at: None, now)
+
+    def _on_readiness(self, state: ResourceState, live: LiveResource | None, now: float) -> None:
+        name = state.name
+        if self.records.get(name) is not state or name not in self.waiting_ready:
+            return
+        deadline = self.waiting_ready[name]
+        if live is None:
+            del self.waiting_ready[name]
+            state.physical_id = None
+            state.status = RecordStatus.CREATE_IN_PROGRESS
+            self._mark_dirty(state)
+            self._retry(state, RetryLater("the resource vanished while being built"), now)
+        elif live.status is LiveStatus.READY:
+            del self.waiting_ready[name]
+            state.status = RecordStatus.READY
+            state.attributes = {**state.attributes, **live.attributes}
+            self._mark_dirty(state)
+            self._finished(state, values_changed=True)
+        elif live.status is LiveStatus.FAILED:
+            self._replace_failed(state, live.status_reason or "the cloud reports the resource FAILED", now)
+        elif now >= deadline:
+            self._replace_failed(state, f"still {live.status_reason or 'in progress'} past its deadline", now)
+
+    def _observe_if_due(self, now: float) -> None:
+        if now < self.next_observe_at or self.removing or self.definition is None:
+            return
+        self.next_observe_at = now + self.policy.observe_interval
+        by_type: dict[str, list[ResourceState]] = {}
+        for state in self.records.values():
+            if state.status is RecordStatus.READY and state.name in self.graph and self._observable(state):
+                by_type.setdefault(state.type, []).append(state)
+        if not by_type:
+            self.observed_once = True
+            return
+        pending = set(by_type)
+
+        def handler_for(type_name: str) -> Callable[[ResourceState, LiveResource | None, float], None]:
+            def on_drift(state: ResourceState, live: LiveResource | None, at: float) -> None:
+                self._on_observed(state, live, at)
+                pending.discard(type_name)
+                if not pending:
+                    self.observed_once = True
+
+            on_drift.__name__ = f"drift:{type_name}"
+            return on_drift
+
+        for type_name, states in by_type.items():
+            self._observe_batch(type_name, states, handler_for(type_name), now)
+
+    def _on_observed(self, state: ResourceState, live: LiveResource | None, now: float) -> None:
+        name = state.name
+        if (
+            self.records.get(name) is not state
+            or state.status is not RecordStatus.READY
+            or name in self.in_flight
+        ):
+            return
+        drift = detect_drift(state, live)
+        if drift is Drift.IN_SYNC:
+            if live is not None and live.attributes:
+                state.attributes = {**state.attributes, **live.attributes}
+            return
+        if (
+            drift is Drift.MISSING
+            and state.type in DATA_BEARING_TYPES
+            and not (self.is_group or self.group_member)
+        ):
+            reason = f"{state.type} {state.physical_id} vanished; the data it held cannot be recreated"
+            self.escalations[name] = reason
+            self._fail_state(state, reason)
+            self.status_due = True
+            return
+        if not self.policy.self_heal:
+            self.escalations.setdefault(name, f"drift: {drift.value}, not repaired (self_heal is off)")
+            return
+        self.drifted.add(name)
+        self._mark_dirty(state)
+        if drift is Drift.MISSING:
+            state.physical_id = None
+            state.status = RecordStatus.CREATE_IN_PROGRESS
+            self.settled.discard(name)
+            self._consider(name)
+        elif drift is Drift.FAILED:
+            self._replace_failed(
+                state, (live.status_reason if live else "") or "the cloud reports ERROR", now
+            )
+        else:
+            assert live is not None
+            state.properties = {**state.properties, **drifted_properties(state.properties, live.properties)}
+            self._unsettle(name)
+
+    # Deleting what was replaced or pruned ----------------------------------------------------
+
+    def _delete_retirees(self, now: float) -> None:
+        if not self.retiring:
+            return
+        referenced = self._referenced_physical_ids()
+        for state in list(self.retiring):
+            key = ("delete", id(state))
+            if key in self.in_flight or key in self.retry_at:
+                continue
+            if not self._may_delete(state, referenced):
+                continue
+            self._delete(state, key, now)
+
+    def _referenced_physical_ids(self) -> set[str]:
+        retiring_ids = {state.physical_id for state in self.retiring if state.physical_id}
+        referenced: set[str] = set()
+        for state in (*self.records.values(), *self.retiring):
+            for leaf in _string_leaves(state.properties):
+                if leaf in retiring_ids and leaf != state.physical_id:
+                    referenced.add(leaf)
+        return referenced
+
+    def _may_delete(self, state: ResourceState, referenced: set[str]) -> bool:
+        if state.physical_id is not None and state.physical_id in referenced:
+            return False
+        if state.successor is not None and state.name in self.graph:
+            if state.name not in self.settled:
+                return False
+            return all(dependent in self.settled for dependent in self.dependents.get(state.name, ()))
+        return self.policy.prune or self.removing
+
+    def _delete(self, state: ResourceState, key: tuple[str, int], now: float) -> None:
+        if state.physical_id is None:
+            self._forget(state)
+            return
+        if state.type and state.physical_id == f"{self.name}/{state.name}" and self._is_nested_record(state):
+            if self.context.nested.remove_nested(state.physical_id):
+                self._forget(state, deleted=True)
+            return
+        provider = self.providers.provider_for(state.type)
+        if provider is None:
+            self._forget(state)
+            return
+        state.status = RecordStatus.DELETE_IN_PROGRESS
+        self._mark_dirty(state)
+        type_name, physical_id = state.type, state.physical_id
+
+        def done(outcome: CallOutcome, at: float) -> None:
+            if isinstance(outcome, Deleted):
+                self._forget(state, deleted=True)
+            elif isinstance(outcome, RetryLater):
+                state.attempts += 1
+                state.last_error = outcome.message
+                delay = self.context.settings.backoff.delay(
+                    state.attempts, outcome.after, self.context.random
+                )
+                self.retry_at[key] = at + delay
+            elif isinstance(outcome, Failed):
+                state.last_error = outcome.message
+                self.failures[f"{state.name} ({physical_id})"] = f"delete failed: {outcome.message}"
+
+        call = partial(call_delete, provider, type_name, physical_id)
+        if self.providers.is_inline(type_name):
+            done(call(), now)
+        else:
+            self._dispatch(key, call, done, lambda at: done(RetryLater("delete timed out"), at), now)
+
+    def _is_nested_record(self, state: ResourceState) -> bool:
+        return self.providers.resource_type(state.type) is None
+
+    def _forget(self, state: ResourceState, *, deleted: bool = False) -> None:
+        if state in self.retiring:
+            self.retiring.remove(state)
+        self.dirty.pop(id(state), None)
+        if state.record_id is not None:
+            self.deleted_record_ids.append(state.record_id)
+        if deleted and state.successor is None:
+            self.counts["deleted"] += 1
+
+    # Status ----------------------------------------------------------------------------------
+
+    def _settled_status(self) -> bool:
+        return self.status in (StackStatus.CONVERGED, StackStatus.FAILED)
+
+    def _summarize(self, now: float) -> None:
+        complete = len(self.settled) == len(self.graph)
+        pending_work = bool(
+            self.in_flight or self.ready or self.waiting_ready or self.waiting_children or self.awaiting_ids
+        )
+        waiting = pending_work or bool(self.retry_at) or bool(self.retiring)
+        observing = bool(self.records) and not self.observed_once and not self.removing
+        status = summarize_status(
+            complete=complete,
+            waiting=waiting or observing,
+            failed=bool(self.failures or self.escalations),
+            drifted=bool(self.drifted),
+        )
+        reasons = tuple(str(failure) for failure in self.failure_list())
+        if complete and not self.outputs_due and status in (StackStatus.CONVERGED, StackStatus.FAILED):
+            self.outputs = self._resolve_outputs()
+            self.outputs_due = True
+        if status is not self.status or reasons != self.status_reasons:
+            self.status = status
+            self.status_reasons = reasons
+            self.status_due = True
+
+    def _resolve_outputs(self) -> dict[str, Any]:
+        if self.definition is None:
+            return {}
+        outputs: dict[str, Any] = {}
+        for name in self.definition.outputs:
+            try:
+                outputs[name] = self.definition.resolve_output(name, self.values)
+            except Exception:  # an output of a failed resource: unknown, like Heat's None
+                outputs[name] = None
+        return outputs
+
+    def failure_list(self) -> list[Failure]:
+        merged = {**self.failures, **self.escalations}
+        return [Failure(name, reason) for name, reason in sorted(merged.items())]
+
+    def report(self) -> StackReport:
+        counts = ActionCounts(
+            created=self.counts["created"],
+            updated=self.counts["updated"],
+            replaced=self.counts["replaced"],
+            deleted=self.counts["deleted"],
+            unchanged=len(self.settled - self.acted),
+        )
+        return StackReport(
+            stack=self.name,
+            status=self.status,
+            commit=self.commit,
+            generation=self.generation,
+            counts=counts,
+            failures=tuple(self.failure_list()),
+            superseded=tuple(self.superseded),
+            resources=len(self.records),
+        )
+
+    # Writes ----------------------------------------------------------------------------------
+
+    def take_writes(self) -> tuple[list[ResourceState], list[int]]:
+        """The records to upsert and delete since the last write; the engine writes them in one batch."""
+        upserts = list(self.dirty.values())
+        deletes, self.deleted_record_ids = self.deleted_record_ids, []
+        self.dirty = {}
+        return upserts, deletes
+
+
+def _string_leaves(value: Any) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _string_leaves(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _string_leaves(item)
