@@ -68,13 +68,19 @@ class CloudWorld:
         self.now = 0.0
         self.schedule: list[tuple[float, int, str, str, str]] = []
         self._ticket = 0
+        self._stamp_second = -1
+        self._stamp = ""
 
     # ids and times
     def new_id(self) -> str:
         return str(uuid.UUID(int=self.random.getrandbits(128), version=4))
 
     def timestamp(self) -> str:
-        return datetime.fromtimestamp(self.now, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        second = int(self.now)
+        if second != self._stamp_second:
+            self._stamp_second = second
+            self._stamp = datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return self._stamp
 
     # reading
     def inventory(self, collection: str) -> Inventory:

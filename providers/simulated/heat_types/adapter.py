@@ -8,6 +8,7 @@ in pages of ids, one call per page, never one call per resource.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 from providers.interface import LiveResource, LiveStatus, Marker, NotFound
@@ -138,9 +139,11 @@ class TaggedCollection:
         return {}
 
 
-def shown(body: Body) -> Body:
-    """The body as the API shows it (without the model's internal bookkeeping)."""
-    return {key: value for key, value in body.items() if not key.startswith("_")}
+def shown(body: Body) -> Mapping[str, Any]:
+    """The body as the API shows it, without the model's internal `_` fields; read-only."""
+    if not any(key[0] == "_" for key in body):
+        return MappingProxyType(body)
+    return MappingProxyType({key: value for key, value in body.items() if key[0] != "_"})
 
 
 def require_found(found: Mapping[str, LiveResource], physical_id: str) -> LiveResource:
