@@ -2,6 +2,81 @@
 
 from __future__ import annotations
 
-from reconciler.cli.unbuilt import unbuilt_command
+import logging
+from pathlib import Path
 
-command = unbuilt_command("run", "Run the GitOps daemon.")
+import click
+
+from reconciler.daemon.assembly import assemble, database_url, state_directory
+from reconciler.daemon.settings import DaemonSettings, SettingsError, load_settings
+from reconciler.daemon.worker_processes import FollowerCommand, FollowerProcesses
+from reconciler.source.repository import RepositoryUnavailable
+
+LOG = logging.getLogger("reconciler")
+
+
+def _settings(config: Path | None, **flags: object) -> DaemonSettings:
+    try:
+        return load_settings(config).overridden(**flags)
+    except SettingsError as error:
+        raise click.ClickException(str(error)) from None
+
+
+@click.command(name="run")
+@click.option("--repo", help="A local repository directory or a remote URL.")
+@click.option(
+    "--database", envvar="RECONCILER_DATABASE_URL", help="State database URL (default: SQLite file)."
+)
+@click.option("--workers", type=click.IntRange(min=1), help="Worker processes on this host (default 1).")
+@click.option("--listen", help="HOST:PORT for /healthz, /metrics, /hooks/git (default 127.0.0.1:8787).")
+@click.option("--config", type=click.Path(dir_okay=False, path_type=Path), help="Settings file (TOML).")
+@click.option("--state-dir", help="Where the SQLite file and the repository cache live.")
+@click.option("--fetch-interval", type=float, help="Seconds between fetches of a remote repository.")
+@click.option("--sim-latency", help="Latency of the simulated cloud's calls, e.g. 0.05 or 0.05,create=0.2.")
+@click.option("--follower", is_flag=True, hidden=True, help="Run as a non-leading worker of --workers.")
+@click.option("--worker-name", hidden=True, help="This worker's id (default: host, pid and a random tag).")
+def command(
+    *,
+    repo: str | None,
+    database: str | None,
+    workers: int | None,
+    listen: str | None,
+    config: Path | None,
+    state_dir: str | None,
+    fetch_interval: float | None,
+    sim_latency: str | None,
+    follower: bool,
+    worker_name: str | None,
+) -> None:
+    """Run the GitOps daemon: follow the repository and keep its stacks converged."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    settings = _settings(
+        config,
+        repo=repo,
+        database=database,
+        workers=workers,
+        listen=listen,
+        state_dir=state_dir,
+        fetch_interval=fetch_interval,
+        sim_latency=sim_latency,
+    )
+    try:
+        daemon = assemble(settings, leader=not follower, worker_id=worker_name)
+    except (RepositoryUnavailable, ValueError) as error:
+        raise click.ClickException(str(error)) from None
+    followers = None
+    if not follower and settings.workers > 1:
+        state_dir_path = state_directory(settings)
+        followers = FollowerProcesses(
+            FollowerCommand(
+                repo=str(daemon.repository.repo.git_dir if daemon.repository.is_remote else settings.repo),
+                database=database_url(settings, state_dir_path),
+                state_dir=str(state_dir_path),
+            ),
+            settings.workers - 1,
+        )
+        followers.start()
+    code = daemon.run()
+    if followers is not None:
+        followers.stop(settings.shutdown_deadline)
+    raise SystemExit(code)

@@ -37,6 +37,7 @@ class DaemonSettings:
     lease_renew_interval: float = 5.0
     shutdown_deadline: float = 60.0  # SIGTERM: how long in-flight cloud calls may take to finish
     watchdog_allowance: float = 60.0  # a loop without progress for this long stops WATCHDOG=1
+    sim_latency: str = ""  # the simulated cloud's call latency, e.g. "0.05" or "0.05,create=0.2"
 
     def overridden(self, **flags: Any) -> DaemonSettings:
         """These settings with every flag that was given (not None) taking precedence."""
@@ -50,6 +51,7 @@ _TYPES: Mapping[str, tuple[type, ...]] = {
     "state_dir": (str,),
     "workers": (int,),
     "listen": (str,),
+    "sim_latency": (str,),
 }
 
 

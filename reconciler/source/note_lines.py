@@ -18,8 +18,9 @@ from typing import Any, Literal
 
 REPOSITORY_SCOPE = "*"  # the `stack` of a line about the whole commit (e.g. reconciler.yaml is broken)
 
-CONVERGENCE = "convergence"
-PLAN = "plan"
+NoteKind = Literal["convergence", "plan"]
+CONVERGENCE: Literal["convergence"] = "convergence"
+PLAN: Literal["plan"] = "plan"
 
 # How final a status is: on equal timestamps the more final line wins.
 STATUS_FINALITY = {
@@ -81,7 +82,7 @@ class PlannedActions:
 class NoteLine:
     """One stack's record on one commit: a convergence status or a plan."""
 
-    kind: Literal["convergence", "plan"]
+    kind: NoteKind
     stack: str
     commit: str
     status: str

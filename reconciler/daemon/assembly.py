@@ -1,0 +1,202 @@
+"""The daemon put together: store, leases, clouds, engine, repository, notes, HTTP, systemd.
+
+This is the one place that knows every concrete part; each part is handed what it needs, so tests
+assemble the same daemon with a stepped clock, a temporary state directory and port 0.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from providers.simulated.settings import CloudSettings, Latency
+from reconciler.daemon.clouds import CloudRoot, sim_cloud_path
+from reconciler.daemon.gitops import GitOps
+from reconciler.daemon.http_endpoints import Endpoints, HttpEndpoints, parse_listen
+from reconciler.daemon.metrics import DaemonMetrics, StoreSnapshot
+from reconciler.daemon.progress import ProgressMonitor
+from reconciler.daemon.sd_notify import SystemdNotifier
+from reconciler.daemon.service import Loop, Service, watchdog_interval
+from reconciler.daemon.settings import DaemonSettings
+from reconciler.engine.engine import Engine
+from reconciler.source.repository import FollowedRepository
+from state import Store, SystemClock, WorkerIdentity, WorkStatus, open_store, shard_for
+from state.shard_keeper import ShardKeeper
+
+LOG = logging.getLogger(__name__)
+
+STATE_DIR_VARIABLE = "RECONCILER_STATE_DIR"
+FOLLOW, CONVERGE, LEASES, NOTES = "follow", "converge", "leases", "notes"
+WAITING_WORK = (WorkStatus.READY, WorkStatus.CLAIMED)
+
+
+def state_directory(settings: DaemonSettings, environ: Mapping[str, str] = os.environ) -> Path:
+    """`state_dir`, else `RECONCILER_STATE_DIR` (systemd's StateDirectory), else the user's state dir."""
+    chosen = (
+        settings.state_dir or environ.get(STATE_DIR_VARIABLE) or platformdirs.user_state_dir("reconciler")
+    )
+    path = Path(chosen)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _sim_options(settings: DaemonSettings) -> dict[str, Any]:
+    if not settings.sim_latency:
+        return {}
+    try:
+        latency = Latency.parse(settings.sim_latency)
+    except ValueError:
+        raise ValueError(
+            f"sim_latency {settings.sim_latency!r}: expected seconds, e.g. 0.05,create=0.2"
+        ) from None
+    return {"settings": CloudSettings(latency=latency)}
+
+
+def database_url(settings: DaemonSettings, state_dir: Path) -> str:
+    return settings.database or f"sqlite:///{state_dir / 'reconciler.sqlite'}"
+
+
+class KeeperShards:
+    """The engine's `HeldShards`, answered from the daemon's lease loop."""
+
+    def __init__(self, keeper: ShardKeeper) -> None:
+        self.keeper = keeper
+
+    def held(self) -> Mapping[int, int]:
+        return {shard: fence.epoch for shard, fence in self.keeper.fences().items()}
+
+
+@dataclass
+class AssembledDaemon:
+    """Every part of one worker process, ready to `run()`."""
+
+    settings: DaemonSettings
+    store: Store
+    service: Service
+    gitops: GitOps
+    engine: Engine
+    keeper: ShardKeeper
+    http: HttpEndpoints
+    clouds: CloudRoot
+    repository: FollowedRepository
+
+    def run(self) -> int:
+        self.http.start()
+        host, port = self.http.address
+        LOG.info("listening on http://%s:%d (/healthz, /metrics, POST /hooks/git)", host, port)
+        try:
+            return self.service.run()
+        finally:
+            self.http.stop()
+
+    def stop_work(self, deadline: float) -> None:
+        """After the last pass: let calls in flight finish, publish notes, hand leases back."""
+        self.engine.close()
+        self.clouds.save()
+        try:
+            self.gitops.publish()
+        except Exception:
+            LOG.exception("publishing notes at shutdown failed; they stay in the outbox")
+        released = self.keeper.stop()
+        LOG.info("stopped: released %d shard(s) within the %.0f s deadline", len(released), deadline)
+
+
+def assemble(
+    settings: DaemonSettings,
+    *,
+    leader: bool = True,
+    worker_id: str | None = None,
+    environ: Mapping[str, str] = os.environ,
+) -> AssembledDaemon:
+    """Build one worker process of the daemon from its settings."""
+    clock = SystemClock()
+    state_dir = state_directory(settings, environ)
+    url = database_url(settings, state_dir)
+    store = open_store(url, clock=clock)
+    identity = WorkerIdentity(
+        id=worker_id or f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}",
+        host=socket.gethostname(),
+        pid=os.getpid(),
+    )
+    keeper = ShardKeeper(store, identity, clock=clock)
+    keeper.tick()
+    clouds = CloudRoot(clock, sim_path=sim_cloud_path(url), sim_options=_sim_options(settings))
+    engine = Engine(store, clouds, clock, identity.id, leases=KeeperShards(keeper), sleeper=clock)
+    repository = FollowedRepository(settings.repo, state_dir / "repositories")
+    progress = ProgressMonitor(
+        clock, dict.fromkeys((FOLLOW, CONVERGE, LEASES, NOTES), settings.watchdog_allowance)
+    )
+
+    def snapshot() -> StoreSnapshot:
+        reports = [engine.report(name) for name in gitops.active]
+        by_status: dict[str, int] = {}
+        for report in reports:
+            by_status[str(report.status)] = by_status.get(str(report.status), 0) + 1
+        counts = store.work_counts()
+        return StoreSnapshot(
+            stacks_by_status=by_status,
+            resources_by_status={"RECORDED": sum(report.resources for report in reports)},
+            work_queue_depth=sum(counts.by_status.get(status, 0) for status in WAITING_WORK),
+            shards_held=len(keeper.fences()),
+        )
+
+    holder: dict[str, Service] = {}
+    metrics = DaemonMetrics(snapshot)
+    gitops = GitOps(
+        repository,
+        store,
+        engine,
+        clock=clock,
+        writer=identity.id,
+        leader=leader,
+        holds=lambda stack: shard_for(stack, store.settings.shard_count) in keeper.fences(),
+        rules_for=clouds.for_cloud,
+        on_settled=metrics.convergence_seconds.observe,
+    )
+
+    def on_ref_change() -> None:
+        if FOLLOW in holder:
+            holder[FOLLOW].wake(FOLLOW)
+
+    def notes_pass() -> object:
+        clouds.save()  # the simulated cloud's file, so a crash loses nothing the notes speak of
+        return gitops.publish()
+
+    def on_reload() -> None:
+        gitops.reload()
+        holder[FOLLOW].wake(FOLLOW)
+
+    loops = [
+        Loop(FOLLOW, settings.fetch_interval, gitops.follow),
+        Loop(CONVERGE, settings.engine_interval, gitops.converge),
+        Loop(LEASES, settings.lease_renew_interval, keeper.tick),
+        Loop(NOTES, settings.notes_push_interval, notes_pass),
+    ]
+    service = Service(
+        loops,
+        notifier=SystemdNotifier.from_environment(environ) if leader else SystemdNotifier(None),
+        progress=progress,
+        status=gitops.status_line,
+        on_reload=on_reload,
+        on_stop=lambda deadline: daemon.stop_work(deadline),  # noqa: PLW0108 - `daemon` is made below
+        shutdown_deadline=settings.shutdown_deadline,
+        watchdog_every=watchdog_interval() if leader else None,
+    )
+    holder[FOLLOW] = service
+    host, port = parse_listen(settings.listen)
+    http = HttpEndpoints(
+        host,
+        port,
+        Endpoints(health=progress.health, metrics=metrics.render, git_hook=lambda: service.wake(FOLLOW)),
+    )
+    repository.watch(on_ref_change)
+    daemon = AssembledDaemon(settings, store, service, gitops, engine, keeper, http, clouds, repository)
+    return daemon

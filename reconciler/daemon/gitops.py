@@ -1,0 +1,413 @@
+"""The GitOps loop: tracked commits become generations, reports become notes, PR heads get plans.
+
+Three passes, each run by the service on its own schedule:
+
+- `follow` reads the heads (after a fetch, for a remote). A new tracked commit is read as desired
+  state: an invalid `reconciler.yaml` makes the whole commit INVALID (nothing applied, the last
+  good generations kept); otherwise only the stacks it touches are loaded and submitted to the
+  engine, in wiring order (a stack reading another's outputs waits until that one converged). A
+  stack whose template is wrong is INVALID on that commit and keeps its last good generation.
+  New pull-request heads get a plan note per touched stack.
+- `converge` runs one engine step and turns changed stack reports into note lines.
+- `publish` writes the notes outbox into git and shares the notes ref with the remote.
+
+Note lines go through the state store's outbox, so the worker that converged a stack records its
+note in the same database every worker shares, and one process (the leader) writes them to git.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from reconciler.daemon.plan_notes import plan_line, recorded_for_plan
+from reconciler.engine.desired import DesiredGeneration
+from reconciler.engine.report import StackReport
+from reconciler.plan import UpdateRules
+from reconciler.source.commit_files import CommitFileSource
+from reconciler.source.heads import Heads
+from reconciler.source.note_lines import CONVERGENCE, PLAN, REPOSITORY_SCOPE, NoteLine
+from reconciler.source.note_publisher import outbox_line, publish_pending
+from reconciler.source.notes_store import DEFAULT_NOTES_REF, PushOutcome
+from reconciler.source.remote_cache import RemoteUnavailable
+from reconciler.source.repository import FollowedRepository
+from reconciler.source.revisions import (
+    CommitConfig,
+    InvalidCommit,
+    InvalidStack,
+    StackRevision,
+    WaitingForOutputs,
+    load_revision,
+    read_commit_config,
+)
+from reconciler.source.touched_stacks import changed_paths, touched_stacks
+from state import StackStatus, Store
+
+LOG = logging.getLogger(__name__)
+
+
+class Clock(Protocol):
+    def now(self) -> float: ...
+
+
+class ConvergenceEngine(Protocol):
+    """What the daemon drives of the engine."""
+
+    def submit(self, stack: str, desired: DesiredGeneration) -> object: ...
+
+    def step(self) -> object: ...
+
+    def report(self, stack: str) -> StackReport | None: ...
+
+    def invalid(self, stack: str, commit: str, reasons: Iterable[str]) -> None: ...
+
+
+@dataclass(frozen=True)
+class Followed:
+    """A follow pass: the tracked commit now, and what was done about it and the PR heads."""
+
+    tracked: str | None
+    submitted: tuple[str, ...] = ()
+    invalid: tuple[str, ...] = ()
+    planned: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class FetchFailed:
+    """The remote could not be fetched; the next pass tries again."""
+
+    reason: str
+
+
+FollowOutcome = Followed | FetchFailed
+
+
+@dataclass
+class _Active:
+    """A stack's newest submitted commit and the last report noted for it."""
+
+    commit: str
+    submitted_at: float
+    noted: tuple[Any, ...] | None = None
+    superseded_noted: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class _Pending:
+    files: CommitFileSource
+    waiting_noted: bool = False
+
+
+def _report_key(report: StackReport) -> tuple[Any, ...]:
+    return (report.status, report.counts, report.failures)
+
+
+class GitOps:
+    """Follows one repository's tracked branch into one engine; notes what happens."""
+
+    def __init__(
+        self,
+        repository: FollowedRepository,
+        store: Store,
+        engine: ConvergenceEngine,
+        *,
+        clock: Clock,
+        writer: str,
+        leader: bool,
+        holds: Callable[[str], bool],
+        rules_for: Callable[[str], UpdateRules],
+        on_settled: Callable[[float], None] = lambda _seconds: None,
+    ) -> None:
+        self.repository = repository
+        self.store = store
+        self.engine = engine
+        self.clock = clock
+        self.writer = writer
+        self.leader = leader
+        self.holds = holds
+        self.rules_for = rules_for
+        self.on_settled = on_settled
+        self.tracked_branch = "main"
+        self.notes_ref = DEFAULT_NOTES_REF
+        self.heads: Heads | None = None
+        self.seen_commit: str | None = None  # the newest tracked commit read (valid or not)
+        self.good: CommitConfig | None = None  # the newest valid configuration
+        self.input_files: dict[str, frozenset[str]] = {}
+        self.pending: dict[str, _Pending] = {}
+        self.active: dict[str, _Active] = {}
+
+    # -- notes ---------------------------------------------------------------------------------
+
+    def _note(self, lines: list[NoteLine]) -> None:
+        if lines:
+            self.store.enqueue_notes([outbox_line(line, self.notes_ref) for line in lines])
+
+    def _line(self, stack: str, commit: str, status: str, **extra: Any) -> NoteLine:
+        return NoteLine(
+            kind=CONVERGENCE,
+            stack=stack,
+            commit=commit,
+            status=status,
+            at=self.clock.now(),
+            writer=self.writer,
+            **extra,
+        )
+
+    # -- follow --------------------------------------------------------------------------------
+
+    def follow(self) -> FollowOutcome:
+        """Fetch (a remote, as leader), read the heads, take a new tracked commit, plan new PR heads."""
+        if self.leader:
+            try:
+                self.repository.refresh()
+            except RemoteUnavailable as error:
+                return FetchFailed(str(error))
+        heads = self.repository.heads(self.tracked_branch)
+        submitted: tuple[str, ...] = ()
+        invalid: tuple[str, ...] = ()
+        if heads.tracked is not None and heads.tracked != self.seen_commit:
+            submitted, invalid = self.take(heads.tracked)
+        planned: list[str] = []
+        if self.leader and self.good is not None:
+            for head, sha in heads.new_pull_request_heads(self.heads).items():
+                if sha != heads.tracked:
+                    planned.extend(self.plan_head(head, sha))
+        self.heads = heads
+        return Followed(tracked=heads.tracked, submitted=submitted, invalid=invalid, planned=tuple(planned))
+
+    def take(self, commit: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """Read tracked commit `commit` and submit the stacks it touches; (submitted, invalid)."""
+        self.seen_commit = commit
+        files = CommitFileSource(self.repository.repo, commit)
+        read = read_commit_config(files)
+        if isinstance(read, InvalidCommit):
+            if self.leader:
+                self._note(
+                    [self._line(REPOSITORY_SCOPE, commit, StackStatus.INVALID, problems=read.problems)]
+                )
+            LOG.warning(
+                "commit %s is INVALID: %d problem(s); nothing applied", commit[:12], len(read.problems)
+            )
+            return (), (REPOSITORY_SCOPE,)
+        previous = self.good
+        self.good = read
+        self.tracked_branch = read.config.branch
+        self.notes_ref = read.config.notes_ref
+        previous_specs = previous.config.stacks if previous is not None else {}
+        paths = changed_paths(self.repository.repo, previous.commit, commit) if previous is not None else ()
+        touched = touched_stacks(paths, previous_specs, read.config.stacks, self.input_files)
+        for name in touched.changed:
+            self.pending[name] = _Pending(files)
+        for name in touched.removed:
+            LOG.warning(
+                "stack %s left reconciler.yaml at %s; removing stacks is not automated yet", name, commit[:12]
+            )
+            self.pending.pop(name, None)
+        if not touched.changed and self.leader:
+            self._note([self._line(REPOSITORY_SCOPE, commit, "UNCHANGED")])
+        return self.load_pending()
+
+    def _outputs_ready(self, stack: str) -> Mapping[str, Any] | None:
+        if stack in self.pending:
+            return None
+        state = self.store.read_stack(stack)
+        newest = self.store.newest_generation(stack)
+        if state is None or newest is None or state.status is not StackStatus.CONVERGED:
+            return None
+        if state.status_generation != newest.generation:
+            return None
+        return state.outputs
+
+    def load_pending(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """Load and submit every pending stack whose upstream outputs exist, wave by wave."""
+        if self.good is None:
+            return (), ()
+        submitted: list[str] = []
+        invalid: list[str] = []
+        lines: list[NoteLine] = []
+        for wave in self.good.waves:
+            for name in wave:
+                pending = self.pending.get(name)
+                if pending is None:
+                    continue
+                spec = self.good.config.stacks[name]
+                outcome = load_revision(pending.files, spec, self._outputs_ready)
+                if isinstance(outcome, WaitingForOutputs):
+                    if not pending.waiting_noted and self.holds(name):
+                        waiting = ", ".join(sorted(outcome.upstream))
+                        lines.append(
+                            self._line(
+                                name,
+                                outcome.commit,
+                                StackStatus.PENDING,
+                                failures=(f"waiting for outputs of {waiting}",),
+                            )
+                        )
+                        self.pending[name] = _Pending(pending.files, waiting_noted=True)
+                    continue
+                del self.pending[name]
+                if isinstance(outcome, InvalidStack):
+                    invalid.append(name)
+                    if self.leader:
+                        reasons = [f"{p.file}:{p.line or 0}: {p.message}" for p in outcome.problems]
+                        self.engine.invalid(name, outcome.commit, reasons)
+                        lines.append(
+                            self._line(name, outcome.commit, StackStatus.INVALID, problems=outcome.problems)
+                        )
+                    continue
+                self._submit(outcome)
+                submitted.append(name)
+        self._note(lines)
+        return tuple(submitted), tuple(invalid)
+
+    def _submit(self, revision: StackRevision) -> None:
+        self.input_files[revision.name] = frozenset(revision.definition.input_files)
+        self.engine.submit(
+            revision.name, DesiredGeneration(revision.commit, revision.spec, revision.definition)
+        )
+        self.active[revision.name] = _Active(commit=revision.commit, submitted_at=self.clock.now())
+
+    # -- plans for pull-request heads ------------------------------------------------------------
+
+    def plan_head(self, head: str, sha: str) -> list[str]:
+        """Plan note lines on PR head `sha` for every stack it changes against the tracked commit."""
+        assert self.good is not None
+        files = CommitFileSource(self.repository.repo, sha)
+        read = read_commit_config(files)
+        if isinstance(read, InvalidCommit):
+            self._note(
+                [
+                    NoteLine(
+                        kind=PLAN,
+                        stack=REPOSITORY_SCOPE,
+                        commit=sha,
+                        status=StackStatus.INVALID,
+                        at=self.clock.now(),
+                        writer=self.writer,
+                        problems=read.problems,
+                    )
+                ]
+            )
+            return [REPOSITORY_SCOPE]
+        paths = changed_paths(self.repository.repo, self.good.commit, sha)
+        touched = touched_stacks(paths, self.good.config.stacks, read.config.stacks, self.input_files)
+        lines: list[NoteLine] = []
+        for name in sorted(touched.changed):
+            lines.append(self._plan_stack(files, read, name))
+        self._note(lines)
+        LOG.info("planned %s (%s): %d stack(s)", head, sha[:12], len(lines))
+        return [line.stack for line in lines]
+
+    def _plan_stack(self, files: CommitFileSource, read: CommitConfig, name: str) -> NoteLine:
+        spec = read.config.stacks[name]
+        outcome = load_revision(files, spec, self._current_outputs)
+        now = self.clock.now()
+        if isinstance(outcome, InvalidStack):
+            return NoteLine(
+                kind=PLAN,
+                stack=name,
+                commit=files.sha,
+                status=StackStatus.INVALID,
+                at=now,
+                writer=self.writer,
+                problems=outcome.problems,
+            )
+        if isinstance(outcome, WaitingForOutputs):
+            reason = f"cannot plan before {', '.join(sorted(outcome.upstream))} has outputs"
+            return NoteLine(
+                kind=PLAN,
+                stack=name,
+                commit=files.sha,
+                status=StackStatus.PENDING,
+                at=now,
+                writer=self.writer,
+                failures=(reason,),
+            )
+        recorded = recorded_for_plan(self.store.read_records(name))
+        return plan_line(outcome, recorded, self.rules_for(spec.cloud), at=now, writer=self.writer)
+
+    def _current_outputs(self, stack: str) -> Mapping[str, Any] | None:
+        state = self.store.read_stack(stack)
+        return state.outputs if state is not None and state.outputs else None
+
+    # -- converge ------------------------------------------------------------------------------
+
+    def converge(self) -> object:
+        """One engine step, then newly loadable stacks submitted and changed reports noted."""
+        progress = self.engine.step()
+        if self.pending:
+            self.load_pending()
+        lines: list[NoteLine] = []
+        for name, active in self.active.items():
+            report = self.engine.report(name)
+            if report is None or not self.holds(name):
+                continue
+            for old in report.superseded:
+                if old not in active.superseded_noted and old != active.commit:
+                    active.superseded_noted.add(old)
+                    lines.append(
+                        self._line(
+                            name,
+                            old,
+                            StackStatus.SUPERSEDED,
+                            failures=(f"superseded by {active.commit[:12]}",),
+                        )
+                    )
+            if report.commit != active.commit or active.noted == _report_key(report):
+                continue
+            if report.settled and (active.noted is None or active.noted[0] not in ("CONVERGED", "FAILED")):
+                self.on_settled(self.clock.now() - active.submitted_at)
+            active.noted = _report_key(report)
+            lines.append(self._report_line(name, report))
+        self._note(lines)
+        return progress
+
+    def _report_line(self, name: str, report: StackReport) -> NoteLine:
+        counts = {
+            "created": report.counts.created,
+            "updated": report.counts.updated,
+            "replaced": report.counts.replaced,
+            "deleted": report.counts.deleted,
+            "unchanged": report.counts.unchanged,
+        }
+        assert report.commit is not None
+        return self._line(
+            name,
+            report.commit,
+            str(report.status),
+            counts=counts,
+            failures=tuple(str(f) for f in report.failures),
+        )
+
+    # -- publish -------------------------------------------------------------------------------
+
+    def publish(self) -> PushOutcome | None:
+        """Write pending note lines into git and push them (leader only)."""
+        if not self.leader:
+            return None
+        published = publish_pending(self.store, self.repository.repo)
+        outcome = None
+        for ref in published.refs or ({self.notes_ref} if self.repository.is_remote else set()):
+            outcome = self.repository.share_notes(ref)
+        return outcome
+
+    # -- status --------------------------------------------------------------------------------
+
+    def reload(self) -> None:
+        """Read the tracked commit again from scratch (SIGHUP): every stack is re-submitted."""
+        self.seen_commit = None
+        self.good = None
+        self.input_files.clear()
+
+    def status_line(self) -> str:
+        """The STATUS= text: the tracked commit and how many stacks converged there."""
+        if self.seen_commit is None:
+            return "waiting for the tracked branch"
+        reports = [self.engine.report(name) for name in self.active]
+        converged = sum(
+            1 for report in reports if report is not None and report.status is StackStatus.CONVERGED
+        )
+        total = len(self.good.config.stacks) if self.good is not None else 0
+        return f"commit {self.seen_commit[:12]}: {converged}/{total} stacks converged"

@@ -1,0 +1,132 @@
+"""A commit read as desired state: its `reconciler.yaml`, and each touched stack's definition.
+
+Reading is split in two because of `from_stack` wiring: a commit's configuration (and the order of
+its stacks) is known at once, but a stack that takes another's outputs can only be loaded once
+those outputs exist. `load_revision` therefore answers with one of three named outcomes: the
+loaded definition, the stacks whose outputs it is still waiting for, or the problems that make it
+INVALID (file, line, message).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from reconciler.source.commit_files import CommitFileSource
+from reconciler.source.note_lines import Problem as NoteProblem
+from reconciler.templates import (
+    RepositoryConfig,
+    StackDefinition,
+    StackOutputRef,
+    StackSpec,
+    TemplateError,
+    load_repository_config,
+    load_stack,
+    stack_order,
+)
+from reconciler.templates.errors import Problem
+
+# A stack's converged outputs, or None when the stack has none yet (never converged).
+OutputsReader = Callable[[str], Mapping[str, Any] | None]
+
+
+@dataclass(frozen=True)
+class CommitConfig:
+    """A commit whose `reconciler.yaml` is valid: its stacks, and the waves their wiring sets."""
+
+    commit: str
+    config: RepositoryConfig
+    waves: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True)
+class InvalidCommit:
+    """The commit's `reconciler.yaml` (or its stack wiring) is wrong: nothing of it can be applied."""
+
+    commit: str
+    problems: tuple[NoteProblem, ...]
+
+
+@dataclass(frozen=True)
+class StackRevision:
+    """A stack's desired state at a commit, loaded and validated."""
+
+    name: str
+    commit: str
+    spec: StackSpec
+    definition: StackDefinition
+
+
+@dataclass(frozen=True)
+class WaitingForOutputs:
+    """The stack reads outputs of stacks that have none yet; load it again once they converge."""
+
+    name: str
+    commit: str
+    upstream: frozenset[str]
+
+
+@dataclass(frozen=True)
+class InvalidStack:
+    """The stack's template, environments or files are wrong at this commit."""
+
+    name: str
+    commit: str
+    problems: tuple[NoteProblem, ...]
+
+
+RevisionOutcome = StackRevision | WaitingForOutputs | InvalidStack
+
+
+def note_problems(problems: list[Problem]) -> tuple[NoteProblem, ...]:
+    """Template problems as a note carries them: file, line (None when unknown), message."""
+    return tuple(NoteProblem(file=p.file, line=p.line or None, message=p.message) for p in problems)
+
+
+def read_commit_config(files: CommitFileSource) -> CommitConfig | InvalidCommit:
+    """The commit's validated `reconciler.yaml` and its stack waves, or why it is INVALID."""
+    try:
+        config = load_repository_config(files)
+        waves = tuple(tuple(wave) for wave in stack_order(config))
+    except TemplateError as error:
+        return InvalidCommit(commit=files.sha, problems=note_problems(error.problems))
+    return CommitConfig(commit=files.sha, config=config, waves=waves)
+
+
+def _resolved_parameters(
+    spec: StackSpec, outputs_of: OutputsReader
+) -> tuple[dict[str, Any], frozenset[str], list[Problem]]:
+    values: dict[str, Any] = {}
+    waiting: set[str] = set()
+    problems: list[Problem] = []
+    for name, value in spec.parameters.items():
+        if not isinstance(value, StackOutputRef):
+            values[name] = value
+            continue
+        outputs = outputs_of(value.stack)
+        if outputs is None:
+            waiting.add(value.stack)
+        elif value.output not in outputs:
+            message = (
+                f"stack {spec.name!r} parameter {name!r}: "
+                f"stack {value.stack!r} has no output {value.output!r}"
+            )
+            problems.append(Problem("reconciler.yaml", 0, 0, message))
+        else:
+            values[name] = outputs[value.output]
+    return values, frozenset(waiting), problems
+
+
+def load_revision(files: CommitFileSource, spec: StackSpec, outputs_of: OutputsReader) -> RevisionOutcome:
+    """Load `spec`'s stack at the commit of `files`, its `from_stack` parameters read from outputs."""
+    parameters, waiting, problems = _resolved_parameters(spec, outputs_of)
+    if problems:
+        return InvalidStack(name=spec.name, commit=files.sha, problems=note_problems(problems))
+    if waiting:
+        return WaitingForOutputs(name=spec.name, commit=files.sha, upstream=waiting)
+    try:
+        definition = load_stack(files, spec.template, spec.environment, parameters)
+    except TemplateError as error:
+        return InvalidStack(name=spec.name, commit=files.sha, problems=note_problems(error.problems))
+    return StackRevision(name=spec.name, commit=files.sha, spec=spec, definition=definition)

@@ -1,0 +1,143 @@
+"""End to end on real git repositories: commits become notes, PR heads get plans, bad commits are INVALID.
+
+Each scenario: given the sample repository and a daemon on SQLite and the simulated cloud, when
+something is committed, then the notes in git say what happened (and the cloud agrees).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from reconciler.source.note_lines import REPOSITORY_SCOPE
+from tests.daemon.gitops_world import DaemonWorld, notes_on, sample_repository
+from tests.source.git_repos import commit_files
+
+NETWORK_RESOURCES = 5  # net, subnet, router, router_interface, web_security_group
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> Iterator[tuple[DaemonWorld, Path]]:
+    sample_repository(tmp_path / "repo")
+    daemon = DaemonWorld(str(tmp_path / "repo"), tmp_path / "state")
+    try:
+        yield daemon, tmp_path / "repo"
+    finally:
+        daemon.close()
+
+
+def test_a_commit_converges_and_its_note_says_so_with_the_counts(world: tuple[DaemonWorld, Path]) -> None:
+    daemon, path = world
+    repo = daemon.daemon.repository.repo
+    first = repo.head.commit.hexsha
+
+    daemon.follow()
+    reports = daemon.converge(["network", "app"], first)
+    daemon.publish()
+
+    assert {name: str(report.status) for name, report in reports.items()} == {
+        "network": "CONVERGED",
+        "app": "CONVERGED",
+    }
+    notes = notes_on(repo, first)
+    assert notes["network"].status == "CONVERGED"
+    assert notes["network"].counts["created"] == NETWORK_RESOURCES
+    assert notes["app"].status == "CONVERGED"
+    assert notes["app"].counts["created"] == reports["app"].counts.created > 0
+    assert str(path) in daemon.daemon.repository.location
+
+
+def test_a_second_commit_touches_only_its_stack(world: tuple[DaemonWorld, Path]) -> None:
+    daemon, path = world
+    repo = daemon.daemon.repository.repo
+    first = repo.head.commit.hexsha
+    daemon.follow()
+    daemon.converge(["network", "app"], first)
+    prod = (path / "environments" / "prod.yaml").read_text().replace("node_count: 2", "node_count: 3")
+
+    second = commit_files(repo, {"environments/prod.yaml": prod}, "Three app nodes")
+    daemon.follow()
+    reports = daemon.converge(["app"], second)
+    daemon.publish()
+
+    assert str(reports["app"].status) == "CONVERGED"
+    notes = notes_on(repo, second)
+    assert set(notes) == {"app"}  # network's inputs did not change: not disturbed, not noted
+    assert notes["app"].counts["created"] == 0
+    assert daemon.daemon.engine.report("network").commit == first
+
+
+def test_a_broken_template_is_invalid_with_file_and_line_and_the_cloud_is_untouched(
+    world: tuple[DaemonWorld, Path],
+) -> None:
+    daemon, path = world
+    repo = daemon.daemon.repository.repo
+    first = repo.head.commit.hexsha
+    daemon.follow()
+    daemon.converge(["network", "app"], first)
+    before = daemon.cloud_counts()
+    template = (path / "stacks" / "network" / "template.yaml").read_text()
+    broken = template.replace("cidr: {get_param: cidr}", "cidr: {get_param: [cidr}")
+
+    bad = commit_files(repo, {"stacks/network/template.yaml": broken}, "A typo")
+    daemon.follow()
+    daemon.daemon.gitops.converge()
+    daemon.publish()
+
+    notes = notes_on(repo, bad)
+    assert notes["network"].status == "INVALID"
+    problem = notes["network"].problems[0]
+    assert problem.file == "stacks/network/template.yaml"
+    assert problem.line is not None and problem.line > 0
+    report = daemon.daemon.engine.report("network")
+    assert str(report.status) == "INVALID"
+    newest = daemon.daemon.store.newest_generation("network")
+    assert newest is not None and newest.commit_sha == first  # the last good generation is kept
+    assert daemon.cloud_counts() == before
+
+
+def test_a_broken_reconciler_yaml_makes_the_whole_commit_invalid(world: tuple[DaemonWorld, Path]) -> None:
+    daemon, _path = world
+    repo = daemon.daemon.repository.repo
+    first = repo.head.commit.hexsha
+    daemon.follow()
+    daemon.converge(["network", "app"], first)
+
+    bad = commit_files(repo, {"reconciler.yaml": "stacks:\n  network: [not, a, mapping\n"}, "Broken config")
+    daemon.follow()
+    daemon.publish()
+
+    notes = notes_on(repo, bad)
+    assert notes[REPOSITORY_SCOPE].status == "INVALID"
+    assert notes[REPOSITORY_SCOPE].problems[0].file == "reconciler.yaml"
+    assert daemon.daemon.engine.report("network").commit == first
+
+
+def test_a_pull_request_head_gets_a_plan_note_with_the_actions(world: tuple[DaemonWorld, Path]) -> None:
+    daemon, path = world
+    repo = daemon.daemon.repository.repo
+    first = repo.head.commit.hexsha
+    daemon.follow()
+    daemon.converge(["network", "app"], first)
+    template = (path / "stacks" / "network" / "template.yaml").read_text()
+    changed = template.replace(
+        "outputs:",
+        "  marker:\n    type: OS::Heat::None\n\noutputs:",
+    ).replace("name: app-net", "name: app-net-renamed")
+    repo.create_head("feature/network").checkout()
+
+    head = commit_files(repo, {"stacks/network/template.yaml": changed}, "Rename the net, add a marker")
+    repo.heads["main"].checkout()
+    daemon.follow()
+    daemon.publish()
+
+    plans = notes_on(repo, head, kind="plan")
+    assert set(plans) == {"network"}
+    plan = plans["network"].plan
+    assert plan is not None
+    assert plan.create == ("marker",)
+    assert "net" in plan.update or "net" in {r.resource for r in plan.replace}
+    assert plan.delete == ()
+    assert daemon.daemon.engine.report("network").commit == first  # nothing applied
