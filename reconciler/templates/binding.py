@@ -1,0 +1,357 @@
+"""Binding a checked template model to parameter values: the `StackDefinition` of one stack.
+
+Order of parameter sources, highest first: values given by the caller (for a nested stack, its
+owning resource's properties), the environment's `parameters` (top-level stack only), its
+`parameter_defaults` (every stack of the tree, as in Heat), the template's default. Conditions are
+then evaluated, resources whose condition is false are left out (references to them resolve to
+null and add no dependency), effective types come from the registry, and the dependency graph is
+checked for cycles.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import graphlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from reconciler.templates.definition import OutputDefinition, ResourceDefinition, StackDefinition
+from reconciler.templates.environment import TEMPLATE_SUFFIXES, merged_value
+from reconciler.templates.errors import FunctionError, Problem, TemplateError
+from reconciler.templates.evaluation import UNKNOWN, Evaluation, Facade, NoCloud
+from reconciler.templates.functions_conditions import condition_value
+from reconciler.templates.nodes import Call
+from reconciler.templates.parameters import (
+    ParameterSchema,
+    ParameterValueError,
+    check_constraints,
+    typed_value,
+)
+from reconciler.templates.template_model import PSEUDO_PARAMETERS, ResourceModel, TemplateModel
+
+if TYPE_CHECKING:
+    from reconciler.templates.loading import LoadContext
+
+NESTED_KINDS = {
+    "OS::Heat::ResourceGroup": "group",
+    "OS::Heat::AutoScalingGroup": "autoscaling",
+    "OS::Heat::ResourceChain": "chain",
+    "OS::Heat::Stack": "stack",
+}
+
+
+@dataclass(frozen=True)
+class Binding:
+    """What a model is bound with, besides the model."""
+
+    values: Mapping[str, Any]
+    top_level: bool = True
+    facade: Facade = field(default_factory=Facade)
+    values_are_properties: bool = False  # unknown names are "Unknown Property" errors
+
+
+def bind(model: TemplateModel, context: LoadContext, binding: Binding) -> StackDefinition:
+    """The stack definition of `model` under `binding`; `TemplateError` with every problem found."""
+    problems: list[Problem] = []
+    parameters, hidden, missing = _parameters(model, context, binding, problems)
+    if problems:
+        raise TemplateError(problems)
+    scope = Evaluation(
+        version=model.version,
+        parameters=parameters,
+        resources=frozenset(),
+        all_resources=frozenset(model.resources),
+        source=NoCloud(),
+        files=context.files_of(model.path),
+        facade=binding.facade,
+        limits=context.limits,
+        validating=True,
+    )
+    scope.conditions = _Conditions(model, scope, problems)
+    active = {
+        name
+        for name, resource in model.resources.items()
+        if _holds(resource.condition, scope, problems, model, resource.where)
+    }
+    scope.resources = frozenset(active)
+    resources: dict[str, ResourceDefinition] = {}
+    parsed_properties: dict[str, Any] = {}
+    for name, resource in model.resources.items():
+        if name in active:
+            resources[name], parsed_properties[name] = _resource(model, resource, scope, context, problems)
+    scope.group_resources = frozenset(
+        name
+        for name, resource in resources.items()
+        if resource.nested_kind in ("group", "autoscaling", "chain")
+    )
+    graph = {name: resource.depends_on for name, resource in resources.items()}
+    _check_cycles(model, graph, problems)
+    outputs = {
+        name: OutputDefinition(
+            name=name,
+            value=output.raw,
+            description=output.description,
+            active=_holds(output.condition, scope, problems, model, output.where),
+        )
+        for name, output in model.outputs.items()
+    }
+    if problems:
+        raise TemplateError(problems)
+    return StackDefinition(
+        template_path=model.path,
+        parameters={name: value for name, value in parameters.items() if name not in PSEUDO_PARAMETERS},
+        hidden_parameters=frozenset(hidden),
+        missing_parameters=frozenset(missing),
+        resources=resources,
+        outputs=outputs,
+        warnings=tuple(model.warnings),
+        input_files=None,  # computed on first use, once the whole tree is loaded
+        graph=graph,
+        evaluation=_frozen_scope(scope),
+        parsed_properties=parsed_properties,
+        parsed_outputs={name: output.value for name, output in model.outputs.items()},
+        context=context,
+    )
+
+
+def _frozen_scope(scope: Evaluation) -> Evaluation:
+    return dataclasses.replace(scope, conditions=dict(scope.conditions.items()), validating=False)
+
+
+def _unknown_names(
+    model: TemplateModel, context: LoadContext, binding: Binding, problems: list[Problem]
+) -> None:
+    for name in binding.values:
+        if name not in model.parameters:
+            message = (
+                f"Unknown Property {name}"
+                if binding.values_are_properties
+                else f"The Parameter ({name}) was not defined in template."
+            )
+            problems.append(Problem(model.path, 0, 0, message))
+    if binding.top_level:
+        for name, layers in context.environment.parameters.items():
+            if name not in model.parameters:
+                problems.append(
+                    Problem(layers[-1].file, 0, 0, f"The Parameter ({name}) was not defined in template.")
+                )
+
+
+def _given(
+    name: str, schema: ParameterSchema, context: LoadContext, binding: Binding
+) -> tuple[Any, str] | None:
+    """A parameter's value and where it came from, by precedence; None when it has none."""
+    environment = context.environment
+    if name in binding.values:
+        return binding.values[name], "value"
+    if binding.top_level and name in environment.parameters:
+        return merged_value(environment.parameters[name], schema.type), "environment"
+    if name in environment.parameter_defaults:
+        return merged_value(environment.parameter_defaults[name], schema.type), "parameter_defaults"
+    if schema.has_default:
+        return schema.default, "default"
+    return None
+
+
+def _parameters(
+    model: TemplateModel, context: LoadContext, binding: Binding, problems: list[Problem]
+) -> tuple[dict[str, Any], set[str], set[str]]:
+    _unknown_names(model, context, binding, problems)
+    environment = context.environment
+    values: dict[str, Any] = {}
+    hidden: set[str] = set()
+    missing: set[str] = set()
+    for name, schema in model.parameters.items():
+        if schema.hidden or name in environment.encrypted_param_names:
+            hidden.add(name)
+        given = _given(name, schema, context, binding)
+        if given is None:
+            values[name] = UNKNOWN
+            missing.add(name)
+            continue
+        raw, origin = given
+        if raw is UNKNOWN:
+            values[name] = UNKNOWN
+            continue
+        try:
+            values[name] = typed_value(schema, raw)
+        except ParameterValueError as error:
+            reason = f"the value is not a valid {schema.type}" if name in hidden else str(error)
+            problems.append(
+                model.document.problem(("parameters", name), f"Parameter {name} ({origin}): {reason}")
+            )
+            continue
+        for message in check_constraints(schema, values[name]):
+            problems.append(
+                model.document.problem(("parameters", name), f"Parameter {name} ({origin}): {message}")
+            )
+    values["OS::stack_name"] = context.stack_name if binding.top_level and context.stack_name else UNKNOWN
+    values["OS::stack_id"] = UNKNOWN
+    values["OS::project_id"] = UNKNOWN
+    return values, hidden, missing
+
+
+class _Conditions(Mapping[str, Any]):
+    """Condition values, evaluated on first use (conditions may name one another; cycles are errors)."""
+
+    def __init__(self, model: TemplateModel, scope: Evaluation, problems: list[Problem]) -> None:
+        self._model = model
+        self._scope = scope
+        self._problems = problems
+        self._values: dict[str, Any] = {}
+        self._evaluating: list[str] = []
+
+    def __getitem__(self, name: str) -> Any:
+        if name in self._values:
+            return self._values[name]
+        if name not in self._model.conditions:
+            raise KeyError(name)
+        if name in self._evaluating:
+            cycle = " -> ".join([*self._evaluating[self._evaluating.index(name) :], name])
+            raise FunctionError(f"Circular definition of conditions: {cycle}")
+        self._evaluating.append(name)
+        try:
+            value = condition_value(self._model.conditions[name], self._scope)
+        except FunctionError as error:
+            self._problems.append(
+                self._model.document.problem(error.where or ("conditions", name), str(error))
+            )
+            value = UNKNOWN
+        finally:
+            self._evaluating.pop()
+        self._values[name] = value
+        return value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._model.conditions)
+
+    def __len__(self) -> int:
+        return len(self._model.conditions)
+
+
+def _holds(
+    condition: Any, scope: Evaluation, problems: list[Problem], model: TemplateModel, where: Any
+) -> bool:
+    if condition is None:
+        return True
+    try:
+        value = condition_value(condition, scope)
+    except FunctionError as error:
+        problems.append(model.document.problem(error.where or (*where, "condition"), str(error)))
+        return True
+    return value is not False  # an unknown condition keeps the resource: validation sees it
+
+
+def _resource(
+    model: TemplateModel,
+    resource: ResourceModel,
+    scope: Evaluation,
+    context: LoadContext,
+    problems: list[Problem],
+) -> tuple[ResourceDefinition, Any]:
+    properties = resource.properties
+    references = set(resource.references.resources)
+    if resource.references.has_if:
+        properties = _choose_branches(properties, scope, model, problems)
+        references = set(_referenced_resources(properties)) | set(
+            _referenced_resources(_choose_branches(resource.metadata, scope, model, problems))
+        )
+    depends_on = {name for name in (*resource.depends_on, *references) if name in scope.resources}
+    depends_on.discard(resource.name)
+    effective_type, nested_kind, template_file = _effective_type(model, resource, context)
+    deletion_policy = _static(resource.deletion_policy, scope) or "Delete"
+    definition = ResourceDefinition(
+        name=resource.name,
+        type=effective_type,
+        properties=resource.raw.get("properties") or {},
+        depends_on=frozenset(depends_on),
+        metadata=resource.raw.get("metadata"),
+        deletion_policy=deletion_policy,
+        update_policy=resource.raw.get("update_policy"),
+        external_id=resource.raw.get("external_id"),
+        nested_kind=nested_kind,
+        template_file=template_file,
+        written_type=resource.type,
+    )
+    return definition, properties if properties is not None else {}
+
+
+def _effective_type(
+    model: TemplateModel, resource: ResourceModel, context: LoadContext
+) -> tuple[str, str | None, str | None]:
+    from reconciler.templates.file_source import relative_to
+
+    if resource.type.endswith(TEMPLATE_SUFFIXES) and "::" not in resource.type:
+        mapping_target, is_file = relative_to(model.path, resource.type), True
+    else:
+        mapped = context.environment.registry.resolve(resource.name, resource.type)
+        mapping_target, is_file = mapped.target, mapped.is_file
+    if is_file:
+        return resource.type, "template", mapping_target
+    return mapping_target, NESTED_KINDS.get(mapping_target), None
+
+
+def _static(node: Any, scope: Evaluation) -> Any:
+    try:
+        value = scope.evaluate(node)
+    except FunctionError:
+        return node
+    return None if value is UNKNOWN else value
+
+
+def _chosen_branch(node: Call, scope: Evaluation, model: TemplateModel, problems: list[Problem]) -> Any:
+    try:
+        value = condition_value(node.args[0], scope)
+    except FunctionError as error:
+        problems.append(model.document.problem(error.where or node.where, str(error)))
+        return None
+    if value is UNKNOWN:
+        return node
+    if value:
+        return _choose_branches(node.args[1], scope, model, problems)
+    if len(node.args) == 3:
+        return _choose_branches(node.args[2], scope, model, problems)
+    return Call("if", [False, None], node.where)  # evaluates to "omitted"
+
+
+def _choose_branches(node: Any, scope: Evaluation, model: TemplateModel, problems: list[Problem]) -> Any:
+    """`node` with every `if` replaced by its chosen branch (conditions are known at binding)."""
+    kind = type(node)
+    if kind is Call:
+        if node.name == "if" and isinstance(node.args, list) and len(node.args) in (2, 3):
+            return _chosen_branch(node, scope, model, problems)
+        return Call(node.name, _choose_branches(node.args, scope, model, problems), node.where)
+    if kind is dict:
+        return {key: _choose_branches(value, scope, model, problems) for key, value in node.items()}
+    if kind is list:
+        return [_choose_branches(value, scope, model, problems) for value in node]
+    return node
+
+
+def _referenced_resources(node: Any) -> Iterator[str]:
+    kind = type(node)
+    if kind is Call:
+        args = node.args
+        if node.name in ("get_resource", "Ref") and isinstance(args, str):
+            yield args
+        elif node.name == "get_attr" and isinstance(args, list) and args and isinstance(args[0], str):
+            yield args[0]
+        yield from _referenced_resources(args)
+    elif kind is dict:
+        for value in node.values():
+            yield from _referenced_resources(value)
+    elif kind is list:
+        for value in node:
+            yield from _referenced_resources(value)
+
+
+def _check_cycles(model: TemplateModel, graph: Mapping[str, frozenset[str]], problems: list[Problem]) -> None:
+    try:
+        graphlib.TopologicalSorter(graph).prepare()
+    except graphlib.CycleError as error:
+        cycle = list(error.args[1])
+        first = cycle[0]
+        problems.append(
+            model.document.problem(("resources", first), f"Circular Dependency Found: {' -> '.join(cycle)}")
+        )

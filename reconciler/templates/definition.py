@@ -1,0 +1,266 @@
+"""The immutable result of loading a stack: what it wants, and how to resolve it against a cloud.
+
+A `StackDefinition` holds resources with their effective types and still-unresolved properties,
+the dependency graph, evaluated conditions and outputs. Resolving asks an `AttributeSource` for
+live ids and attributes; a value not known yet raises `Unresolved`, so the engine acts on a
+resource only when what it needs is ready. Nested stacks (template resources, groups, chains,
+OS::Heat::Stack) are built on demand by `nested()`, from the resource's resolved properties; a
+group's members are produced lazily, so a million members cost nothing until iterated.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from reconciler.templates.errors import FunctionError, Problem, TemplateError
+from reconciler.templates.evaluation import UNKNOWN, AttributeSource, Evaluation, NoCloud
+from reconciler.templates.nodes import Parser, References
+
+if TYPE_CHECKING:
+    from reconciler.templates.loading import LoadContext
+
+
+@dataclass(frozen=True)
+class ResourceDefinition:
+    """One resource as the stack wants it."""
+
+    name: str
+    type: str  # the effective type, after the resource registry
+    properties: Any  # as written: may hold unresolved functions
+    depends_on: frozenset[str]  # explicit depends_on plus get_resource/get_attr targets
+    metadata: Any = None
+    deletion_policy: Any = "Delete"
+    update_policy: Any = None
+    external_id: Any = None
+    nested_kind: str | None = None  # "template" | "group" | "autoscaling" | "chain" | "stack"
+    template_file: str | None = None  # the nested template (repository path) of a template resource
+    written_type: str | None = None  # the type as written, before the registry
+
+
+@dataclass(frozen=True)
+class OutputDefinition:
+    """One output: its value as written, and whether its condition holds."""
+
+    name: str
+    value: Any
+    description: str | None = None
+    active: bool = True
+
+
+class StackDefinition:
+    """A stack's desired state. Immutable: every view is read-only."""
+
+    def __init__(
+        self,
+        *,
+        template_path: str,
+        parameters: Mapping[str, Any],
+        hidden_parameters: frozenset[str],
+        resources: Mapping[str, ResourceDefinition],
+        outputs: Mapping[str, OutputDefinition],
+        warnings: tuple[Problem, ...],
+        input_files: frozenset[str] | None,
+        graph: Mapping[str, frozenset[str]],
+        evaluation: Evaluation,
+        parsed_properties: Mapping[str, Any],
+        parsed_outputs: Mapping[str, Any],
+        context: LoadContext,
+        missing_parameters: frozenset[str] = frozenset(),
+        identity: Any = None,
+    ) -> None:
+        self.template_path = template_path
+        self.parameters = MappingProxyType(dict(parameters))
+        self.hidden_parameters = hidden_parameters
+        self.missing_parameters = missing_parameters
+        self.resources = resources if not isinstance(resources, dict) else MappingProxyType(resources)
+        self.outputs = MappingProxyType(dict(outputs))
+        self.warnings = warnings
+        self._input_files = input_files
+        self._graph = graph
+        self._evaluation = evaluation
+        self._parsed_properties = parsed_properties
+        self._parsed_outputs = parsed_outputs
+        self._context = context
+        self._identity = identity
+        self._digest: str | None = None
+
+    def __repr__(self) -> str:
+        return f"StackDefinition({self.template_path!r}, {len(self.resources)} resources)"
+
+    @property
+    def input_files(self) -> frozenset[str]:
+        """Every file this stack read: template, environments, nested templates, get_file targets."""
+        if self._input_files is None:
+            self._input_files = self._context.closure(self.template_path)
+        return self._input_files
+
+    def graph(self) -> Mapping[str, frozenset[str]]:
+        """Resource -> the resources it requires (explicit depends_on plus get_resource/get_attr)."""
+        return self._graph
+
+    def _scope(self, source: AttributeSource, *, validating: bool = False) -> Evaluation:
+        return dataclasses.replace(self._evaluation, source=source, validating=validating)
+
+    def resolve(self, value: Any, source: AttributeSource) -> Any:
+        """Any snippet written in this template's language, resolved against `source`."""
+        scope = self._scope(source)
+        problems: list[str] = []
+        parser = Parser(
+            scope.version, lambda where, message: problems.append(message), lambda where, message: None
+        )
+        parsed = parser.parse(value, (), References())
+        if problems:
+            raise FunctionError("; ".join(problems))
+        return scope.evaluate(parsed)
+
+    def resolve_properties(self, name: str, source: AttributeSource) -> dict[str, Any]:
+        """The properties of resource `name` with every function resolved."""
+        if name not in self.resources:
+            raise KeyError(name)
+        parsed = self._parsed_properties.get(name)
+        if parsed is None:
+            parsed = self.resources[name].properties
+        value = self._scope(source).evaluate(parsed)
+        return dict(value) if isinstance(value, Mapping) else {}
+
+    def resolve_output(self, name: str, source: AttributeSource) -> Any:
+        """The value of output `name` (None when its condition is false)."""
+        output = self.outputs[name]
+        if not output.active:
+            return None
+        return self._scope(source).evaluate(self._parsed_outputs[name])
+
+    def output_without_cloud(self, name: str) -> Any:
+        """Output `name` as far as it resolves without a cloud: None where a live value is needed.
+
+        Raises `FunctionError` when evaluating it fails with what is known.
+        """
+        output = self.outputs[name]
+        if not output.active:
+            return None
+        return _known_part(self._scope(NoCloud(), validating=True).evaluate(self._parsed_outputs[name]))
+
+    def nested(self, name: str, properties: Mapping[str, Any]) -> StackDefinition | None:
+        """The nested stack of resource `name`, built from its resolved `properties` (None if plain)."""
+        resource = self.resources[name]
+        if resource.nested_kind is None:
+            return None
+        from reconciler.templates.nesting import nested_definition
+
+        return nested_definition(self, resource, properties)
+
+    def digest(self) -> str:
+        """A stable hash of everything this definition wants (parameters, resources, outputs, files)."""
+        if self._digest is None:
+            self._digest = hashlib.sha256(_canonical(self._identity_document()).encode()).hexdigest()
+        return self._digest
+
+    def _identity_document(self) -> Any:
+        if self._identity is not None:
+            return self._identity
+        return {
+            "template": self.template_path,
+            "parameters": dict(self.parameters),
+            "resources": {
+                name: [
+                    resource.type,
+                    resource.properties,
+                    sorted(resource.depends_on),
+                    resource.metadata,
+                    resource.deletion_policy,
+                    resource.update_policy,
+                    resource.external_id,
+                ]
+                for name, resource in self.resources.items()
+            },
+            "outputs": {name: [output.value, output.active] for name, output in self.outputs.items()},
+            "files": self._context.file_digests(self.input_files),
+        }
+
+    @property
+    def context(self) -> LoadContext:
+        """How nested definitions of this stack are loaded (the shared file and model cache)."""
+        return self._context
+
+    @property
+    def evaluation(self) -> Evaluation:
+        """The evaluation scope (version, parameters, conditions, files) without a cloud."""
+        return self._evaluation
+
+    def problems_without_cloud(self) -> list[Problem]:
+        """Functions that fail with only what is known without a cloud, at their positions.
+
+        Every property, metadata and active output is evaluated with live values unknown: a
+        function whose arguments are known is run (wrong arity, wrong types and failing pure
+        functions show up, as in Heat's validation); one that needs a live value is skipped.
+        """
+        scope = self._scope(NoCloud(), validating=True)
+        document = self._context.model(self.template_path).document
+        snippets = list(self._parsed_properties.values())
+        snippets += [parsed for name, parsed in self._parsed_outputs.items() if self.outputs[name].active]
+        problems: list[Problem] = []
+        for parsed in snippets:
+            try:
+                scope.evaluate(parsed)
+            except FunctionError as error:
+                problems.append(document.problem(error.where or (), str(error)))
+        return problems
+
+
+def _known_part(value: Any) -> Any:
+    if value is UNKNOWN:
+        return None
+    if isinstance(value, dict):
+        return {key: _known_part(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_known_part(item) for item in value]
+    return value
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=repr)
+
+
+class LazyMapping(Mapping[str, Any]):
+    """A read-only mapping whose values are computed on access from a key list."""
+
+    def __init__(self, keys: tuple[str, ...] | range, produce: Any, key_of: Any = str) -> None:
+        self._keys = keys
+        self._produce = produce
+        self._key_of = key_of
+        self._names: Mapping[str, int] | None = None
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self) -> Iterator[str]:
+        return (self._key_of(key) for key in self._keys)
+
+    def __contains__(self, key: object) -> bool:
+        return self._position(key) is not None
+
+    def _position(self, key: object) -> int | None:
+        if isinstance(self._keys, range):
+            if isinstance(key, str) and key.isdigit() and str(int(key)) == key and int(key) in self._keys:
+                return int(key)
+            return None
+        if self._names is None:
+            self._names = {self._key_of(name): index for index, name in enumerate(self._keys)}
+        return self._names.get(key) if isinstance(key, str) else None
+
+    def __getitem__(self, key: str) -> Any:
+        if self._position(key) is None:
+            raise KeyError(key)
+        return self._produce(key)
+
+
+def raise_problems(problems: list[Problem]) -> None:
+    """Raise a `TemplateError` when there are problems."""
+    if problems:
+        raise TemplateError(problems)

@@ -1,0 +1,132 @@
+"""A template snippet parsed once: intrinsic function calls become `Call` nodes, data stays data.
+
+Which one-key maps are calls depends on the template version (versions.py). A map whose key is a
+function the version lacks stays plain data, with a warning naming the first version that has the
+function; a function the version removed is an error. Parsing also records what the snippet
+refers to (resources for the dependency graph, parameters, conditions), so nothing walks it again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from reconciler.templates.documents import PathKey
+from reconciler.templates.versions import ALL_FUNCTIONS, TemplateVersion, first_version_with
+
+Where = tuple[PathKey, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """An intrinsic function call: its name, parsed arguments and where it is written."""
+
+    name: str
+    args: Any
+    where: Where
+
+
+@dataclass
+class References:
+    """What a snippet refers to: resources (with the calls' positions) and parameters."""
+
+    resources: dict[str, Where] = field(default_factory=dict)
+    parameters: dict[str, Where] = field(default_factory=dict)
+    conditions: dict[str, Where] = field(default_factory=dict)
+    files: dict[str, Where] = field(default_factory=dict)
+    has_if: bool = False
+
+
+@dataclass
+class Parser:
+    """Parses snippets for one template version, reporting problems and warnings by path."""
+
+    version: TemplateVersion
+    report_error: Callable[[Where, str], None]
+    report_warning: Callable[[Where, str], None]
+    in_conditions: bool = False
+    _warned: set[str] = field(default_factory=set)
+
+    @property
+    def admitted(self) -> frozenset[str]:
+        return self.version.condition_functions if self.in_conditions else self.version.functions
+
+    def parse(self, data: Any, where: Where, references: References) -> Any:
+        """`data` with every call admitted by the version turned into a `Call`."""
+        kind = type(data)
+        if kind is dict:
+            if len(data) == 1:
+                (key,) = data
+                if key in ALL_FUNCTIONS or key in self.version.removed:
+                    return self._call(key, data[key], where, references)
+            return {key: self.parse(value, (*where, key), references) for key, value in data.items()}
+        if kind is list:
+            return [self.parse(value, (*where, index), references) for index, value in enumerate(data)]
+        return data
+
+    def _call(self, name: str, raw_args: Any, where: Where, references: References) -> Any:
+        if name in self.version.removed:
+            self.report_error(where, f'The function "{name}" is not supported in this version of HOT.')
+            return None
+        if name not in self.admitted:
+            self._warn_unadmitted(name, where)
+            return {name: self.parse(raw_args, (*where, name), references)}
+        call_where = (*where, name)
+        if name == "if" and isinstance(raw_args, list) and raw_args and not self.in_conditions:
+            condition = self.conditions_parser().parse(raw_args[0], (*call_where, 0), references)
+            rest = [
+                self.parse(item, (*call_where, index + 1), references)
+                for index, item in enumerate(raw_args[1:])
+            ]
+            args: Any = [condition, *rest]
+        else:
+            args = self.parse(raw_args, call_where, references)
+        self._record(name, args, call_where, references)
+        return Call(name, args, call_where)
+
+    def conditions_parser(self) -> Parser:
+        """A parser for condition expressions of the same version, reporting to the same place."""
+        return Parser(
+            self.version, self.report_error, self.report_warning, in_conditions=True, _warned=self._warned
+        )
+
+    def _warn_unadmitted(self, name: str, where: Where) -> None:
+        first = first_version_with(name, in_conditions=self.in_conditions)
+        if name in self._warned:
+            return
+        self._warned.add(name)
+        place = "the conditions section" if self.in_conditions else "this template"
+        since = f"; it is a function from heat_template_version {first.name}" if first else ""
+        self.report_warning(
+            where,
+            f'"{name}" is plain data in {place} (heat_template_version {self.version.name}){since}',
+        )
+
+    def _record(self, name: str, args: Any, where: Where, references: References) -> None:
+        if name in ("get_resource", "Ref") and isinstance(args, str):
+            if name == "get_resource" or not args.startswith("OS::"):
+                references.resources.setdefault(args, where)
+        elif name == "get_attr" and isinstance(args, list) and args and isinstance(args[0], str):
+            references.resources.setdefault(args[0], where)
+        elif name == "get_param":
+            parameter = args[0] if isinstance(args, list) and args else args
+            if isinstance(parameter, str):
+                references.parameters.setdefault(parameter, where)
+        elif name == "get_file" and isinstance(args, str):
+            references.files.setdefault(args, where)
+        elif name == "if":
+            references.has_if = True
+            if isinstance(args, list) and args and isinstance(args[0], str):
+                references.conditions.setdefault(args[0], where)
+
+
+def contains_call(node: Any) -> bool:
+    """Whether a parsed snippet holds any call (a literal needs no resolving)."""
+    if type(node) is Call:
+        return True
+    if type(node) is dict:
+        return any(contains_call(value) for value in node.values())
+    if type(node) is list:
+        return any(contains_call(value) for value in node)
+    return False

@@ -1,0 +1,171 @@
+"""`reconciler.yaml`: which stacks a repository holds and how each is kept converged.
+
+Validated against `schemas/reconciler.schema.json`, with the defaults merged into every stack. A
+parameter value `{from_stack: X, output: Y}` wires one stack's output into another's parameter;
+`stack_order` turns that wiring into waves of stacks that can converge together.
+"""
+
+from __future__ import annotations
+
+import graphlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+import jsonschema
+
+from reconciler.templates.documents import Document, load_document
+from reconciler.templates.errors import Problem, TemplateError
+from reconciler.templates.file_source import FileSource
+from reconciler.templates.limits import Limits
+from schemas import load_schema
+
+DEFAULT_BRANCH = "main"
+DEFAULT_NOTES_REF = "refs/notes/reconciler"
+DEFAULT_POLICIES: Mapping[str, Any] = MappingProxyType(
+    {"cloud": "sim", "auto_apply": True, "self_heal": True, "prune": True, "observe_interval": 60}
+)
+
+
+@dataclass(frozen=True)
+class StackOutputRef:
+    """A parameter value taken from another stack's output."""
+
+    stack: str
+    output: str
+
+
+@dataclass(frozen=True)
+class StackSpec:
+    """One stack of the repository, with the defaults merged in."""
+
+    name: str
+    template: str
+    environment: tuple[str, ...]
+    parameters: Mapping[str, Any]
+    cloud: str
+    auto_apply: bool
+    self_heal: bool
+    prune: bool
+    observe_interval: float
+
+
+@dataclass(frozen=True)
+class RepositoryConfig:
+    """The whole `reconciler.yaml`."""
+
+    branch: str
+    notes_ref: str
+    stacks: Mapping[str, StackSpec]
+
+
+def load_repository_config(files: FileSource, path: str = "reconciler.yaml") -> RepositoryConfig:
+    """Read and validate `reconciler.yaml`; `TemplateError` naming the file, line and problem."""
+    document = load_document(path, files.read(path), Limits())
+    _validate(document)
+    data = document.data
+    defaults = {**DEFAULT_POLICIES, **(data.get("defaults") or {})}
+    stacks = {name: _stack(name, raw, defaults) for name, raw in data["stacks"].items()}
+    config = RepositoryConfig(
+        branch=data.get("branch", DEFAULT_BRANCH),
+        notes_ref=data.get("notes_ref", DEFAULT_NOTES_REF),
+        stacks=MappingProxyType(stacks),
+    )
+    _check_wiring(document, config)
+    return config
+
+
+def _validate(document: Document) -> None:
+    validator = jsonschema.Draft202012Validator(load_schema("reconciler"))
+    errors = sorted(validator.iter_errors(document.data), key=lambda error: list(error.absolute_path))
+    if errors:
+        raise TemplateError(
+            [document.problem(list(error.absolute_path), _schema_message(error)) for error in errors]
+        )
+
+
+def _schema_message(error: jsonschema.ValidationError) -> str:
+    where = "/".join(str(part) for part in error.absolute_path) or "the top level"
+    return f"{where}: {error.message}"
+
+
+def _stack(name: str, raw: Mapping[str, Any], defaults: Mapping[str, Any]) -> StackSpec:
+    environment = raw.get("environment") or []
+    if isinstance(environment, str):
+        environment = [environment]
+    parameters = {
+        key: StackOutputRef(value["from_stack"], value["output"])
+        if isinstance(value, Mapping) and "from_stack" in value
+        else value
+        for key, value in (raw.get("parameters") or {}).items()
+    }
+    merged = {**defaults, **{key: raw[key] for key in DEFAULT_POLICIES if key in raw}}
+    return StackSpec(
+        name=name,
+        template=raw["template"],
+        environment=tuple(environment),
+        parameters=MappingProxyType(parameters),
+        cloud=str(merged["cloud"]),
+        auto_apply=bool(merged["auto_apply"]),
+        self_heal=bool(merged["self_heal"]),
+        prune=bool(merged["prune"]),
+        observe_interval=float(merged["observe_interval"]),
+    )
+
+
+def _check_wiring(document: Document, config: RepositoryConfig) -> None:
+    problems = [
+        document.problem(
+            ["stacks", spec.name, "parameters", key],
+            f"stack {spec.name}: parameter {key} takes an output of unknown stack {value.stack!r}",
+        )
+        for spec in config.stacks.values()
+        for key, value in spec.parameters.items()
+        if isinstance(value, StackOutputRef) and value.stack not in config.stacks
+    ]
+    if problems:
+        raise TemplateError(problems)
+    try:
+        stack_order(config)
+    except TemplateError as error:
+        raise TemplateError([document.problem(["stacks"], p.message) for p in error.problems]) from None
+
+
+def stack_dependencies(config: RepositoryConfig) -> dict[str, frozenset[str]]:
+    """Stack -> the stacks whose outputs it takes."""
+    return {
+        spec.name: frozenset(
+            value.stack for value in spec.parameters.values() if isinstance(value, StackOutputRef)
+        )
+        for spec in config.stacks.values()
+    }
+
+
+def stack_order(config: RepositoryConfig) -> list[list[str]]:
+    """Waves of stacks: each wave needs only outputs of earlier waves (sorted within a wave)."""
+    dependencies = stack_dependencies(config)
+    for name, needed in dependencies.items():
+        unknown = sorted(needed - set(config.stacks))
+        if unknown:
+            raise TemplateError(
+                [
+                    Problem(
+                        "reconciler.yaml", 0, 0, f"stack {name} takes outputs of unknown stack(s) {unknown}"
+                    )
+                ]
+            )
+    sorter = graphlib.TopologicalSorter(dependencies)
+    try:
+        sorter.prepare()
+    except graphlib.CycleError as error:
+        cycle = " -> ".join(error.args[1])
+        raise TemplateError(
+            [Problem("reconciler.yaml", 0, 0, f"stacks take each other's outputs in a cycle: {cycle}")]
+        ) from None
+    waves: list[list[str]] = []
+    while sorter.is_active():
+        ready = sorted(sorter.get_ready())
+        waves.append(ready)
+        sorter.done(*ready)
+    return waves
