@@ -9,6 +9,9 @@ from typing import Any
 from providers.interface import LiveResource, LiveStatus
 from reconciler.engine.resource_state import ResourceState
 
+# Where a record keeps the cloud's account of its properties at apply time, beside its attributes.
+BASELINE = "_observed_properties"
+
 
 class Drift(enum.Enum):
     IN_SYNC = "in sync"
@@ -22,11 +25,34 @@ def drifted_properties(applied: Mapping[str, Any], live: Mapping[str, Any]) -> d
     return {name: live[name] for name in applied.keys() & live.keys() if applied[name] != live[name]}
 
 
+def baseline_of(state: ResourceState) -> Mapping[str, Any] | None:
+    """The live properties the cloud reported when the resource was last applied (None: unknown)."""
+    baseline = state.attributes.get(BASELINE)
+    return baseline if isinstance(baseline, Mapping) else None
+
+
+def remember_baseline(state: ResourceState, live: LiveResource) -> None:
+    """Keep what the cloud says now as the reference later observations are compared with."""
+    if live.properties:
+        state.attributes[BASELINE] = dict(live.properties)
+
+
 def detect_drift(state: ResourceState, live: LiveResource | None) -> Drift:
+    """Missing, FAILED, or changed against the cloud's own account at apply time (so a name given
+    and an id reported back never look like drift)."""
     if live is None:
         return Drift.MISSING
     if live.status is LiveStatus.FAILED:
         return Drift.FAILED
-    if drifted_properties(state.properties, live.properties):
+    if managed_drift(state, live):
         return Drift.CHANGED
     return Drift.IN_SYNC
+
+
+def managed_drift(state: ResourceState, live: LiveResource) -> dict[str, Any]:
+    """Properties the template sets whose live value moved away from the baseline: name -> live value."""
+    baseline = baseline_of(state)
+    if baseline is None:
+        return {}
+    moved = drifted_properties(baseline, live.properties)
+    return {name: value for name, value in moved.items() if name in state.properties}

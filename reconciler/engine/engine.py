@@ -330,10 +330,13 @@ class _NestedStacksOf:
         run = self._engine.run_of(child)
         if run is None:
             return {}
-        return {
-            name: {"physical_id": state.physical_id, "attributes": state.attributes}
-            for name, state in run.records.items()
-        }
+        order = list(run.definition.resources) if run.definition is not None else list(run.records)
+        members: dict[str, Mapping[str, Any]] = {}
+        for name in order:
+            state = run.records.get(name)
+            if state is not None:
+                members[name] = {"physical_id": state.physical_id, "attributes": state.attributes}
+        return members
 
     def remove_nested(self, child: str) -> bool:
         return self._engine.remove_nested(child)

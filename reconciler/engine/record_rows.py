@@ -2,8 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from reconciler.engine.resource_state import RecordStatus, ResourceState
 from state.records import RecordedResource, RecordWrite
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def plain_json(value: Any) -> Any:
+    """The value with every mapping a dict and every sequence a list, as JSON columns need."""
+    if isinstance(value, dict) and all(type(item) in _SCALARS for item in value.values()):
+        return value
+    if isinstance(value, Mapping):
+        return {str(key): plain_json(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain_json(item) for item in value]
+    return value
 
 
 def state_from_record(record: RecordedResource) -> ResourceState:
@@ -35,8 +51,8 @@ def write_for(stack: str, state: ResourceState) -> RecordWrite:
         status=state.status.value,
         generation=state.generation,
         physical_id=state.physical_id,
-        properties=state.properties,
-        attributes=state.attributes,
+        properties=plain_json(state.properties),
+        attributes=plain_json(state.attributes),
         replaced_by=state.replaced_by,
         attempts=state.attempts,
         next_attempt_at=state.next_attempt_at,

@@ -36,6 +36,8 @@ class ResourceState:
     successor: ResourceState | None = None  # the replacement, for `replaced_by`
     recorded_replaced_by: int | None = None  # what the store holds, to know when to write it again
     marker_token: str | None = None  # for resources created inline, with no record id yet
+    is_replacement: bool = False  # created to replace an older copy (counted as a replacement)
+    delete_first: bool = False  # an old copy in the new one's way (a port in use, a unique name)
 
     @property
     def replaced_by(self) -> int | None:

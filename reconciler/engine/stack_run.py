@@ -20,7 +20,7 @@ from typing import Any
 
 from providers.interface import LiveResource, LiveStatus, Marker, Provider
 from reconciler.engine.desired import DesiredStack, Policy
-from reconciler.engine.drift import Drift, detect_drift, drifted_properties
+from reconciler.engine.drift import Drift, baseline_of, detect_drift, managed_drift, remember_baseline
 from reconciler.engine.nested_values import NestedValues
 from reconciler.engine.outcomes import (
     Applied,
@@ -44,6 +44,8 @@ from reconciler.templates.errors import Unresolved
 # Types whose physical resource holds data no recreate brings back: a lone one vanishing needs a person.
 DATA_BEARING_TYPES = frozenset({"OS::Cinder::Volume"})
 GROUP_KINDS = frozenset({"group", "autoscaling"})
+# Retryable failures of a replacement's create before its old copy is deleted first instead.
+REPLACE_CONFLICTS_BEFORE_DELETE_FIRST = 2
 
 
 @dataclass
@@ -73,9 +75,6 @@ class StackRun:
         self.records: dict[str, ResourceState] = {}
         self.retiring: list[ResourceState] = []
         self.settled: set[str] = set()
-        self.previously_settled: set[str] = set()
-        self.previous_definition: DesiredStack | None = None
-        self.values_changed: set[str] = set()
         self.acted: set[str] = set()
         self.queued: set[str] = set()
         self.ready: deque[str] = deque()
@@ -135,8 +134,6 @@ class StackRun:
         """Converge to `definition` from now on (None: converge to nothing, the stack is going away)."""
         if self.commit is not None and self.commit != commit and not self._settled_status():
             self.superseded.append(self.commit)
-        self.previously_settled = self.settled if definition is not None else set()
-        self.previous_definition = self.definition
         self.definition = definition
         self.removing = definition is None
         self.generation = generation
@@ -150,7 +147,6 @@ class StackRun:
             for dependency in required:
                 self.dependents.setdefault(dependency, []).append(name)
         self.settled = set()
-        self.values_changed = set()
         self.acted = set()
         self.queued = set()
         self.ready = deque()
@@ -243,8 +239,6 @@ class StackRun:
         self.settled.add(name)
         self.retry_at.pop(name, None)
         self.drifted.discard(name)
-        if values_changed:
-            self.values_changed.add(name)
         for dependent in self.dependents.get(name, ()):
             if values_changed and dependent in self.settled:
                 self.settled.discard(dependent)
@@ -274,11 +268,6 @@ class StackRun:
         assert self.definition is not None
         resource = self.definition.resources[name]
         state = self.records.get(name)
-        if self._unchanged_since_last_generation(name, resource, state):
-            assert state is not None
-            state.generation = self.generation
-            self._settle(name, values_changed=False)
-            return
         try:
             desired = self.definition.resolve_properties(name, self.values)
         except Unresolved:
@@ -305,15 +294,6 @@ class StackRun:
         else:
             assert state is not None
             self._replace(state, resource.type, desired, failing="status" in plan.replace_reasons, now=now)
-
-    def _unchanged_since_last_generation(self, name: str, resource: Any, state: ResourceState | None) -> bool:
-        """Settled last generation, same definition, nothing it reads changed: no need to resolve."""
-        if state is None or name not in self.previously_settled or self.previous_definition is None:
-            return False
-        if state.status is not RecordStatus.READY or self.values_changed & self.graph[name]:
-            return False
-        previous = self.previous_definition.resources.get(name)
-        return previous is not None and previous == resource and resource.nested_kind is None
 
     def _already_applied(self, state: ResourceState, now: float) -> None:
         if state.status is RecordStatus.READY:
@@ -385,14 +365,23 @@ class StackRun:
     def _on_create(self, state: ResourceState, outcome: CallOutcome, now: float) -> None:
         self._mark_dirty(state)
         if isinstance(outcome, Applied):
-            self.counts["created"] += 1
+            if not state.is_replacement:
+                self.counts["created"] += 1
             self._apply_live(state, outcome.live, now, new_physical=True)
         elif isinstance(outcome, RetryLater):
             self._retry(state, outcome, now)
+            if state.is_replacement and state.attempts >= REPLACE_CONFLICTS_BEFORE_DELETE_FIRST:
+                self._delete_predecessor_first(state)
         elif isinstance(outcome, Failed):
             self._fail_state(state, outcome.message)
         else:
             self._retry(state, RetryLater("create answered as if the resource were gone"), now)
+
+    def _delete_predecessor_first(self, state: ResourceState) -> None:
+        """Create-before-delete keeps failing: the old copy is in the way, so it goes first."""
+        for old in self.retiring:
+            if old.successor is state and not old.delete_first:
+                old.delete_first = True
 
     def _apply_live(
         self, state: ResourceState, live: LiveResource, now: float, *, new_physical: bool
@@ -401,6 +390,7 @@ class StackRun:
         previous_attributes = state.attributes
         state.physical_id = live.physical_id
         state.attributes = {**state.attributes, **live.attributes}
+        remember_baseline(state, live)
         state.attempts = 0
         state.next_attempt_at = None
         if live.status is LiveStatus.READY:
@@ -475,14 +465,15 @@ class StackRun:
                 self.escalations[state.name] = f"{reason}: {state.last_error or 'no reason given'}"
                 self._fail_state(state, self.escalations[state.name])
                 return
-        if not failing:
-            self.counts["replaced"] += 1
+        self.counts["replaced"] += 1
         state.status = RecordStatus.RETIRED
         self._mark_dirty(state)
         self.records.pop(state.name, None)
         self.retiring.append(state)
         self._create(state.name, type_name, desired, None, now)
         state.successor = self.records.get(state.name)
+        if state.successor is not None:
+            state.successor.is_replacement = True
 
     def _replace_failed(self, state: ResourceState, reason: str, now: float) -> None:
         """A resource failed in the cloud (ERROR, stuck building): decide it again, as a replacement."""
@@ -645,6 +636,7 @@ class StackRun:
             del self.waiting_ready[name]
             state.status = RecordStatus.READY
             state.attributes = {**state.attributes, **live.attributes}
+            remember_baseline(state, live)
             self._mark_dirty(state)
             self._finished(state, values_changed=True)
         elif live.status is LiveStatus.FAILED:
@@ -690,6 +682,9 @@ class StackRun:
         if drift is Drift.IN_SYNC:
             if live is not None and live.attributes:
                 state.attributes = {**state.attributes, **live.attributes}
+            if live is not None and baseline_of(state) is None:
+                remember_baseline(state, live)
+                self._mark_dirty(state)
             return
         if (
             drift is Drift.MISSING
@@ -717,7 +712,7 @@ class StackRun:
             )
         else:
             assert live is not None
-            state.properties = {**state.properties, **drifted_properties(state.properties, live.properties)}
+            state.properties = {**state.properties, **managed_drift(state, live)}
             self._unsettle(name)
 
     # Deleting what was replaced or pruned ----------------------------------------------------
@@ -744,6 +739,8 @@ class StackRun:
         return referenced
 
     def _may_delete(self, state: ResourceState, referenced: set[str]) -> bool:
+        if state.delete_first:
+            return True
         if state.physical_id is not None and state.physical_id in referenced:
             return False
         if state.successor is not None and state.name in self.graph:

@@ -8,7 +8,7 @@ import pytest
 
 from providers.interface import LiveResource, LiveStatus
 from reconciler.engine import Backoff
-from reconciler.engine.drift import Drift, detect_drift
+from reconciler.engine.drift import BASELINE, Drift, detect_drift
 from reconciler.engine.resource_state import RecordStatus, ResourceState
 from reconciler.engine.stack_status import StackStatus, summarize_status
 
@@ -34,7 +34,13 @@ def test_jitter_takes_off_at_most_half() -> None:
 
 
 STATE = ResourceState(
-    "s", "OS::Nova::Server", RecordStatus.READY, 1, physical_id="p", properties={"name": "a"}
+    "s",
+    "OS::Nova::Server",
+    RecordStatus.READY,
+    1,
+    physical_id="p",
+    properties={"name": "a", "image": "cirros"},
+    attributes={BASELINE: {"name": "a", "image": "id-of-cirros", "status": "ACTIVE"}},
 )
 
 
@@ -43,8 +49,9 @@ STATE = ResourceState(
     [
         (None, Drift.MISSING),
         (LiveResource("p", "T", LiveStatus.FAILED), Drift.FAILED),
-        (LiveResource("p", "T", LiveStatus.READY, {"name": "b"}), Drift.CHANGED),
-        (LiveResource("p", "T", LiveStatus.READY, {"name": "a", "extra": 1}), Drift.IN_SYNC),
+        (LiveResource("p", "T", LiveStatus.READY, {"name": "b", "image": "id-of-cirros"}), Drift.CHANGED),
+        (LiveResource("p", "T", LiveStatus.READY, {"name": "a", "image": "id-of-cirros"}), Drift.IN_SYNC),
+        (LiveResource("p", "T", LiveStatus.READY, {"name": "a", "status": "SHUTOFF"}), Drift.IN_SYNC),
         (LiveResource("p", "T", LiveStatus.READY, {}), Drift.IN_SYNC),
     ],
 )
