@@ -93,6 +93,7 @@ class Servers(Nova):
             "metadata": dict(request.get("metadata") or {}),
             "tags": list(request.get("tags") or ()),
             "flavor": flavor_details(flavor),
+            "_flavor_id": flavor["id"],
             "image": {"id": image} if image else "",
             "key_name": key_name,
             "security_groups": [{"name": name} for name in self._group_names(world, groups)],
@@ -231,16 +232,18 @@ def server_action(world: CloudWorld, server: Body, action: str, request: Mapping
         return {
             **server,
             "status": "VERIFY_RESIZE",
-            "_old_flavor": server["flavor"],
+            "_old_flavor": [server["flavor"], server["_flavor_id"]],
             "flavor": flavor_details(flavor),
+            "_flavor_id": flavor["id"],
         }
     if action in ("confirmResize", "revertResize"):
         if server["status"] != "VERIFY_RESIZE":
             raise Conflict(f"Cannot '{action}' instance {server['id']} while it is in vm_state active")
-        flavor = server["_old_flavor"] if action == "revertResize" else server["flavor"]
+        kept = server["_old_flavor"] if action == "revertResize" else [server["flavor"], server["_flavor_id"]]
         return {key: value for key, value in server.items() if key != "_old_flavor"} | {
             "status": ready,
-            "flavor": flavor,
+            "flavor": kept[0],
+            "_flavor_id": kept[1],
         }
     if action == "rebuild":
         image = request.get("imageRef")

@@ -1,0 +1,48 @@
+"""A `clouds.yaml` entry that points the OpenStack tools at a served simulated cloud.
+
+The password is a fixed placeholder: the simulated Keystone accepts any credentials, so the file
+holds no secret. An existing file keeps its other entries.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from providers.simulated.http.keystone import PROJECT_NAME, REGION, USER_NAME
+
+PLACEHOLDER_PASSWORD = "simulated"
+
+
+def cloud_entry(url: str) -> dict[str, Any]:
+    return {
+        "auth_type": "password",
+        "auth": {
+            "auth_url": f"{url}/identity/v3",
+            "username": USER_NAME,
+            "password": PLACEHOLDER_PASSWORD,
+            "project_name": PROJECT_NAME,
+            "user_domain_name": "Default",
+            "project_domain_name": "Default",
+        },
+        "region_name": REGION,
+        "identity_api_version": 3,
+        "interface": "public",
+    }
+
+
+def write_clouds_yaml(path: Path, name: str, url: str) -> Path:
+    """Add (or replace) the entry `name` of `path` so that it reaches the cloud served at `url`."""
+    existing: dict[str, Any] = {}
+    if path.exists():
+        loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+        if loaded is not None and not isinstance(loaded, dict):
+            raise ValueError(f"{path}: a clouds.yaml must be a mapping with a 'clouds' key")
+        existing = loaded or {}
+    clouds = dict(existing.get("clouds") or {})
+    clouds[name] = cloud_entry(url)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump({**existing, "clouds": clouds}, sort_keys=False), encoding="utf-8")
+    return path
