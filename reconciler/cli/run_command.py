@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import signal
+import threading
 from pathlib import Path
 
 import click
@@ -13,6 +15,15 @@ from reconciler.daemon.worker_processes import FollowerCommand, FollowerProcesse
 from reconciler.source.repository import RepositoryUnavailable
 
 LOG = logging.getLogger("reconciler")
+QUIET_LOGGERS = ("apscheduler", "alembic")
+
+
+def _stop_on_sigterm_while_starting() -> threading.Event:
+    """SIGTERM before the service is up (migrations, first fetch) still means an orderly exit 0."""
+    stopped = threading.Event()
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, lambda _number, _frame: stopped.set())
+    return stopped
 
 
 def _settings(config: Path | None, **flags: object) -> DaemonSettings:
@@ -50,6 +61,8 @@ def command(
 ) -> None:
     """Run the GitOps daemon: follow the repository and keep its stacks converged."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    for chatty in QUIET_LOGGERS:  # a line per scheduled pass or migration step drowns the journal
+        logging.getLogger(chatty).setLevel(logging.WARNING)
     settings = _settings(
         config,
         repo=repo,
@@ -60,10 +73,14 @@ def command(
         fetch_interval=fetch_interval,
         sim_latency=sim_latency,
     )
+    stopped_early = _stop_on_sigterm_while_starting()
     try:
         daemon = assemble(settings, leader=not follower, worker_id=worker_name)
     except (RepositoryUnavailable, ValueError) as error:
         raise click.ClickException(str(error)) from None
+    if stopped_early.is_set():
+        daemon.stop_work(0)
+        raise SystemExit(0)
     followers = None
     if not follower and settings.workers > 1:
         state_dir_path = state_directory(settings)

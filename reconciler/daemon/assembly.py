@@ -89,6 +89,8 @@ class AssembledDaemon:
     repository: FollowedRepository
 
     def run(self) -> int:
+        """Serve until SIGTERM (from the main thread: it installs the signal handlers)."""
+        self.service.install_signal_handlers()
         self.http.start()
         host, port = self.http.address
         LOG.info("listening on http://%s:%d (/healthz, /metrics, POST /hooks/git)", host, port)
@@ -136,7 +138,7 @@ def assemble(
     )
 
     def snapshot() -> StoreSnapshot:
-        reports = [engine.report(name) for name in gitops.active]
+        reports = [report for report in gitops.reports().values() if report is not None]
         by_status: dict[str, int] = {}
         for report in reports:
             by_status[str(report.status)] = by_status.get(str(report.status), 0) + 1

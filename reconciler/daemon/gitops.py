@@ -11,6 +11,10 @@ Three passes, each run by the service on its own schedule:
 - `converge` runs one engine step and turns changed stack reports into note lines.
 - `publish` writes the notes outbox into git and shares the notes ref with the remote.
 
+The engine is driven from one thread at a time: the passes run on the scheduler's threads, so each
+pass (and every read of the engine's reports) holds one lock. Loading a commit's templates happens
+under it too, which pauses engine steps for that long; engine calls already in flight carry on.
+
 Note lines go through the state store's outbox, so the worker that converged a stack records its
 note in the same database every worker shares, and one process (the leader) writes them to git.
 """
@@ -18,6 +22,7 @@ note in the same database every worker shares, and one process (the leader) writ
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -137,6 +142,7 @@ class GitOps:
         self.input_files: dict[str, frozenset[str]] = {}
         self.pending: dict[str, _Pending] = {}
         self.active: dict[str, _Active] = {}
+        self._lock = threading.RLock()
 
     # -- notes ---------------------------------------------------------------------------------
 
@@ -164,6 +170,10 @@ class GitOps:
                 self.repository.refresh()
             except RemoteUnavailable as error:
                 return FetchFailed(str(error))
+        with self._lock:
+            return self._follow_heads()
+
+    def _follow_heads(self) -> Followed:
         heads = self.repository.heads(self.tracked_branch)
         submitted: tuple[str, ...] = ()
         invalid: tuple[str, ...] = ()
@@ -336,6 +346,15 @@ class GitOps:
 
     def converge(self) -> object:
         """One engine step, then newly loadable stacks submitted and changed reports noted."""
+        with self._lock:
+            return self._converge()
+
+    def reports(self) -> dict[str, StackReport | None]:
+        """The engine's report of every stack this daemon submitted."""
+        with self._lock:
+            return {name: self.engine.report(name) for name in self.active}
+
+    def _converge(self) -> object:
         progress = self.engine.step()
         if self.pending:
             self.load_pending()
@@ -405,7 +424,7 @@ class GitOps:
         """The STATUS= text: the tracked commit and how many stacks converged there."""
         if self.seen_commit is None:
             return "waiting for the tracked branch"
-        reports = [self.engine.report(name) for name in self.active]
+        reports = list(self.reports().values())
         converged = sum(
             1 for report in reports if report is not None and report.status is StackStatus.CONVERGED
         )
