@@ -286,6 +286,9 @@ def _effective_type(
         mapping_target, is_file = relative_to(model.path, resource.type), True
     else:
         mapped = context.environment.registry.resolve(resource.name, resource.type)
+        if mapped.problem:
+            message = f"Resource {resource.name}: type {resource.type}: {mapped.problem}"
+            raise TemplateError([model.document.problem((*resource.where, "type"), message)])
         mapping_target, is_file = mapped.target, mapped.is_file
     if is_file:
         return resource.type, "template", mapping_target

@@ -41,6 +41,7 @@ class TypeMapping:
 
     target: str
     is_file: bool
+    problem: str | None = None  # why the file cannot be used (reported where a resource uses it)
 
 
 @dataclass
@@ -211,7 +212,12 @@ def _mapping(document: Document, where: list[str | int], value: Any) -> TypeMapp
         raise TemplateError([document.problem(where, "a registry entry must map to a type name or a file")])
     if "::" in value and not value.endswith(TEMPLATE_SUFFIXES):
         return TypeMapping(value, False)
-    return TypeMapping(relative_to(document.path, value), True)
+    try:
+        return TypeMapping(relative_to(document.path, value), True)
+    except TemplateError as error:
+        line, _ = document.locate(where)
+        where_text = f"{document.path}:{line}" if line else document.path
+        return TypeMapping(value, True, problem=f"{error.problems[0].message} (mapped in {where_text})")
 
 
 def _merge_registry(registry: Registry, document: Document) -> None:

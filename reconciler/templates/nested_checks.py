@@ -72,6 +72,8 @@ def _template_of(definition: StackDefinition, member: str, written: str) -> str 
     if written.endswith(TEMPLATE_SUFFIXES) and "::" not in written:
         return relative_to(definition.template_path, written)
     mapped = definition.context.environment.registry.resolve(member, written)
+    if mapped.problem:
+        raise TemplateError([Problem(definition.template_path, 0, 0, f"type {written}: {mapped.problem}")])
     return mapped.target if mapped.is_file else None
 
 

@@ -177,6 +177,8 @@ def member_definition(parent: StackDefinition, spec: MemberSpec, name: str) -> R
         effective, kind, template_file = written, "template", relative_to(parent.template_path, written)
     else:
         mapped = parent.context.environment.registry.resolve(name, written)
+        if mapped.problem:
+            raise TemplateError([Problem(parent.template_path, 0, 0, f"type {written}: {mapped.problem}")])
         if mapped.is_file:
             effective, kind, template_file = written, "template", mapped.target
         else:
