@@ -1,0 +1,46 @@
+"""Fixtures for the HTTP face: a simulated cloud served on a free loopback port, and a real
+openstacksdk connection to it read from the clouds.yaml the server wrote."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import openstack
+import pytest
+from openstack.config import OpenStackConfig
+
+from providers.simulated.cloud import SimulatedCloud
+from providers.simulated.http.embedded import ServedCloud, serve_in_thread
+from providers.simulated.settings import CloudSettings
+from tests.simulated.stepping import SteppedClock
+
+
+def connect(served: ServedCloud) -> openstack.connection.Connection:
+    """An openstacksdk connection made the way any OpenStack tool makes one: from clouds.yaml."""
+    config = OpenStackConfig(config_files=[str(served.clouds_yaml)], load_envvars=False)
+    return openstack.connection.Connection(config=config.get_one(cloud=served.cloud_name))
+
+
+@pytest.fixture
+def clock() -> SteppedClock:
+    return SteppedClock()
+
+
+@pytest.fixture
+def served(clock: SteppedClock) -> Iterator[ServedCloud]:
+    cloud = SimulatedCloud(
+        CloudSettings(time_to_active=5.0, quotas={"gigabytes": 100}),
+        clock=clock,
+        sleep=clock.sleep,
+        random_source=random.Random(11),
+    )
+    with serve_in_thread(cloud) as running:
+        yield running
+
+
+@pytest.fixture
+def connection(served: ServedCloud) -> Iterator[openstack.connection.Connection]:
+    conn = connect(served)
+    yield conn
+    conn.close()
