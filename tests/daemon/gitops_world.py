@@ -35,12 +35,17 @@ CLOUD_COLLECTIONS = (
 SETTLE_SECONDS = 30.0  # an upper bound: the zero-latency simulated cloud settles in well under 1 s
 
 
+def sample_into(repo: git.Repo) -> str:
+    """Commit `samples-repo/` into the working tree of `repo`; the commit's sha."""
+    shutil.copytree(SAMPLES, Path(repo.working_tree_dir or "."), dirs_exist_ok=True)
+    repo.git.add(A=True)
+    return repo.index.commit("Add the sample stacks").hexsha
+
+
 def sample_repository(path: Path) -> tuple[git.Repo, str]:
     """A git repository holding `samples-repo/` in one commit on main."""
     repo = init_repository(path)
-    shutil.copytree(SAMPLES, path, dirs_exist_ok=True)
-    repo.git.add(A=True)
-    return repo, repo.index.commit("Add the sample stacks").hexsha
+    return repo, sample_into(repo)
 
 
 class DaemonWorld:

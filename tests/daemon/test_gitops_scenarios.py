@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from reconciler.source.note_lines import REPOSITORY_SCOPE
-from tests.daemon.gitops_world import DaemonWorld, notes_on, sample_repository
-from tests.source.git_repos import commit_files
+from reconciler.source.notes_store import NotesStore, Pushed
+from tests.daemon.gitops_world import DaemonWorld, notes_on, sample_into, sample_repository
+from tests.source.git_repos import bare_remote, clone, commit_files
 
 NETWORK_RESOURCES = 5  # net, subnet, router, router_interface, web_security_group
 
@@ -141,3 +142,32 @@ def test_a_pull_request_head_gets_a_plan_note_with_the_actions(world: tuple[Daem
     assert "net" in plan.update or "net" in {r.resource for r in plan.replace}
     assert plan.delete == ()
     assert daemon.daemon.engine.report("network").commit == first  # nothing applied
+
+
+def test_two_daemons_noting_one_remote_both_notes_survive(tmp_path: Path) -> None:
+    remote = bare_remote(tmp_path / "remote.git")
+    author = clone(remote.working_dir, tmp_path / "author")
+    sample_into(author)
+    commit = author.head.commit.hexsha
+    author.git.push("origin", "main")
+    url = f"file://{remote.working_dir}"  # a URL: each daemon clones it into its own cache
+    one = DaemonWorld(url, tmp_path / "state-one", worker="daemon-one")
+    two = DaemonWorld(url, tmp_path / "state-two", worker="daemon-two")
+    try:
+        for daemon in (one, two):
+            daemon.follow()
+            daemon.converge(["network", "app"], commit)
+        assert isinstance(one.publish(), Pushed)
+        assert isinstance(two.publish(), Pushed)  # merged what one pushed, then pushed
+    finally:
+        one.close()
+        two.close()
+
+    author.git.fetch("origin", "refs/notes/reconciler:refs/notes/reconciler")
+    lines = NotesStore(author).read(commit)
+    assert {(line.writer, line.stack) for line in lines if line.status == "CONVERGED"} == {
+        ("daemon-one", "network"),
+        ("daemon-one", "app"),
+        ("daemon-two", "network"),
+        ("daemon-two", "app"),
+    }
