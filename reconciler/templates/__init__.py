@@ -14,7 +14,7 @@ tree (through a `FileSource`). The public contract the engine, plan and daemon c
 from reconciler.templates.definition import OutputDefinition, ResourceDefinition, StackDefinition
 from reconciler.templates.errors import FunctionError, Problem, TemplateError, Unresolved
 from reconciler.templates.evaluation import AttributeSource, NoCloud
-from reconciler.templates.file_source import DirectorySource, FileSource
+from reconciler.templates.file_source import DirectorySource, FileSource, MemorySource
 from reconciler.templates.group_attributes import MemberValues, nested_attribute
 from reconciler.templates.limits import Limits
 from reconciler.templates.loading import load_stack
@@ -33,6 +33,7 @@ __all__ = [
     "FunctionError",
     "Limits",
     "MemberValues",
+    "MemorySource",
     "NoCloud",
     "OutputDefinition",
     "Problem",

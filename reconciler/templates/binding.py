@@ -322,7 +322,8 @@ def _choose_branches(node: Any, scope: Evaluation, model: TemplateModel, problem
     """`node` with every `if` replaced by its chosen branch (conditions are known at binding)."""
     kind = type(node)
     if kind is Call:
-        if node.name == "if" and isinstance(node.args, list) and len(node.args) in (2, 3):
+        sizes = (2, 3) if scope.version.nullable_if else (3,)
+        if node.name == "if" and isinstance(node.args, list) and len(node.args) in sizes:
             return _chosen_branch(node, scope, model, problems)
         return Call(node.name, _choose_branches(node.args, scope, model, problems), node.where)
     if kind is dict:

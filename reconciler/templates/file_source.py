@@ -65,3 +65,21 @@ class DirectorySource:
             raise TemplateError([Problem(path, 0, 0, "is a directory, not a file")]) from None
         except OSError as error:
             raise TemplateError([Problem(path, 0, 0, f"cannot be read: {error.strerror}")]) from None
+
+
+class MemorySource:
+    """A `FileSource` over files held in memory (generated templates, tests, a commit's blobs)."""
+
+    def __init__(self, files: dict[str, str | bytes]) -> None:
+        self._files = {
+            posixpath.normpath(path): content.encode("utf-8") if isinstance(content, str) else content
+            for path, content in files.items()
+        }
+
+    def read(self, path: str) -> bytes:
+        normalized = posixpath.normpath(path)
+        if normalized.startswith(("/", "../")) or normalized == "..":
+            raise outside_tree(path, path, "escapes the repository tree")
+        if normalized not in self._files:
+            raise TemplateError([Problem(path, 0, 0, "file not found")])
+        return self._files[normalized]
