@@ -1,7 +1,80 @@
-"""`reconciler plan`: show what a commit would change, without applying it."""
+"""`reconciler plan`: show what a commit would change, without applying it.
+
+Every stack of the commit's `reconciler.yaml` is loaded from the commit itself (not the working
+tree) and diffed against what the state store recorded; nothing touches a cloud.
+"""
 
 from __future__ import annotations
 
-from reconciler.cli.unbuilt import unbuilt_command
+from pathlib import Path
 
-command = unbuilt_command("plan", "Show what a commit would change, without applying it.")
+import click
+import git
+
+from reconciler.cli.apply_command import DATABASE_ENV, default_database_url
+from reconciler.daemon.clouds import CloudRoot, sim_cloud_path
+from reconciler.daemon.plan_notes import plan_for_stack
+from reconciler.source.commit_files import CommitFileSource
+from reconciler.source.note_lines import PLAN, REPOSITORY_SCOPE, NoteLine
+from reconciler.source.note_rendering import RENDERERS
+from reconciler.source.revisions import InvalidCommit, read_commit_config
+from state import StackStatus, SystemClock, open_store
+
+EXIT_INVALID = 1
+
+
+@click.command(name="plan")
+@click.argument("rev", default="HEAD")
+@click.option(
+    "--repo",
+    "repo_path",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="The git repository holding the commit.",
+)
+@click.option(
+    "--database",
+    envvar=list(DATABASE_ENV),
+    default=None,
+    help="SQLAlchemy URL of the state database (default: a SQLite file in the user state directory).",
+)
+@click.option(
+    "--format", "output_format", type=click.Choice(sorted(RENDERERS)), default="text", show_default=True
+)
+def command(rev: str, repo_path: Path, database: str | None, output_format: str) -> None:
+    """Compute and print the plan of REV (default HEAD) against the recorded state, applying nothing."""
+    try:
+        repo = git.Repo(repo_path, search_parent_directories=True)
+        files = CommitFileSource(repo, rev)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        raise click.ClickException(f"{repo_path}: not a git repository") from None
+    except (git.BadName, ValueError):
+        raise click.ClickException(f"{rev}: no such commit in {repo_path}") from None
+    clock = SystemClock()
+    read = read_commit_config(files)
+    if isinstance(read, InvalidCommit):
+        line = NoteLine(
+            kind=PLAN,
+            stack=REPOSITORY_SCOPE,
+            commit=files.sha,
+            status=StackStatus.INVALID,
+            at=clock.now(),
+            problems=read.problems,
+        )
+        click.echo(RENDERERS[output_format](files.sha, [line]), nl=False)
+        raise SystemExit(EXIT_INVALID)
+    url = database or default_database_url()
+    store = open_store(url, clock=clock)
+    clouds = CloudRoot(clock, sim_path=sim_cloud_path(url))
+    try:
+        lines = [
+            plan_for_stack(files, spec, store, clouds.for_cloud(spec.cloud), at=clock.now(), writer="plan")
+            for wave in read.waves
+            for spec in (read.config.stacks[name] for name in wave)
+        ]
+    finally:
+        store.close()
+    click.echo(RENDERERS[output_format](files.sha, lines), nl=False)
+    if any(line.status == StackStatus.INVALID for line in lines):
+        raise SystemExit(EXIT_INVALID)

@@ -34,6 +34,7 @@ from state.shard_keeper import ShardKeeper
 LOG = logging.getLogger(__name__)
 
 STATE_DIR_VARIABLE = "RECONCILER_STATE_DIR"
+DATABASE_FILE = "state.sqlite"  # the file name `reconciler apply` and `outputs` default to as well
 FOLLOW, CONVERGE, LEASES, NOTES = "follow", "converge", "leases", "notes"
 WAITING_WORK = (WorkStatus.READY, WorkStatus.CLAIMED)
 
@@ -61,7 +62,7 @@ def _sim_options(settings: DaemonSettings) -> dict[str, Any]:
 
 
 def database_url(settings: DaemonSettings, state_dir: Path) -> str:
-    return settings.database or f"sqlite:///{state_dir / 'reconciler.sqlite'}"
+    return settings.database or f"sqlite:///{state_dir / DATABASE_FILE}"
 
 
 class KeeperShards:

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from reconciler.daemon.plan_notes import plan_line, recorded_for_plan
+from reconciler.daemon.plan_notes import plan_for_stack, plan_line, recorded_for_plan
 from reconciler.engine.desired import DesiredGeneration
 from reconciler.engine.report import StackReport
 from reconciler.plan import UpdateRules
@@ -267,10 +267,29 @@ class GitOps:
                             self._line(name, outcome.commit, StackStatus.INVALID, problems=outcome.problems)
                         )
                     continue
+                if not spec.auto_apply:
+                    lines.extend(self._planned_only(outcome))
+                    continue
                 self._submit(outcome)
                 submitted.append(name)
         self._note(lines)
         return tuple(submitted), tuple(invalid)
+
+    def _planned_only(self, revision: StackRevision) -> list[NoteLine]:
+        """`auto_apply: false`: the tracked commit gets a plan note and nothing is applied."""
+        self.input_files[revision.name] = frozenset(revision.definition.input_files)
+        if not self.leader:
+            return []
+        recorded = recorded_for_plan(self.store.read_records(revision.name))
+        rules = self.rules_for(revision.spec.cloud)
+        plan = plan_line(revision, recorded, rules, at=self.clock.now(), writer=self.writer)
+        waiting = self._line(
+            revision.name,
+            revision.commit,
+            StackStatus.PENDING,
+            failures=("auto_apply is off: planned, not applied",),
+        )
+        return [plan, waiting]
 
     def _submit(self, revision: StackRevision) -> None:
         self.input_files[revision.name] = frozenset(revision.definition.input_files)
@@ -305,42 +324,20 @@ class GitOps:
         touched = touched_stacks(paths, self.good.config.stacks, read.config.stacks, self.input_files)
         lines: list[NoteLine] = []
         for name in sorted(touched.changed):
-            lines.append(self._plan_stack(files, read, name))
+            spec = read.config.stacks[name]
+            lines.append(
+                plan_for_stack(
+                    files,
+                    spec,
+                    self.store,
+                    self.rules_for(spec.cloud),
+                    at=self.clock.now(),
+                    writer=self.writer,
+                )
+            )
         self._note(lines)
         LOG.info("planned %s (%s): %d stack(s)", head, sha[:12], len(lines))
         return [line.stack for line in lines]
-
-    def _plan_stack(self, files: CommitFileSource, read: CommitConfig, name: str) -> NoteLine:
-        spec = read.config.stacks[name]
-        outcome = load_revision(files, spec, self._current_outputs)
-        now = self.clock.now()
-        if isinstance(outcome, InvalidStack):
-            return NoteLine(
-                kind=PLAN,
-                stack=name,
-                commit=files.sha,
-                status=StackStatus.INVALID,
-                at=now,
-                writer=self.writer,
-                problems=outcome.problems,
-            )
-        if isinstance(outcome, WaitingForOutputs):
-            reason = f"cannot plan before {', '.join(sorted(outcome.upstream))} has outputs"
-            return NoteLine(
-                kind=PLAN,
-                stack=name,
-                commit=files.sha,
-                status=StackStatus.PENDING,
-                at=now,
-                writer=self.writer,
-                failures=(reason,),
-            )
-        recorded = recorded_for_plan(self.store.read_records(name))
-        return plan_line(outcome, recorded, self.rules_for(spec.cloud), at=now, writer=self.writer)
-
-    def _current_outputs(self, stack: str) -> Mapping[str, Any] | None:
-        state = self.store.read_stack(stack)
-        return state.outputs if state is not None and state.outputs else None
 
     # -- converge ------------------------------------------------------------------------------
 

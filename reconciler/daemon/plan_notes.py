@@ -7,14 +7,26 @@ a plan note line (names per action, the property names that force each replaceme
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import Any, Protocol
 
 from reconciler.plan import Action, RecordedResource, StackPlan, UpdateRules, plan_stack
+from reconciler.source.commit_files import CommitFileSource
 from reconciler.source.note_lines import PLAN, NoteLine, PlannedActions, Replacement
-from reconciler.source.revisions import StackRevision
+from reconciler.source.revisions import InvalidStack, StackRevision, WaitingForOutputs, load_revision
+from reconciler.templates import StackSpec
 from state import RecordedResource as StoredRecord
+from state import StackState, StackStatus
 
 FAILED_RECORD_STATUSES = frozenset({"FAILED", "ERROR"})
 PLANNED = "PLANNED"
+
+
+class RecordedState(Protocol):
+    """What planning reads of the state store."""
+
+    def read_stack(self, stack: str) -> StackState | None: ...
+
+    def read_records(self, stack: str) -> list[StoredRecord]: ...
 
 
 def recorded_for_plan(records: Iterable[StoredRecord]) -> dict[str, RecordedResource]:
@@ -72,3 +84,48 @@ def plan_line(
         writer=writer,
         plan=planned_actions(plan),
     )
+
+
+def plan_for_stack(
+    files: CommitFileSource,
+    spec: StackSpec,
+    store: RecordedState,
+    rules: UpdateRules,
+    *,
+    at: float,
+    writer: str,
+) -> NoteLine:
+    """The plan note line of one stack at the commit of `files`, against what the store recorded.
+
+    `from_stack` parameters take the upstream stacks' current outputs; a stack whose upstream has
+    none yet cannot be planned and says so (PENDING); a broken stack is INVALID with its problems.
+    """
+
+    def current_outputs(stack: str) -> Mapping[str, Any] | None:
+        state = store.read_stack(stack)
+        return state.outputs if state is not None and state.outputs else None
+
+    outcome = load_revision(files, spec, current_outputs)
+    if isinstance(outcome, InvalidStack):
+        return NoteLine(
+            kind=PLAN,
+            stack=spec.name,
+            commit=files.sha,
+            status=StackStatus.INVALID,
+            at=at,
+            writer=writer,
+            problems=outcome.problems,
+        )
+    if isinstance(outcome, WaitingForOutputs):
+        reason = f"cannot plan before {', '.join(sorted(outcome.upstream))} has outputs"
+        return NoteLine(
+            kind=PLAN,
+            stack=spec.name,
+            commit=files.sha,
+            status=StackStatus.PENDING,
+            at=at,
+            writer=writer,
+            failures=(reason,),
+        )
+    recorded = recorded_for_plan(store.read_records(spec.name))
+    return plan_line(outcome, recorded, rules, at=at, writer=writer)

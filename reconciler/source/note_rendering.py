@@ -82,7 +82,10 @@ def render_text(commit: str, lines: Sequence[NoteLine]) -> str:
         elif line.plan is not None:
             out.append(f"  {_stack_label(line)}: plan: {_plan_summary(line.plan)}")
             out.extend(f"      {symbol} {text}" for symbol, text in _plan_items(line.plan, None))
-        out.extend(f"      failed: {failure}" for failure in line.failures)
+        else:
+            out.append(f"  {_stack_label(line)}: plan: {line.status}")
+        label = "failed" if line.status == "FAILED" else "because"
+        out.extend(f"      {label}: {failure}" for failure in line.failures)
         out.extend(
             f"      {problem.file}:{problem.line or 0}: {problem.message}" for problem in line.problems
         )
@@ -102,7 +105,8 @@ def _markdown(commit: str, newest: Sequence[NoteLine], limit: int | None) -> str
             out.append(f"| {_stack_label(line)} | **{line.status}** | {counts} |")
         out.append("")
     for line in newest:
-        details = [*(f"failed: {failure}" for failure in line.failures)]
+        label = "failed" if line.status == "FAILED" else "because"
+        details = [*(f"{label}: {failure}" for failure in line.failures)]
         details += [
             f"`{problem.file}` line {problem.line or '?'}: {problem.message}" for problem in line.problems
         ]

@@ -171,3 +171,31 @@ def test_two_daemons_noting_one_remote_both_notes_survive(tmp_path: Path) -> Non
         ("daemon-two", "network"),
         ("daemon-two", "app"),
     }
+
+
+def test_auto_apply_off_plans_the_tracked_commit_and_applies_nothing(tmp_path: Path) -> None:
+    repo, _first = sample_repository(tmp_path / "repo")
+    config = (
+        (tmp_path / "repo" / "reconciler.yaml").read_text().replace("auto_apply: true", "auto_apply: false")
+    )
+    commit = commit_files(repo, {"reconciler.yaml": config}, "Plan only")
+    daemon = DaemonWorld(str(tmp_path / "repo"), tmp_path / "state")
+    try:
+        daemon.follow()
+        daemon.daemon.gitops.converge()
+        daemon.publish()
+        counts = daemon.cloud_counts()
+    finally:
+        daemon.close()
+
+    plans = notes_on(repo, commit, kind="plan")
+    network = plans["network"].plan
+    assert network is not None
+    assert len(network.create) == NETWORK_RESOURCES
+    convergence = notes_on(repo, commit)
+    assert convergence["network"].status == "PENDING"
+    assert convergence["network"].failures == ("auto_apply is off: planned, not applied",)
+    # app reads network's outputs, which do not exist while network is not applied
+    assert convergence["app"].status == "PENDING"
+    assert convergence["app"].failures == ("waiting for outputs of network",)
+    assert counts["routers"] == 0 and counts["servers"] == 0

@@ -25,7 +25,7 @@ EXPECTED = {"servers": 2, "volumes": 2, "keypairs": 1, "routers": 1, "security_g
 
 
 def cloud_counts(state_dir: Path) -> dict[str, int]:
-    cloud = SimulatedCloud.open(state_dir / "reconciler.sqlite.sim-cloud.json")
+    cloud = SimulatedCloud.open(state_dir / "state.sqlite.sim-cloud.json")
     return {collection: cloud.count(collection) for collection in EXPECTED}
 
 

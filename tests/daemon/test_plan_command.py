@@ -1,0 +1,58 @@
+"""`reconciler plan` on a real repository against the state a daemon recorded."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from reconciler.cli.main import cli
+from state import SystemClock, open_store
+from tests.daemon.gitops_world import DaemonWorld, sample_repository
+from tests.source.git_repos import commit_files
+
+
+def test_plan_shows_the_change_of_a_commit_without_applying_it(tmp_path: Path) -> None:
+    repo, first = sample_repository(tmp_path / "repo")
+    daemon = DaemonWorld(str(tmp_path / "repo"), tmp_path / "state")
+    try:
+        daemon.follow()
+        daemon.converge(["network", "app"], first)
+    finally:
+        daemon.close()
+    template = (tmp_path / "repo" / "stacks" / "network" / "template.yaml").read_text()
+    commit_files(
+        repo,
+        {
+            "stacks/network/template.yaml": template.replace(
+                "outputs:", "  extra:\n    type: OS::Heat::None\n\noutputs:"
+            )
+        },
+        "Add a resource",
+    )
+    database = f"sqlite:///{tmp_path / 'state' / 'state.sqlite'}"
+
+    shown = CliRunner().invoke(
+        cli, ["plan", "--repo", str(tmp_path / "repo"), "--database", database, "--format", "json"]
+    )
+
+    assert shown.exit_code == 0, shown.output
+    stacks = {stack["stack"]: stack for stack in json.loads(shown.output)["stacks"]}
+    assert stacks["network"]["plan"]["create"] == ["extra"]
+    assert stacks["network"]["plan"]["unchanged"] == 5
+    assert stacks["app"]["plan"]["create"] == []
+    store = open_store(database, clock=SystemClock())
+    newest = store.newest_generation("network")
+    store.close()
+    assert newest is not None and newest.commit_sha == first  # planned, not applied
+
+
+def test_plan_of_a_broken_reconciler_yaml_names_the_file_and_exits_1(tmp_path: Path) -> None:
+    repo, _first = sample_repository(tmp_path / "repo")
+    commit_files(repo, {"reconciler.yaml": "stacks: [\n"}, "Broken")
+    shown = CliRunner().invoke(
+        cli, ["plan", "--repo", str(tmp_path / "repo"), "--database", f"sqlite:///{tmp_path / 's.sqlite'}"]
+    )
+    assert shown.exit_code == 1
+    assert "reconciler.yaml:" in shown.output
