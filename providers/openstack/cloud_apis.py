@@ -31,11 +31,11 @@ def name_lookup_for(compute: JsonApi, network: JsonApi, image: JsonApi) -> NameL
     return NameLookup(
         {
             "flavor": lambda: compute.list_all("/flavors", "flavors"),
-            "image": lambda: image.list_all("/v2/images", "images"),
-            "network": lambda: network.list_all("/v2.0/networks", "networks", fields),
-            "subnet": lambda: network.list_all("/v2.0/subnets", "subnets", fields),
-            "security_group": lambda: network.list_all("/v2.0/security-groups", "security_groups", fields),
-            "router": lambda: network.list_all("/v2.0/routers", "routers", fields),
-            "port": lambda: network.list_all("/v2.0/ports", "ports", fields),
+            "image": lambda: image.list_all("/images", "images"),
+            "network": lambda: network.list_all("/networks", "networks", fields),
+            "subnet": lambda: network.list_all("/subnets", "subnets", fields),
+            "security_group": lambda: network.list_all("/security-groups", "security_groups", fields),
+            "router": lambda: network.list_all("/routers", "routers", fields),
+            "port": lambda: network.list_all("/ports", "ports", fields),
         }
     )

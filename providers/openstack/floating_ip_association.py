@@ -1,7 +1,7 @@
 """OS::Neutron::FloatingIPAssociation: a floating IP pointed at a port.
 
 The association is a state of the floating IP, so its physical id is the floating IP's id and a
-create or update is one `PUT /v2.0/floatingips/{id}`. A floating IP whose port was cleared out
+create or update is one `PUT /floatingips/{id}`. A floating IP whose port was cleared out
 of band is reported missing (the association is gone), so drift repair re-associates it.
 """
 
@@ -15,7 +15,7 @@ from providers.interface import LiveResource, LiveStatus, Marker, NotFound
 from providers.openstack.cloud_apis import CloudApis
 
 TYPE_NAME = "OS::Neutron::FloatingIPAssociation"
-PATH = "/v2.0/floatingips"
+PATH = "/floatingips"
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ the service returns (Nova, Neutron, Cinder) or Glance's `next` link, so one page
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,7 @@ import requests
 from providers.openstack.errors import raise_for_response, translated_errors
 
 PAGE_SIZE = 1000
+LOG = logging.getLogger(__name__)
 
 Query = Mapping[str, str | int | list[str]]
 
@@ -66,7 +68,9 @@ class JsonApi:
         body: Mapping[str, Any] | None = None,
     ) -> Any:
         action = f"{method} {self.service} {path}"
-        kwargs: dict[str, Any] = {"raise_exc": False}
+        # log=False: keystoneauth would log whole request and response bodies at DEBUG, and those
+        # hold admin passwords, user data and generated private keys. One line per call instead.
+        kwargs: dict[str, Any] = {"raise_exc": False, "log": False}
         if params:
             kwargs["params"] = params
         if body is not None:
@@ -75,6 +79,7 @@ class JsonApi:
             kwargs["microversion"] = self.microversion
         with translated_errors(action):
             response: requests.Response = self.proxy.request(path, method, **kwargs)
+        LOG.debug("%s -> HTTP %s", action, response.status_code)
         raise_for_response(response, action)
         if not response.content:
             return {}

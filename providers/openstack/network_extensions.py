@@ -20,6 +20,6 @@ class NetworkExtensions:
     def offers(self, alias: str) -> bool:
         with self._lock:
             if self._aliases is None:
-                extensions = self._network.get("/v2.0/extensions").get("extensions") or []
+                extensions = self._network.get("/extensions").get("extensions") or []
                 self._aliases = frozenset(extension["alias"] for extension in extensions)
             return alias in self._aliases

@@ -1,9 +1,11 @@
 """A tagged Neutron resource (network, subnet, port, router, security group, rule, floating IP).
 
 Create is one `POST` carrying the marker tags (or, on clouds without Neutron's `tag-creation`
-extension, a `POST` then `PUT .../tags`). Observe asks for the wanted ids with `id` filters when
-they are few, and pages through the whole project's collection when they are many, so the number
-of requests follows pages, never resources. `find_by_marker` is one list filtered by the tag.
+extension, a `POST` then `PUT .../tags`). Security group rules take no tags: their marker is the
+`description` when the template gives none (see `NeutronTable.marker_field`). Observe asks for the
+wanted ids with `id` filters when they are few, and pages through the whole project's collection
+when they are many, so the number of requests follows pages, never resources. `find_by_marker` is
+one list filtered by the tag (or the description).
 """
 
 from __future__ import annotations
@@ -33,6 +35,12 @@ class NeutronResourceHandler:
 
     def create(self, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
         body = self.table.body(properties, self.apis.names)
+        if not self.table.tagged:
+            if self.table.marker_field and not body.get(self.table.marker_field):
+                body[self.table.marker_field] = marker.tag
+            return self.live(
+                self.apis.network.post(self.table.path, {self.table.singular: body})[self.table.singular]
+            )
         tags = [*(properties.get("tags") or []), *marker_tags(marker)]
         tag_in_body = self.apis.network_extensions.offers("tag-creation")
         if tag_in_body:
@@ -67,7 +75,12 @@ class NeutronResourceHandler:
         return {item["id"]: self.live(item) for item in self.listed(wanted) if item["id"] in wanted}
 
     def find_by_marker(self, marker: Marker) -> LiveResource | None:
-        query = {"tags": marker_tag(marker)}
+        if self.table.tagged:
+            query = {"tags": marker_tag(marker)}
+        elif self.table.marker_field:
+            query = {self.table.marker_field: marker.tag}
+        else:
+            return None
         for item in self.apis.network.list_all(self.table.path, self.table.collection, query):
             live = self.live(item)
             if live.marker == marker:
@@ -87,8 +100,13 @@ class NeutronResourceHandler:
         status, reason = neutron_status(item)
         properties = self.table.observed_properties(item)
         attributes: dict[str, Any] = {name: item.get(name) for name in self.table.attributes}
+        marker = marker_from_tags(tags)
         if self.table.tagged:
             properties["tags"] = user_tags(tags)
+        elif self.table.marker_field and isinstance(item.get(self.table.marker_field), str):
+            marker = Marker.parse(item[self.table.marker_field])
+            if marker is not None:
+                properties[self.table.marker_field] = None
         return LiveResource(
             physical_id=item["id"],
             type=self.table.type_name,
@@ -96,5 +114,5 @@ class NeutronResourceHandler:
             status_reason=reason,
             properties=properties,
             attributes={**attributes, "show": dict(item)},
-            marker=marker_from_tags(tags),
+            marker=marker,
         )

@@ -1,6 +1,6 @@
 """How one Neutron resource type's Heat properties become its API body: a table per type.
 
-A `NeutronTable` names the collection (`/v2.0/networks`), the body's key (`network`), and for
+A `NeutronTable` names the collection (`/networks`), the body's key (`network`), and for
 every Heat property the body key it is sent as and how its value is converted (names resolved to
 ids, nested maps rewritten). `value_specs` is merged into the body as Heat does. The tables
 themselves are in `neutron_tables.py`.
@@ -52,11 +52,13 @@ class NeutronTable:
     fields: Mapping[str, BodyField]
     path_segment: str = ""  # when the URL differs from the list key (security-groups)
     tagged: bool = True
+    # Where an untagged type keeps the marker instead (when the template leaves that field empty).
+    marker_field: str | None = None
     attributes: frozenset[str] = field(default_factory=frozenset)
 
     @property
     def path(self) -> str:
-        return f"/v2.0/{self.path_segment or self.collection}"
+        return f"/{self.path_segment or self.collection}"
 
     def body(
         self, properties: Mapping[str, Any], names: NameLookup, only: frozenset[str] | None = None
@@ -67,8 +69,9 @@ class NeutronTable:
             if only is not None and name not in only:
                 continue
             target = self.fields.get(name)
-            if target is not None and value is not None:
-                body[target.body_key] = target.convert(value, names)
+            if target is None or (value is None and only is None):
+                continue
+            body[target.body_key] = None if value is None else target.convert(value, names)
         if (only is None or "value_specs" in only) and properties.get("value_specs"):
             body.update(properties["value_specs"])
         return body

@@ -126,6 +126,8 @@ SECURITY_GROUP_RULE = NeutronTable(
         **same("remote_ip_prefix"),
     },
     path_segment="security-group-rules",
+    tagged=False,  # Neutron's tag extension does not cover rules
+    marker_field="description",
 )
 
 FLOATING_IP = NeutronTable(

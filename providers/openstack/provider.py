@@ -26,9 +26,10 @@ from providers.openstack.json_api import JsonApi
 from providers.openstack.keypair import KeyPairHandler
 from providers.openstack.network_extensions import NetworkExtensions
 from providers.openstack.neutron_resource import NeutronResourceHandler
-from providers.openstack.neutron_tables import FLOATING_IP, NET, PORT, ROUTER, SECURITY_GROUP_RULE, SUBNET
+from providers.openstack.neutron_tables import FLOATING_IP, NET, PORT, ROUTER, SUBNET
 from providers.openstack.router_interface import RouterInterfaceHandler
 from providers.openstack.security_group import SecurityGroupHandler
+from providers.openstack.security_group_rule import SecurityGroupRuleHandler
 from providers.openstack.server import ServerHandler
 from providers.openstack.server_group import ServerGroupHandler
 from providers.openstack.type_handler import TypeHandler
@@ -45,12 +46,23 @@ HANDLERS: dict[str, Callable[[CloudApis], TypeHandler]] = {
     "OS::Neutron::Router": lambda apis: NeutronResourceHandler(apis, ROUTER),
     "OS::Neutron::RouterInterface": RouterInterfaceHandler,
     "OS::Neutron::SecurityGroup": SecurityGroupHandler,
-    "OS::Neutron::SecurityGroupRule": lambda apis: NeutronResourceHandler(apis, SECURITY_GROUP_RULE),
+    "OS::Neutron::SecurityGroupRule": SecurityGroupRuleHandler,
     "OS::Neutron::FloatingIP": lambda apis: NeutronResourceHandler(apis, FLOATING_IP),
     "OS::Neutron::FloatingIPAssociation": FloatingIPAssociationHandler,
     "OS::Cinder::Volume": VolumeHandler,
     "OS::Cinder::VolumeAttachment": VolumeAttachmentHandler,
 }
+
+
+def with_defaults(type_name: str, properties: Mapping[str, Any]) -> dict[str, Any]:
+    """The properties with the catalog's (Heat's) default for every one the template left out."""
+    entry = CATALOG.get(type_name)
+    defaults = (
+        {}
+        if entry is None
+        else {name: schema.default for name, schema in entry.properties.items() if schema.default is not None}
+    )
+    return {**defaults, **properties}
 
 
 class OpenStackProvider:
@@ -85,7 +97,7 @@ class OpenStackProvider:
         return {name: CATALOG[name] for name in HANDLERS}
 
     def create(self, type_name: str, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
-        return self._handler(type_name).create(properties, marker)
+        return self._handler(type_name).create(with_defaults(type_name, properties), marker)
 
     def update(
         self,
@@ -94,7 +106,7 @@ class OpenStackProvider:
         properties: Mapping[str, Any],
         changed: frozenset[str],
     ) -> LiveResource:
-        return self._handler(type_name).update(physical_id, properties, changed)
+        return self._handler(type_name).update(physical_id, with_defaults(type_name, properties), changed)
 
     def delete(self, type_name: str, physical_id: str) -> None:
         self._handler(type_name).delete(physical_id)

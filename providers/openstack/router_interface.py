@@ -57,7 +57,7 @@ class RouterInterfaceHandler:
         interface = self.interface_id(properties)
         if not any(interface.matches(port) for port in self.router_ports({interface.router_id})):
             body = {interface.key: interface.value}
-            self.apis.network.put(f"/v2.0/routers/{interface.router_id}/add_router_interface", body)
+            self.apis.network.put(f"/routers/{interface.router_id}/add_router_interface", body)
         return live_interface(interface)
 
     def update(
@@ -68,7 +68,7 @@ class RouterInterfaceHandler:
     def delete(self, physical_id: str) -> None:
         interface = InterfaceId.parse(physical_id)
         body = {interface.key: interface.value}
-        self.apis.network.put(f"/v2.0/routers/{interface.router_id}/remove_router_interface", body)
+        self.apis.network.put(f"/routers/{interface.router_id}/remove_router_interface", body)
 
     def observe(self, physical_ids: Collection[str]) -> Mapping[str, LiveResource]:
         interfaces = [InterfaceId.parse(physical_id) for physical_id in physical_ids]
@@ -96,7 +96,7 @@ class RouterInterfaceHandler:
         query: dict[str, Any] = {"device_owner": ROUTER_OWNERS}
         if len(router_ids) <= 100:
             query["device_id"] = sorted(router_ids)
-        return self.apis.network.list_all("/v2.0/ports", "ports", query)
+        return self.apis.network.list_all("/ports", "ports", query)
 
 
 def live_interface(interface: InterfaceId) -> LiveResource:

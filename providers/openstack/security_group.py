@@ -16,7 +16,7 @@ from providers.openstack.cloud_apis import CloudApis
 from providers.openstack.neutron_resource import NeutronResourceHandler
 from providers.openstack.neutron_tables import SECURITY_GROUP
 
-RULES_PATH = "/v2.0/security-group-rules"
+RULES_PATH = "/security-group-rules"
 RULE_KEYS = ("direction", "ethertype", "protocol", "port_range_min", "port_range_max", "remote_ip_prefix")
 
 RuleKey = tuple[Any, ...]

@@ -54,7 +54,7 @@ class ServerHandler:
             if server["id"] in wanted and not is_gone(server)
         }
         for server_id, server in seen.items():
-            if server.get("status") == "VERIFY_RESIZE" and not server.get("OS-EXT-STS:task_state"):
+            if server.get("status") == "VERIFY_RESIZE":
                 self.apis.compute.post(f"/servers/{server_id}/action", {"confirmResize": None})
         return {server_id: live_server(server, self.apis.names) for server_id, server in seen.items()}
 

@@ -61,12 +61,9 @@ def live_server(server: Mapping[str, Any], names: NameLookup) -> LiveResource:
 
 def server_status(server: Mapping[str, Any]) -> tuple[LiveStatus, str]:
     status = str(server.get("status", ""))
-    task = server.get("OS-EXT-STS:task_state")
     if status in FAILED_STATES:
         fault = server.get("fault") or {}
         return LiveStatus.FAILED, f"{status}: {fault.get('message', 'no fault recorded')}"
-    if task:
-        return LiveStatus.IN_PROGRESS, f"{status} ({task})"
     if status in READY_STATES:
         return LiveStatus.READY, "" if status == "ACTIVE" else status
     return LiveStatus.IN_PROGRESS, status

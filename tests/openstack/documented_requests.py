@@ -1,0 +1,86 @@
+"""The request table of docs/openstack-api.md, read as data: which calls the provider may send.
+
+Each row allows one method on one path template (`{id}` is one segment, `{collection}` each of the
+Neutron collections) with a set of body keys. A key with listed keys under it (`server` with
+`server.name`) is a wrapper: only those may be sent inside it; any other key's value is data
+(`metadata`, `os:scheduler_hints`) whose own keys are the template's. Keys written
+`x.* (value_specs)` only document that Heat's value_specs pass through; they widen nothing, so a
+scenario without value_specs is held to the listed keys.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from providers.openstack.request_log import SentRequest
+
+DOCUMENT = Path(__file__).resolve().parents[2] / "docs" / "openstack-api.md"
+NEUTRON_COLLECTIONS = {
+    "networks": "network",
+    "subnets": "subnet",
+    "ports": "port",
+    "routers": "router",
+    "security-groups": "security_group",
+    "security-group-rules": "security_group_rule",
+    "floatingips": "floatingip",
+}
+SERVICES = ("compute", "network", "block-storage", "image")
+
+
+@dataclass(frozen=True)
+class DocumentedCall:
+    service: str
+    method: str
+    path: re.Pattern[str]
+    body_keys: frozenset[str]
+    text: str
+
+    def allows(self, service: str, sent: SentRequest, relative_path: str) -> bool:
+        return (
+            service == self.service
+            and sent.method == self.method
+            and self.path.fullmatch(relative_path) is not None
+            and all(self.allows_key(key) for key in sent.body_keys)
+        )
+
+    def allows_key(self, key: str) -> bool:
+        """A documented key, or a key inside a documented value that is data, not a wrapper."""
+        if key in self.body_keys:
+            return True
+        outer, dot, _ = key.partition(".")
+        wrapper = any(documented.startswith(outer + ".") for documented in self.body_keys)
+        return bool(dot) and outer in self.body_keys and not wrapper
+
+
+def documented_calls(document: Path = DOCUMENT) -> list[DocumentedCall]:
+    rows = [_cells(line) for line in document.read_text(encoding="utf-8").splitlines()]
+    table = [cells for cells in rows if cells and cells[0] in SERVICES]
+    creates = {cells[2]: _keys(cells[3]) for cells in table if cells[1] == "POST"}
+    calls = []
+    for service, method, path, keys, *_ in table:
+        for collection, singular in _expansions(path):
+            expanded_path = path.replace("{collection}", collection)
+            body_keys = {key.replace("{singular}", singular) for key in _keys(keys)}
+            if f"{singular}.*" in body_keys:
+                body_keys |= creates.get(f"/{collection}", frozenset())
+            pattern = re.compile(re.escape(expanded_path).replace(re.escape("{id}"), "[^/]+"))
+            calls.append(DocumentedCall(service, method, pattern, frozenset(body_keys), f"{method} {path}"))
+    return calls
+
+
+def _cells(line: str) -> list[str]:
+    if not line.startswith("|"):
+        return []
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
+def _keys(cell: str) -> frozenset[str]:
+    return frozenset(key.strip() for key in cell.split(",") if key.strip() and "(value_specs)" not in key)
+
+
+def _expansions(path: str) -> list[tuple[str, str]]:
+    if "{collection}" in path:
+        return list(NEUTRON_COLLECTIONS.items())
+    return [("", "")]
