@@ -17,6 +17,10 @@ from providers.simulated.heat_types.resolving import NameResolver
 from providers.simulated.inventory import Body
 
 PAGE_SIZE = 1000
+STACK_TAG_PREFIX = f"{Marker.PREFIX}-stack:"
+# The model's own bookkeeping fields, never shown (see providers.simulated.compute and .network).
+INTERNAL_FIELDS = ("_ports", "_created_ports", "_user_data", "_scheduler_hints", "_flavor_id", "_old_flavor",
+                   "_next_host")  # fmt: skip
 READY_STATUSES = frozenset({"ACTIVE", "available", "in-use", "DOWN", "SHUTOFF"})
 FAILED_STATUSES = frozenset({"ERROR", "error", "error_extending", "error_deleting"})
 
@@ -30,21 +34,25 @@ def live_status(body: Body) -> LiveStatus:
     return LiveStatus.IN_PROGRESS
 
 
-def marker_in_tags(body: Body) -> Marker | None:
+def split_tags(body: Body) -> tuple[Marker | None, list[str]]:
+    """The marker among a body's tags, and the tags a template set (without marker and stack tags)."""
+    marker = None
+    user: list[str] = []
     for tag in body.get("tags") or ():
-        marker = Marker.parse(tag)
-        if marker is not None:
-            return marker
-    return None
+        if not tag.startswith(Marker.PREFIX):
+            user.append(tag)
+        elif not tag.startswith(STACK_TAG_PREFIX):
+            parsed = Marker.parse(tag)
+            if parsed is None:
+                user.append(tag)
+            elif marker is None:
+                marker = parsed
+    return marker, user
 
 
 def user_tags(body: Body) -> list[str]:
     """The tags a template set, without the marker and stack tags this provider adds."""
-    return [
-        tag
-        for tag in body.get("tags") or ()
-        if Marker.parse(tag) is None and not tag.startswith(f"{Marker.PREFIX}-stack:")
-    ]
+    return split_tags(body)[1]
 
 
 def pages(ids: Collection[str]) -> list[list[str]]:
@@ -119,21 +127,23 @@ class TaggedCollection:
         return self.live(cloud, bodies[0]) if bodies else None
 
     def live(self, cloud: SimulatedCloud, body: Body) -> LiveResource:
+        marker, tags = split_tags(body)
+        properties = self.properties_of(body)
+        if "tags" in body:
+            properties["tags"] = tags
         return LiveResource(
             physical_id=body["id"],
             type=self.type_name,
             status=live_status(body),
-            properties=self.properties_of(body),
+            properties=properties,
             attributes={**self.attributes_of(cloud, body), "show": shown(body)},
-            marker=marker_in_tags(body),
+            marker=marker,
             status_reason=str((body.get("fault") or {}).get("message", "")),
         )
 
     def properties_of(self, body: Body) -> dict[str, Any]:
-        observed = {name: body.get(field) for name, field in self.passthrough.items() if field in body}
-        if "tags" in body:
-            observed["tags"] = user_tags(body)
-        return observed
+        """The template's view of the body (tags are added by `live`)."""
+        return {name: body.get(field) for name, field in self.passthrough.items() if field in body}
 
     def attributes_of(self, cloud: SimulatedCloud, body: Body) -> dict[str, Any]:
         return {}
@@ -141,9 +151,10 @@ class TaggedCollection:
 
 def shown(body: Body) -> Mapping[str, Any]:
     """The body as the API shows it, without the model's internal `_` fields; read-only."""
-    if not any(key[0] == "_" for key in body):
-        return MappingProxyType(body)
-    return MappingProxyType({key: value for key, value in body.items() if key[0] != "_"})
+    public = dict(body)
+    for name in INTERNAL_FIELDS:
+        public.pop(name, None)
+    return MappingProxyType(public)
 
 
 def require_found(found: Mapping[str, LiveResource], physical_id: str) -> LiveResource:
