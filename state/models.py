@@ -24,7 +24,9 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 JsonValue = sa.JSON().with_variant(JSONB(), "postgresql")
 Timestamp: sa.Double[float] = sa.Double()
-# SQLite only auto-increments an INTEGER PRIMARY KEY, so big ids are BIGINT on PostgreSQL alone.
+# SQLite only auto-increments an INTEGER PRIMARY KEY, so big ids are BIGINT on PostgreSQL alone. Tables
+# whose ids leave the database (idempotency markers, logs) use AUTOINCREMENT on SQLite, so a deleted
+# row's id is never handed out again; PostgreSQL sequences never reuse a value anyway.
 RowId = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
 
@@ -92,7 +94,10 @@ class ResourceRecord(Base):
     """What the store knows of one physical resource; its id goes into idempotency markers."""
 
     __tablename__ = "resource_records"
-    __table_args__ = (sa.Index("ix_resource_records_next_attempt", "next_attempt_at"),)
+    __table_args__ = (
+        sa.Index("ix_resource_records_next_attempt", "next_attempt_at"),
+        {"sqlite_autoincrement": True},  # ids go into idempotency markers: never reuse one
+    )
 
     id: Mapped[int] = mapped_column(RowId, primary_key=True, autoincrement=True)
     stack: Mapped[str] = mapped_column(
@@ -116,7 +121,10 @@ class WorkItem(Base):
     """A cloud operation any live worker may claim; `attempts` counts claims."""
 
     __tablename__ = "work_items"
-    __table_args__ = (sa.Index("ix_work_items_ready", "status", "next_attempt_at"),)
+    __table_args__ = (
+        sa.Index("ix_work_items_ready", "status", "next_attempt_at"),
+        {"sqlite_autoincrement": True},
+    )
 
     id: Mapped[int] = mapped_column(RowId, primary_key=True, autoincrement=True)
     shard: Mapped[int] = mapped_column(sa.Integer)
@@ -137,7 +145,7 @@ class NoteOutboxEntry(Base):
     """A git note line waiting to be written and pushed; `sent_at` is set once it is."""
 
     __tablename__ = "notes_outbox"
-    __table_args__ = (sa.Index("ix_notes_outbox_pending", "sent_at", "id"),)
+    __table_args__ = (sa.Index("ix_notes_outbox_pending", "sent_at", "id"), {"sqlite_autoincrement": True})
 
     id: Mapped[int] = mapped_column(RowId, primary_key=True, autoincrement=True)
     commit_sha: Mapped[str] = mapped_column(sa.String(64))

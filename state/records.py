@@ -1,9 +1,8 @@
 """Resource records: read all of a stack's at once, write batches of upserts and deletes under a fence.
 
-Writes are batched for large stacks (50,000 records): new records go in with one multi-row INSERT
-... RETURNING (SQLAlchemy's insertmanyvalues), existing ones with one multi-row upsert by id,
-deletes with chunked `IN` lists. The fence check comes first in the same transaction, so a stale
-epoch writes nothing.
+Writes are batched for large stacks (50,000 records): new records get fresh ids first, then every
+upsert goes through the backend's bulk path (`record_batches`); deletes use chunked `IN` lists. The
+fence check comes first in the same transaction, so a stale epoch writes nothing.
 """
 
 from __future__ import annotations
@@ -16,25 +15,9 @@ import sqlalchemy as sa
 
 from state.fencing import Fence, check_fence
 from state.models import RESOURCE_RECORDS as RECORDS
-from state.upserts import dialect_insert
+from state.record_batches import COLUMNS, RecordRow, allocate_record_ids, serialize_json, upsert_record_rows
 
 DELETE_CHUNK = 5_000
-COLUMNS = (
-    "id",
-    "stack",
-    "logical_name",
-    "type",
-    "physical_id",
-    "properties",
-    "attributes",
-    "status",
-    "generation",
-    "replaced_by",
-    "attempts",
-    "next_attempt_at",
-    "last_error",
-    "updated_at",
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,14 +74,15 @@ def read_records(connection: sa.Connection, stack: str) -> list[RecordedResource
     return [RecordedResource(*row) for row in rows]
 
 
-def _row(write: RecordWrite, now: float) -> dict[str, Any]:
-    return {
+def _row(record_id: int, write: RecordWrite, now: float) -> RecordRow:
+    values = {
+        "id": record_id,
         "stack": write.stack,
         "logical_name": write.logical_name,
         "type": write.type,
         "physical_id": write.physical_id,
-        "properties": write.properties,
-        "attributes": write.attributes,
+        "properties": serialize_json(write.properties),
+        "attributes": serialize_json(write.attributes),
         "status": write.status,
         "generation": write.generation,
         "replaced_by": write.replaced_by,
@@ -107,23 +91,7 @@ def _row(write: RecordWrite, now: float) -> dict[str, Any]:
         "last_error": write.last_error,
         "updated_at": now,
     }
-
-
-def _insert_new(connection: sa.Connection, rows: list[dict[str, Any]]) -> list[int]:
-    if not rows:
-        return []
-    result = connection.execute(
-        sa.insert(RECORDS).returning(RECORDS.c.id, sort_by_parameter_order=True), rows
-    )
-    return list(result.scalars())
-
-
-def _upsert_existing(connection: sa.Connection, rows: list[dict[str, Any]]) -> None:
-    if not rows:
-        return
-    statement = dialect_insert(connection, RECORDS)
-    updated = {name: statement.excluded[name] for name in COLUMNS if name != "id"}
-    connection.execute(statement.on_conflict_do_update(index_elements=["id"], set_=updated), rows)
+    return tuple(values[name] for name in COLUMNS)
 
 
 def _delete(connection: sa.Connection, record_ids: Sequence[int]) -> int:
@@ -144,16 +112,10 @@ def write_records(
 ) -> RecordsWritten:
     """Apply upserts and deletes under `fence`; `StaleLease` (and nothing written) if the epoch is stale."""
     check_fence(connection, fence, now=now)
-    new_positions = [index for index, write in enumerate(upserts) if write.record_id is None]
-    new_ids = _insert_new(connection, [_row(upserts[index], now) for index in new_positions])
-    existing = [
-        {"id": write.record_id, **_row(write, now)} for write in upserts if write.record_id is not None
-    ]
-    _upsert_existing(connection, existing)
-    ids = [write.record_id for write in upserts]
-    for index, record_id in zip(new_positions, new_ids, strict=True):
-        ids[index] = record_id
-    deleted = _delete(connection, list(deletes))
-    return RecordsWritten(
-        record_ids=tuple(record_id for record_id in ids if record_id is not None), deleted=deleted
+    fresh = iter(allocate_record_ids(connection, sum(1 for write in upserts if write.record_id is None)))
+    ids = [next(fresh) if write.record_id is None else write.record_id for write in upserts]
+    upsert_record_rows(
+        connection, [_row(record_id, write, now) for record_id, write in zip(ids, upserts, strict=True)]
     )
+    deleted = _delete(connection, list(deletes))
+    return RecordsWritten(record_ids=tuple(ids), deleted=deleted)

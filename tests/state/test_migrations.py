@@ -84,3 +84,35 @@ def test_a_built_package_carries_its_migrations(tmp_path: Path) -> None:
     finally:
         engine.dispose()
     assert {"workers", "shard_leases", "resource_records", "work_items", "notes_outbox"} <= tables
+
+
+def _insert_record(connection: sa.Connection, name: str) -> None:
+    connection.execute(
+        sa.text(
+            "INSERT INTO resource_records (stack, logical_name, type, properties, attributes, status, "
+            "generation, attempts, updated_at) "
+            "VALUES ('app', :name, 'OS::Heat::None', '{}', '{}', 'CREATED', 1, 0, 1)"
+        ),
+        {"name": name},
+    )
+
+
+def test_upgrading_from_the_first_revision_keeps_records_and_stops_reusing_ids(database_url: str) -> None:
+    upgrade(database_url, "0001")
+    engine = create_database_engine(database_url)
+    try:
+        with engine.begin() as connection:
+            connection.execute(
+                sa.text("INSERT INTO stacks VALUES ('app', 0, 'PENDING', '[]', NULL, '{}', 1.0)")
+            )
+            _insert_record(connection, "net")
+        upgrade(database_url)
+        with engine.begin() as connection:
+            kept = connection.execute(sa.text("SELECT id, logical_name FROM resource_records")).all()
+            connection.execute(sa.text("DELETE FROM resource_records"))
+            _insert_record(connection, "port")
+            fresh = connection.execute(sa.text("SELECT id FROM resource_records")).scalar_one()
+    finally:
+        engine.dispose()
+    assert kept == [(1, "net")]
+    assert fresh == 2
