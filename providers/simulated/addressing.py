@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import random
 
@@ -22,9 +23,14 @@ def allocation_pool_of(cidr: str) -> list[dict[str, str]]:
     return [{"start": str(network.network_address + FIRST_HOST), "end": str(last)}]
 
 
+@functools.lru_cache(maxsize=4096)
+def parsed_network(cidr: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
+    return ipaddress.ip_network(cidr, strict=False)
+
+
 def next_address(subnet: Body) -> tuple[str, Body]:
     """The next free address of `subnet`, and the subnet body with its counter moved on."""
-    network = ipaddress.ip_network(subnet["cidr"], strict=False)
+    network = parsed_network(subnet["cidr"])
     offset = subnet.get("_next_host", FIRST_HOST)
     if offset >= network.num_addresses - 1:
         raise Conflict(f"No more IP addresses available on subnet {subnet['id']}.")

@@ -311,7 +311,8 @@ class SimulatedCloud:
         world.check_quota(collection)
         body = world.start_building(collection, behaviour.create(world, request))
         shown_once: frozenset[str] = getattr(behaviour, "shown_once", frozenset())
-        world.add(collection, {key: value for key, value in body.items() if key not in shown_once})
+        stored = {key: value for key, value in body.items() if key not in shown_once} if shown_once else body
+        world.add(collection, stored)
         return self._shown(body)
 
     @staticmethod
