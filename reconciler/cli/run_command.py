@@ -15,7 +15,8 @@ from reconciler.daemon.worker_processes import FollowerCommand, FollowerProcesse
 from reconciler.source.repository import RepositoryUnavailable
 
 LOG = logging.getLogger("reconciler")
-QUIET_LOGGERS = ("apscheduler", "alembic")
+# A line per scheduled pass, per skipped overlapping wake-up or per migration step drowns the journal.
+QUIET_LOGGERS = {"apscheduler": logging.ERROR, "alembic": logging.WARNING}
 
 
 def _stop_on_sigterm_while_starting() -> threading.Event:
@@ -61,8 +62,8 @@ def command(
 ) -> None:
     """Run the GitOps daemon: follow the repository and keep its stacks converged."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    for chatty in QUIET_LOGGERS:  # a line per scheduled pass or migration step drowns the journal
-        logging.getLogger(chatty).setLevel(logging.WARNING)
+    for chatty, level in QUIET_LOGGERS.items():
+        logging.getLogger(chatty).setLevel(level)
     settings = _settings(
         config,
         repo=repo,

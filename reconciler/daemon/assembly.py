@@ -163,11 +163,15 @@ def assemble(
         holds=lambda stack: shard_for(stack, store.settings.shard_count) in keeper.fences(),
         rules_for=clouds.for_cloud,
         on_settled=metrics.convergence_seconds.observe,
+        on_noted=lambda: wake(NOTES),
     )
 
+    def wake(loop: str) -> None:
+        if "service" in holder:
+            holder["service"].wake(loop)
+
     def on_ref_change() -> None:
-        if FOLLOW in holder:
-            holder[FOLLOW].wake(FOLLOW)
+        wake(FOLLOW)
 
     def notes_pass() -> object:
         clouds.save()  # the simulated cloud's file, so a crash loses nothing the notes speak of
@@ -175,7 +179,7 @@ def assemble(
 
     def on_reload() -> None:
         gitops.reload()
-        holder[FOLLOW].wake(FOLLOW)
+        wake(FOLLOW)
 
     loops = [
         Loop(FOLLOW, settings.fetch_interval, gitops.follow),
@@ -193,7 +197,7 @@ def assemble(
         shutdown_deadline=settings.shutdown_deadline,
         watchdog_every=watchdog_interval() if leader else None,
     )
-    holder[FOLLOW] = service
+    holder["service"] = service
     host, port = parse_listen(settings.listen)
     http = HttpEndpoints(
         host,

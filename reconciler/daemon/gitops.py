@@ -124,6 +124,7 @@ class GitOps:
         holds: Callable[[str], bool],
         rules_for: Callable[[str], UpdateRules],
         on_settled: Callable[[float], None] = lambda _seconds: None,
+        on_noted: Callable[[], None] = lambda: None,
     ) -> None:
         self.repository = repository
         self.store = store
@@ -134,6 +135,7 @@ class GitOps:
         self.holds = holds
         self.rules_for = rules_for
         self.on_settled = on_settled
+        self.on_noted = on_noted
         self.tracked_branch = "main"
         self.notes_ref = DEFAULT_NOTES_REF
         self.heads: Heads | None = None
@@ -149,6 +151,7 @@ class GitOps:
     def _note(self, lines: list[NoteLine]) -> None:
         if lines:
             self.store.enqueue_notes([outbox_line(line, self.notes_ref) for line in lines])
+            self.on_noted()
 
     def _line(self, stack: str, commit: str, status: str, **extra: Any) -> NoteLine:
         return NoteLine(

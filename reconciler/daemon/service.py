@@ -81,14 +81,23 @@ class Service:
         self._stop = threading.Event()
         self._reload = threading.Event()
         self._wake = threading.Event()
+        self._requested: set[str] = set()
+        self._requests_lock = threading.Lock()
 
     def _pass(self, loop: Loop) -> None:
-        try:
-            loop.run_pass()
-        except Exception:
-            LOG.exception("loop %s: pass failed", loop.name)
-            return
-        self.progress.made_progress(loop.name)
+        """One pass, and another straight after while `wake` was called during it (none is lost)."""
+        while not self._stop.is_set():
+            with self._requests_lock:
+                self._requested.discard(loop.name)
+            try:
+                loop.run_pass()
+            except Exception:
+                LOG.exception("loop %s: pass failed", loop.name)
+                return
+            self.progress.made_progress(loop.name)
+            with self._requests_lock:
+                if loop.name not in self._requested:
+                    return
 
     def ping_watchdog(self) -> None:
         """WATCHDOG=1 when every loop made progress in time (withheld otherwise), and STATUS=."""
@@ -101,6 +110,8 @@ class Service:
 
     def wake(self, name: str) -> None:
         """Run loop `name` as soon as possible (thread-safe; coalesces with a pass already due)."""
+        with self._requests_lock:
+            self._requested.add(name)
         if self._scheduler.running and not self._stop.is_set():
             self._scheduler.modify_job(name, next_run_time=datetime.now(UTC))
 

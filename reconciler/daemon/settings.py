@@ -33,7 +33,7 @@ class DaemonSettings:
     listen: str = DEFAULT_LISTEN
     fetch_interval: float = 30.0  # seconds between fetches of a remote URL
     notes_push_interval: float = 5.0  # seconds between pushes of pending notes to the remote
-    engine_interval: float = 0.5  # longest wait between engine steps when nothing wakes it sooner
+    engine_interval: float = 0.1  # longest wait between engine steps when nothing wakes it sooner
     lease_renew_interval: float = 5.0
     shutdown_deadline: float = 60.0  # SIGTERM: how long in-flight cloud calls may take to finish
     watchdog_allowance: float = 60.0  # a loop without progress for this long stops WATCHDOG=1
