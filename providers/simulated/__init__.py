@@ -1,4 +1,13 @@
 """Simulated cloud: an in-process cloud model and its OpenStack-compatible HTTP face.
 
-May import `providers.interface`; never state, the engine or the OpenStack SDK.
+Entry points:
+- `cloud.SimulatedCloud` - the model (Nova, Neutron, Cinder, Glance collections) with injected clock,
+  sleep and random source, latency, failure injection (`faults.FaultPlan`), quotas, a concurrency
+  limit, out-of-band changes, and a JSON state file (`SimulatedCloud.open(path)` / `save()`). Its
+  limits are written in `cloud`'s module docstring.
+- `provider.SimulatedProvider` - the provider interface directly on the model (no HTTP).
+- `http.embedded.serve_in_thread` - the HTTP face on 127.0.0.1, a free port, with a clouds.yaml;
+  `reconciler sim serve` runs the same server as a process. `http.admin` lists the admin API.
+
+May import `providers.interface` and `providers.catalog`; never state, the engine or the OpenStack SDK.
 """
