@@ -4,7 +4,9 @@ Sections: parameters, parameter_defaults, resource_registry, event_sinks, encryp
 parameter_merge_strategies. Files merge in the order given, with Heat's rules: a later file's
 parameter replaces an earlier one unless its merge strategy says `merge` (strings concatenate,
 numbers add, lists and comma-delimited lists extend, maps update) or `deep_merge` (maps merge
-recursively); two files asking different strategies for one parameter is an error. The registry
+recursively). As in Heat, every file setting a parameter must agree on its strategy (a file that
+names none means `overwrite`), so merging needs the strategy in each file: a disagreement is an
+error naming both files. The registry
 maps types to other types or to template files; a file path is relative to the environment file
 that names it (as python-heatclient resolves it), and is kept as a repository path.
 """
@@ -153,7 +155,7 @@ def _merge_parameter(
     if strategy not in MERGE_STRATEGIES:
         strategy = strategies.get("default", "overwrite")
     earlier = environment.strategies.get(key)
-    if earlier is not None and earlier[0] != strategy and key in strategies:
+    if earlier is not None and earlier[0] != strategy:
         raise TemplateError(
             [
                 document.problem(

@@ -8,6 +8,7 @@ escapes, absolute paths, URLs and symlinks pointing outside are refused with a `
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Protocol
 
@@ -70,7 +71,7 @@ class DirectorySource:
 class MemorySource:
     """A `FileSource` over files held in memory (generated templates, tests, a commit's blobs)."""
 
-    def __init__(self, files: dict[str, str | bytes]) -> None:
+    def __init__(self, files: Mapping[str, str | bytes]) -> None:
         self._files = {
             posixpath.normpath(path): content.encode("utf-8") if isinstance(content, str) else content
             for path, content in files.items()
