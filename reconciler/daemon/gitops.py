@@ -21,6 +21,7 @@ note in the same database every worker shares, and one process (the leader) writ
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections.abc import Callable, Iterable, Mapping
@@ -33,6 +34,7 @@ from reconciler.engine.report import StackReport
 from reconciler.plan import UpdateRules
 from reconciler.source.commit_files import CommitFileSource
 from reconciler.source.heads import Heads
+from reconciler.source.hidden_values import hidden_values, redact
 from reconciler.source.note_lines import CONVERGENCE, PLAN, REPOSITORY_SCOPE, NoteLine
 from reconciler.source.note_publisher import outbox_line, publish_pending
 from reconciler.source.notes_store import DEFAULT_NOTES_REF, PushOutcome
@@ -144,11 +146,26 @@ class GitOps:
         self.input_files: dict[str, frozenset[str]] = {}
         self.pending: dict[str, _Pending] = {}
         self.active: dict[str, _Active] = {}
+        self.hidden: dict[str, frozenset[str]] = {}  # stack -> values of its hidden parameters
         self._lock = threading.RLock()
 
     # -- notes ---------------------------------------------------------------------------------
 
+    def _redacted(self, line: NoteLine) -> NoteLine:
+        secrets = self.hidden.get(line.stack)
+        if not secrets:
+            return line
+        return dataclasses.replace(
+            line,
+            failures=tuple(redact(failure, secrets) for failure in line.failures),
+            problems=tuple(
+                dataclasses.replace(problem, message=redact(problem.message, secrets))
+                for problem in line.problems
+            ),
+        )
+
     def _note(self, lines: list[NoteLine]) -> None:
+        lines = [self._redacted(line) for line in lines]
         if lines:
             self.store.enqueue_notes([outbox_line(line, self.notes_ref) for line in lines])
             self.on_noted()
@@ -278,9 +295,14 @@ class GitOps:
         self._note(lines)
         return tuple(submitted), tuple(invalid)
 
+    def _remember(self, revision: StackRevision) -> None:
+        definition = revision.definition
+        self.input_files[revision.name] = frozenset(definition.input_files)
+        self.hidden[revision.name] = hidden_values(definition.parameters, definition.hidden_parameters)
+
     def _planned_only(self, revision: StackRevision) -> list[NoteLine]:
         """`auto_apply: false`: the tracked commit gets a plan note and nothing is applied."""
-        self.input_files[revision.name] = frozenset(revision.definition.input_files)
+        self._remember(revision)
         if not self.leader:
             return []
         recorded = recorded_for_plan(self.store.read_records(revision.name))
@@ -295,7 +317,7 @@ class GitOps:
         return [plan, waiting]
 
     def _submit(self, revision: StackRevision) -> None:
-        self.input_files[revision.name] = frozenset(revision.definition.input_files)
+        self._remember(revision)
         self.engine.submit(
             revision.name, DesiredGeneration(revision.commit, revision.spec, revision.definition)
         )

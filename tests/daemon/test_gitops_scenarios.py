@@ -48,6 +48,8 @@ def test_a_commit_converges_and_its_note_says_so_with_the_counts(world: tuple[Da
     assert notes["app"].status == "CONVERGED"
     assert notes["app"].counts["created"] == reports["app"].counts.created > 0
     assert str(path) in daemon.daemon.repository.location
+    # app's admin_password is hidden (its default is "change-me-please"): never in a note
+    assert "change-me-please" not in repo.git.notes("--ref=refs/notes/reconciler", "show", first)
 
 
 def test_a_second_commit_touches_only_its_stack(world: tuple[DaemonWorld, Path]) -> None:
