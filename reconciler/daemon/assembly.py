@@ -10,6 +10,7 @@ import logging
 import os
 import socket
 import uuid
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from providers.simulated.settings import CloudSettings, Latency
 from reconciler.daemon.clouds import CloudRoot, sim_cloud_path
 from reconciler.daemon.gitops import GitOps
 from reconciler.daemon.http_endpoints import Endpoints, HttpEndpoints, parse_listen
+from reconciler.daemon.metered_clouds import CallMeter, MeteredClouds
 from reconciler.daemon.metrics import DaemonMetrics, StoreSnapshot
 from reconciler.daemon.progress import ProgressMonitor
 from reconciler.daemon.sd_notify import SystemdNotifier
@@ -81,6 +83,7 @@ class AssembledDaemon:
 
     settings: DaemonSettings
     store: Store
+    metrics: DaemonMetrics
     service: Service
     gitops: GitOps
     engine: Engine
@@ -132,23 +135,29 @@ def assemble(
     keeper = ShardKeeper(store, identity, clock=clock)
     keeper.tick()
     clouds = CloudRoot(clock, sim_path=sim_cloud_path(url), sim_options=_sim_options(settings))
-    engine = Engine(store, clouds, clock, identity.id, leases=KeeperShards(keeper), sleeper=clock)
+    meter = CallMeter()
+    engine = Engine(
+        store, MeteredClouds(clouds, meter), clock, identity.id, leases=KeeperShards(keeper), sleeper=clock
+    )
     repository = FollowedRepository(settings.repo, state_dir / "repositories")
     progress = ProgressMonitor(
         clock, dict.fromkeys((FOLLOW, CONVERGE, LEASES, NOTES), settings.watchdog_allowance)
     )
 
     def snapshot() -> StoreSnapshot:
-        reports = [report for report in gitops.reports().values() if report is not None]
-        by_status: dict[str, int] = {}
-        for report in reports:
-            by_status[str(report.status)] = by_status.get(str(report.status), 0) + 1
+        reports = {name: report for name, report in gitops.reports().items() if report is not None}
+        stacks = Counter(str(report.status) for report in reports.values())
+        resources = Counter(
+            record.status for name in reports if gitops.holds(name) for record in store.read_records(name)
+        )
         counts = store.work_counts()
         return StoreSnapshot(
-            stacks_by_status=by_status,
-            resources_by_status={"RECORDED": sum(report.resources for report in reports)},
+            stacks_by_status=dict(stacks),
+            resources_by_status=dict(resources),
             work_queue_depth=sum(counts.by_status.get(status, 0) for status in WAITING_WORK),
             shards_held=len(keeper.fences()),
+            cloud_calls=meter.calls(),
+            cloud_errors=meter.errors(),
         )
 
     holder: dict[str, Service] = {}
@@ -205,5 +214,7 @@ def assemble(
         Endpoints(health=progress.health, metrics=metrics.render, git_hook=lambda: service.wake(FOLLOW)),
     )
     repository.watch(on_ref_change)
-    daemon = AssembledDaemon(settings, store, service, gitops, engine, keeper, http, clouds, repository)
+    daemon = AssembledDaemon(
+        settings, store, metrics, service, gitops, engine, keeper, http, clouds, repository
+    )
     return daemon

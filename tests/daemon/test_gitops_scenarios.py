@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from reconciler.source.note_lines import REPOSITORY_SCOPE
 from reconciler.source.notes_store import NotesStore, Pushed
@@ -201,3 +202,23 @@ def test_auto_apply_off_plans_the_tracked_commit_and_applies_nothing(tmp_path: P
     assert convergence["app"].status == "PENDING"
     assert convergence["app"].failures == ("waiting for outputs of network",)
     assert counts["routers"] == 0 and counts["servers"] == 0
+
+
+def test_metrics_count_stacks_resources_and_cloud_calls_after_a_convergence(
+    world: tuple[DaemonWorld, Path],
+) -> None:
+    daemon, _path = world
+    first = daemon.daemon.repository.repo.head.commit.hexsha
+    daemon.follow()
+    daemon.converge(["network", "app"], first)
+
+    samples = {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(daemon.daemon.metrics.render().decode())
+        for sample in family.samples
+    }
+
+    assert samples[("reconciler_stacks", (("status", "CONVERGED"),))] == 2
+    assert sum(value for (name, _labels), value in samples.items() if name == "reconciler_resources") >= 8
+    assert samples[("reconciler_cloud_calls_total", (("operation", "create"),))] >= NETWORK_RESOURCES
+    assert samples[("reconciler_shards_held", ())] == 64

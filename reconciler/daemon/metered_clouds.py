@@ -1,0 +1,153 @@
+"""Counting cloud calls and errors for /metrics, by wrapping the providers the engine is handed.
+
+The engine asks `for_cloud(name)` for a `ProviderSet` and `provider_for(type)` for a provider;
+here every provider it gets back counts its calls by operation and its errors by kind (retryable,
+permanent, not found) before the error travels on unchanged. Nothing else about the providers or
+the engine changes.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from providers.interface import LiveResource, Marker, NotFound, Permanent, Provider, ResourceType, Retryable
+from reconciler.engine.provider_set import CloudProviders, ProviderSet
+
+ERROR_KINDS: tuple[tuple[type[Exception], str], ...] = (
+    (Retryable, "retryable"),
+    (Permanent, "permanent"),
+    (NotFound, "not_found"),
+)
+
+
+class CallMeter:
+    """Thread-safe tallies of cloud calls by operation and errors by kind."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._calls: Counter[str] = Counter()
+        self._errors: Counter[str] = Counter()
+
+    def called(self, operation: str) -> None:
+        with self._lock:
+            self._calls[operation] += 1
+
+    def failed(self, error: Exception) -> None:
+        kind = next((name for kind, name in ERROR_KINDS if isinstance(error, kind)), "unexpected")
+        with self._lock:
+            self._errors[kind] += 1
+
+    def calls(self) -> dict[str, int]:
+        with self._lock:
+            return dict(self._calls)
+
+    def errors(self) -> dict[str, int]:
+        with self._lock:
+            return dict(self._errors)
+
+
+class MeteredProvider:
+    """A provider that tells the meter about each call and each error, then behaves as `inner`."""
+
+    def __init__(self, inner: Provider, meter: CallMeter) -> None:
+        self.inner = inner
+        self.meter = meter
+
+    def _count(self, operation: str) -> None:
+        self.meter.called(operation)
+
+    def resource_types(self) -> Mapping[str, ResourceType]:
+        return self.inner.resource_types()
+
+    def create(self, type_name: str, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
+        self._count("create")
+        try:
+            return self.inner.create(type_name, properties, marker)
+        except Exception as error:
+            self.meter.failed(error)
+            raise
+
+    def update(
+        self, type_name: str, physical_id: str, properties: Mapping[str, Any], changed: frozenset[str]
+    ) -> LiveResource:
+        self._count("update")
+        try:
+            return self.inner.update(type_name, physical_id, properties, changed)
+        except Exception as error:
+            self.meter.failed(error)
+            raise
+
+    def delete(self, type_name: str, physical_id: str) -> None:
+        self._count("delete")
+        try:
+            self.inner.delete(type_name, physical_id)
+        except Exception as error:
+            self.meter.failed(error)
+            raise
+
+    def observe(self, type_name: str, physical_ids: Collection[str]) -> Mapping[str, LiveResource]:
+        self._count("observe")
+        try:
+            return self.inner.observe(type_name, physical_ids)
+        except Exception as error:
+            self.meter.failed(error)
+            raise
+
+    def find_by_marker(self, type_name: str, marker: Marker) -> LiveResource | None:
+        self._count("find_by_marker")
+        try:
+            return self.inner.find_by_marker(type_name, marker)
+        except Exception as error:
+            self.meter.failed(error)
+            raise
+
+
+class MeteredProviderSet(ProviderSet):
+    """`inner`, with every provider it hands out metered. Every query is answered by `inner`."""
+
+    def __init__(self, inner: ProviderSet, meter: CallMeter) -> None:
+        super().__init__(providers=())
+        self._inner_set = inner
+        self._meter = meter
+        self._metered: dict[int, MeteredProvider] = {}
+        self._lock = threading.Lock()
+
+    def provider_for(self, type_name: str) -> Provider | None:
+        provider = self._inner_set.provider_for(type_name)
+        if provider is None:
+            return None
+        with self._lock:
+            metered = self._metered.get(id(provider))
+            if metered is None:
+                metered = self._metered[id(provider)] = MeteredProvider(provider, self._meter)
+        return metered
+
+    def resource_type(self, type_name: str) -> ResourceType | None:
+        return self._inner_set.resource_type(type_name)
+
+    def is_inline(self, type_name: str) -> bool:
+        return self._inner_set.is_inline(type_name)
+
+    def replace_reasons(
+        self, type_name: str, changed: frozenset[str], desired: Mapping[str, Any]
+    ) -> frozenset[str]:
+        return self._inner_set.replace_reasons(type_name, changed, desired)
+
+
+class MeteredClouds:
+    """The engine's `CloudProviders`, metered: one metered set per cloud name."""
+
+    def __init__(self, clouds: CloudProviders, meter: CallMeter) -> None:
+        self.clouds = clouds
+        self.meter = meter
+        self._sets: dict[str, MeteredProviderSet] = {}
+        self._lock = threading.Lock()
+
+    def for_cloud(self, cloud: str) -> ProviderSet:
+        with self._lock:
+            if cloud not in self._sets:
+                self._sets[cloud] = MeteredProviderSet(self.clouds.for_cloud(cloud), self.meter)
+            return self._sets[cloud]
