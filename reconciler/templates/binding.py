@@ -20,6 +20,7 @@ from reconciler.templates.definition import OutputDefinition, ResourceDefinition
 from reconciler.templates.environment import TEMPLATE_SUFFIXES, merged_value
 from reconciler.templates.errors import FunctionError, Problem, TemplateError
 from reconciler.templates.evaluation import UNKNOWN, Evaluation, Facade, NoCloud
+from reconciler.templates.file_source import relative_to
 from reconciler.templates.functions_conditions import condition_value
 from reconciler.templates.nodes import Call
 from reconciler.templates.parameters import (
@@ -280,8 +281,6 @@ def _resource(
 def _effective_type(
     model: TemplateModel, resource: ResourceModel, context: LoadContext
 ) -> tuple[str, str | None, str | None]:
-    from reconciler.templates.file_source import relative_to
-
     if resource.type.endswith(TEMPLATE_SUFFIXES) and "::" not in resource.type:
         mapping_target, is_file = relative_to(model.path, resource.type), True
     else:

@@ -53,9 +53,18 @@ class Registry:
     global_types: dict[str, TypeMapping] = field(default_factory=dict)
     per_resource: dict[str, dict[str, TypeMapping]] = field(default_factory=dict)
     hooks: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    _by_type: dict[str, TypeMapping] = field(default_factory=dict, repr=False)  # without per-resource entries
 
     def resolve(self, resource_name: str, resource_type: str) -> TypeMapping:
         """What a resource of this name and type becomes, following aliases to the end."""
+        if self.per_resource:
+            return self._resolve(resource_name, resource_type)
+        cached = self._by_type.get(resource_type)
+        if cached is None:
+            cached = self._by_type[resource_type] = self._resolve(resource_name, resource_type)
+        return cached
+
+    def _resolve(self, resource_name: str, resource_type: str) -> TypeMapping:
         seen = set()
         current = TypeMapping(resource_type, resource_type.endswith(TEMPLATE_SUFFIXES))
         while not current.is_file and current.target not in seen:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, Protocol
 
 from reconciler.templates.errors import FunctionError, Unresolved
@@ -73,11 +74,12 @@ def is_unknown(value: Any) -> bool:
     """Whether `value` holds an unknown part anywhere."""
     if value is UNKNOWN:
         return True
-    if type(value) is dict:
-        return any(is_unknown(item) for item in value.values())
-    if type(value) is list:
-        return any(is_unknown(item) for item in value)
-    return False
+    kind = type(value)
+    if kind is dict:
+        value = value.values()
+    elif kind is not list:
+        return False
+    return any(item is UNKNOWN or (type(item) in (dict, list) and is_unknown(item)) for item in value)
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,16 @@ class Facade:
 
 
 MISSING = UNKNOWN  # a parameter with neither a value nor a default evaluates as unknown
+
+
+@cache
+def _function_tables() -> tuple[
+    Mapping[str, Callable[[Any, Evaluation], Any]], Mapping[str, Callable[[Any, Evaluation], Any]]
+]:
+    # The function modules import this one, so the table is imported on first use.
+    from reconciler.templates.function_table import FUNCTIONS, LAZY_FUNCTIONS
+
+    return FUNCTIONS, LAZY_FUNCTIONS
 
 
 @dataclass
@@ -114,16 +126,22 @@ class Evaluation:
         if kind is Call:
             return self.call(node)
         if kind is dict:
-            result = {key: self.evaluate(value) for key, value in node.items()}
-            return {key: value for key, value in result.items() if value is not OMITTED}
+            result = {}
+            for key, value in node.items():
+                evaluated = self.evaluate(value)
+                if evaluated is not OMITTED:
+                    result[key] = evaluated
+            return result
         if kind is list:
-            return [value for value in (self.evaluate(item) for item in node) if value is not OMITTED]
+            items = [self.evaluate(item) for item in node]
+            return (
+                [item for item in items if item is not OMITTED] if any(i is OMITTED for i in items) else items
+            )
         return node
 
     def call(self, node: Call) -> Any:
-        from reconciler.templates.function_table import FUNCTIONS, LAZY_FUNCTIONS
-
-        lazy = LAZY_FUNCTIONS.get(node.name)
+        functions, lazy_functions = _function_tables()
+        lazy = lazy_functions.get(node.name)
         if lazy is not None:
             try:
                 return lazy(node.args, self)
@@ -134,7 +152,7 @@ class Evaluation:
         args = self.evaluate(node.args)
         if self.validating and is_unknown(args):
             return UNKNOWN
-        function: Callable[[Any, Evaluation], Any] = FUNCTIONS[node.name]
+        function: Callable[[Any, Evaluation], Any] = functions[node.name]
         try:
             return function(args, self)
         except FunctionError as error:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from reconciler.templates.documents import PathKey
 from reconciler.templates.versions import ALL_FUNCTIONS, TemplateVersion, first_version_with
@@ -18,9 +18,11 @@ from reconciler.templates.versions import ALL_FUNCTIONS, TemplateVersion, first_
 Where = tuple[PathKey, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Call:
-    """An intrinsic function call: its name, parsed arguments and where it is written."""
+class Call(NamedTuple):
+    """An intrinsic function call: its name, parsed arguments and where it is written.
+
+    A named tuple: a template of 50,000 resources holds hundreds of thousands of calls.
+    """
 
     name: str
     args: Any
@@ -36,6 +38,25 @@ class References:
     conditions: dict[str, Where] = field(default_factory=dict)
     files: dict[str, Where] = field(default_factory=dict)
     has_if: bool = False
+
+
+class _Step:
+    """One step down a path: the path so far (a tuple or another step) and a key or index."""
+
+    __slots__ = ("key", "parent")
+
+    def __init__(self, parent: Where | _Step, key: PathKey) -> None:
+        self.parent = parent
+        self.key = key
+
+
+def _flatten(at: Where | _Step) -> Where:
+    keys: list[PathKey] = []
+    while type(at) is _Step:
+        keys.append(at.key)
+        at = at.parent
+    assert isinstance(at, tuple)
+    return (*at, *reversed(keys))
 
 
 @dataclass
@@ -54,15 +75,19 @@ class Parser:
 
     def parse(self, data: Any, where: Where, references: References) -> Any:
         """`data` with every call admitted by the version turned into a `Call`."""
+        return self._parse(data, where, references)
+
+    def _parse(self, data: Any, at: Where | _Step, references: References) -> Any:
+        # Paths are linked steps, flattened only where a call or a problem needs one.
         kind = type(data)
         if kind is dict:
             if len(data) == 1:
                 (key,) = data
                 if key in ALL_FUNCTIONS or key in self.version.removed:
-                    return self._call(key, data[key], where, references)
-            return {key: self.parse(value, (*where, key), references) for key, value in data.items()}
+                    return self._call(key, data[key], _flatten(at), references)
+            return {key: self._parse(value, _Step(at, key), references) for key, value in data.items()}
         if kind is list:
-            return [self.parse(value, (*where, index), references) for index, value in enumerate(data)]
+            return [self._parse(value, _Step(at, index), references) for index, value in enumerate(data)]
         return data
 
     def _call(self, name: str, raw_args: Any, where: Where, references: References) -> Any:
