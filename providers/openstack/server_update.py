@@ -8,7 +8,7 @@
 | flavor (flavor_update_policy RESIZE) | POST /servers/{id}/action {resize} |
 | image, key_name (image_update_policy REBUILD*) | POST /servers/{id}/action {rebuild} |
 | admin_pass | POST /servers/{id}/action {changePassword} |
-| security_groups | POST /servers/{id}/action {addSecurityGroup / removeSecurityGroup} |
+| security_groups | GET /ports?device_id={id}, PUT /ports/{port} {port: {security_groups}} |
 | networks | POST / DELETE /servers/{id}/os-interface |
 
 A resize leaves the server in VERIFY_RESIZE; the observe pass that sees it there confirms it (see
@@ -57,7 +57,7 @@ def update_server(
     if "admin_pass" in changed and properties.get("admin_pass"):
         compute.post(f"{path}/action", {"changePassword": {"adminPass": properties["admin_pass"]}})
     if "security_groups" in changed:
-        update_security_groups(apis, server_id, current, properties.get("security_groups") or [])
+        update_security_groups(apis, server_id, properties.get("security_groups") or [])
     if "networks" in changed:
         update_networks(apis, server_id, properties.get("networks") or [])
 
@@ -76,18 +76,12 @@ def rebuild_body(
     return rebuild
 
 
-def update_security_groups(
-    apis: CloudApis, server_id: str, current: Mapping[str, Any], desired: list[str]
-) -> None:
-    """Add and remove groups by id so a name and its id are never mistaken for two groups."""
-    current_ids = {
-        apis.names.id_of("security_group", group["name"]) for group in current.get("security_groups") or []
-    }
-    desired_ids = {apis.names.id_of("security_group", group) for group in desired}
-    for group in sorted(desired_ids - current_ids):
-        apis.compute.post(f"/servers/{server_id}/action", {"addSecurityGroup": {"name": group}})
-    for group in sorted(current_ids - desired_ids):
-        apis.compute.post(f"/servers/{server_id}/action", {"removeSecurityGroup": {"name": group}})
+def update_security_groups(apis: CloudApis, server_id: str, desired: list[str]) -> None:
+    """Set the groups on every port of the server, as Heat does for the ports it manages."""
+    groups = [apis.names.id_of("security_group", group) for group in desired]
+    for port in apis.network.list_all("/ports", "ports", {"device_id": server_id}):
+        if sorted(port.get("security_groups") or []) != sorted(groups):
+            apis.network.put(f"/ports/{port['id']}", {"port": {"security_groups": groups}})
 
 
 def update_networks(apis: CloudApis, server_id: str, desired: list[Mapping[str, Any]]) -> None:

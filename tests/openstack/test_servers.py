@@ -224,3 +224,21 @@ def test_boot_from_volume_with_ports_key_pair_and_hints(sim: CloudUnderTest) -> 
     assert seen.properties["key_name"] == "ops"
     attached = sim.provider.observe("OS::Cinder::Volume", [volume.physical_id])[volume.physical_id]
     assert attached.attributes["attachments_list"][0]["server_id"] == created.physical_id
+
+
+def test_new_security_groups_are_set_on_every_port_of_the_server(sim: CloudUnderTest) -> None:
+    given_a_network(sim.provider)
+    web = sim.provider.create("OS::Neutron::SecurityGroup", {"name": "web"}, marker("web_sg"))
+    properties = {"flavor": FLAVOR, "image": IMAGE, "networks": [{"network": "private"}]}
+    created = sim.provider.create(SERVER, properties, marker("web"))
+    sim.clock.advance(60)
+
+    sim.provider.update(
+        SERVER,
+        created.physical_id,
+        {**properties, "security_groups": ["web"]},
+        frozenset({"security_groups"}),
+    )
+
+    ports = sim.provider.apis.network.get("/ports", {"device_id": created.physical_id})["ports"]
+    assert ports and all(port["security_groups"] == [web.physical_id] for port in ports)
