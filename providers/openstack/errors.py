@@ -12,14 +12,16 @@ and `translated_errors` (for the answer it never gave: refused connections, time
 
 Each error is raised `from` the SDK's (or keystoneauth's) exception, so the cause is kept for
 debugging while nothing of the SDK leaks past this package. Messages carry the action, the HTTP
-status and the cloud's own words; never request bodies (they can hold passwords and user data).
+status and the cloud's own words; never request bodies (they can hold passwords and user data),
+and a secret of the request that the cloud echoes back in its message is redacted (`redacted`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from email.utils import parsedate_to_datetime
+from typing import Any
 
 import requests
 from keystoneauth1 import exceptions as keystone_errors
@@ -28,6 +30,9 @@ from openstack import exceptions as sdk_errors
 from providers.interface import NotFound, Permanent, ProviderError, Retryable
 
 QUOTA_WORDS = ("quota", "overlimit", "over limit", "limitexceeded")
+# Request body keys whose values are secrets; a cloud may echo them in a validation message.
+SECRET_KEYS = frozenset({"adminPass", "user_data", "password", "private_key", "admin_pass"})
+REDACTED = "<redacted>"
 
 
 def raise_for_response(response: requests.Response, action: str) -> None:
@@ -102,3 +107,30 @@ def translated_errors(action: str) -> Iterator[None]:
         raise Permanent(f"{action}: the cloud refused the credentials") from error
     except sdk_errors.SDKException as error:
         raise Permanent(f"{action}: {error.__class__.__name__}: {error}") from error
+
+
+def secret_values(body: Any) -> set[str]:
+    """Every string the body holds under a secret key, at any depth."""
+    found: set[str] = set()
+    if isinstance(body, Mapping):
+        for key, value in body.items():
+            if key in SECRET_KEYS and isinstance(value, str) and value:
+                found.add(value)
+            else:
+                found |= secret_values(value)
+    elif isinstance(body, list):
+        for item in body:
+            found |= secret_values(item)
+    return found
+
+
+def redacted(error: ProviderError, secrets: Collection[str]) -> ProviderError:
+    """The same error with every secret replaced in its message (the error itself if none shows)."""
+    message = str(error)
+    for secret in sorted(secrets, key=len, reverse=True):
+        message = message.replace(secret, REDACTED)
+    if message == str(error):
+        return error
+    if isinstance(error, Retryable):
+        return Retryable(message, after=error.after)
+    return type(error)(message)

@@ -20,7 +20,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import requests
 
-from providers.openstack.errors import raise_for_response, translated_errors
+from providers.interface import ProviderError
+from providers.openstack.errors import raise_for_response, redacted, secret_values, translated_errors
 
 PAGE_SIZE = 1000
 LOG = logging.getLogger(__name__)
@@ -80,7 +81,13 @@ class JsonApi:
         with translated_errors(action):
             response: requests.Response = self.proxy.request(path, method, **kwargs)
         LOG.debug("%s -> HTTP %s", action, response.status_code)
-        raise_for_response(response, action)
+        try:
+            raise_for_response(response, action)
+        except ProviderError as error:
+            safe = redacted(error, secret_values(body))
+            if safe is error:
+                raise
+            raise safe from error.__cause__
         if not response.content:
             return {}
         return response.json()

@@ -86,11 +86,12 @@ class OpenStackProvider:
         self._handlers = {name: build(self.apis) for name, build in HANDLERS.items()}
 
     @classmethod
-    def from_cloud(cls, name: str, *, timeout: float = 60.0) -> OpenStackProvider:
-        """The provider for a `clouds.yaml` entry; each HTTP call gives up after `timeout` seconds."""
+    def from_cloud(cls, name: str | None = None, *, timeout: float = 60.0) -> OpenStackProvider:
+        """The provider for a `clouds.yaml` entry (None: the one `OS_CLOUD` names, or `OS_*` variables);
+        each HTTP call gives up after `timeout` seconds."""
         import openstack
 
-        with translated_errors(f"connecting to cloud {name!r}"):
+        with translated_errors(f"connecting to cloud {name or '(OS_CLOUD)'!r}"):
             return cls(openstack.connect(cloud=name, api_timeout=timeout))
 
     def resource_types(self) -> Mapping[str, ResourceType]:

@@ -18,6 +18,7 @@ SERVER_TYPE = "OS::Nova::Server"
 READY_STATES = {"ACTIVE", "SHUTOFF", "PAUSED", "SUSPENDED"}
 FAILED_STATES = {"ERROR"}
 GONE_STATES = {"DELETED", "SOFT_DELETED"}
+HIDDEN_FIELDS = {"OS-EXT-SRV-ATTR:user_data", "adminPass"}  # never kept in `show`: they may hold secrets
 
 
 def is_gone(server: Mapping[str, Any]) -> bool:
@@ -54,7 +55,7 @@ def live_server(server: Mapping[str, Any], names: NameLookup) -> LiveResource:
             "accessIPv6": server.get("accessIPv6", ""),
             "instance_name": server.get("OS-EXT-SRV-ATTR:instance_name"),
             "tags": tags,
-            "show": dict(server),
+            "show": {key: value for key, value in server.items() if key not in HIDDEN_FIELDS},
         },
     )
 

@@ -16,7 +16,7 @@ import requests
 from openstack import exceptions as sdk_errors
 
 from providers.interface import NotFound, Permanent, ProviderError, Retryable
-from providers.openstack.errors import raise_for_response
+from providers.openstack.errors import raise_for_response, redacted, secret_values
 
 
 def response(status: int, body: Any, headers: dict[str, str] | None = None) -> requests.Response:
@@ -102,3 +102,18 @@ def test_each_answer_becomes_the_error_carrying_its_policy(case: Case) -> None:
 
 def test_a_successful_answer_raises_nothing() -> None:
     raise_for_response(response(200, {"server": {"id": "x"}}), "GET compute /servers/x")
+
+
+def test_a_secret_the_cloud_echoes_back_is_redacted_and_the_policy_kept() -> None:
+    body = {"server": {"name": "web", "adminPass": "s3cret-pass", "user_data": "I2Nsb3VkLWNvbmZpZw=="}}
+    echo = nova("badRequest", 400, "Invalid input for field/attribute adminPass. Value: s3cret-pass.")
+    with pytest.raises(ProviderError) as raised:
+        raise_for_response(response(400, echo), "POST compute /servers")
+
+    safe = redacted(raised.value, secret_values(body))
+
+    assert type(safe) is Permanent
+    assert "s3cret-pass" not in str(safe) and "<redacted>" in str(safe)
+    assert "Invalid input for field/attribute adminPass" in str(safe)
+    untouched = Retryable("HTTP 503: try later", after=2.0)
+    assert redacted(untouched, secret_values(body)) is untouched
