@@ -40,6 +40,7 @@ from typing import Any, TypeVar
 
 from providers.simulated import block_storage, compute, network, seeds
 from providers.simulated.errors import (
+    BadRequest,
     CallTimedOut,
     CloudError,
     InternalError,
@@ -52,6 +53,7 @@ from providers.simulated.settings import CloudSettings
 from providers.simulated.world import CloudWorld
 
 T = TypeVar("T")
+Page = list[Body]  # named here because `SimulatedCloud.list` shadows the builtin inside the class
 STATE_VERSION = 1
 BEHAVIOURS = (*compute.BEHAVIOURS, *network.BEHAVIOURS, *block_storage.BEHAVIOURS)
 
@@ -206,6 +208,41 @@ class SimulatedCloud:
                     body for body in found if all(body.get(key) == value for key, value in where.items())
                 ]
             return [self._shown(body) for body in found]
+
+        return self._call("list", collection, select)
+
+    def page(
+        self,
+        collection: str,
+        *,
+        limit: int,
+        marker: str | None = None,
+        name: str | None = None,
+        tags: Iterable[str] = (),
+        tags_any: Iterable[str] = (),
+        predicate: Callable[[Body], bool] | None = None,
+        newest_first: bool = False,
+    ) -> tuple[Page, bool]:
+        """One page of a filtered list: at most `limit` items after `marker`, and whether more remain.
+
+        Filters run on the stored bodies and only the page is copied, so paging through a large
+        collection costs one pass per page, not one copy of the collection.
+        """
+
+        def select() -> tuple[Page, bool]:
+            found = self.world.inventory(collection).select(name=name, tags=tags, tags_any=tags_any)
+            if predicate is not None:
+                found = [body for body in found if predicate(body)]
+            if newest_first:
+                found.reverse()
+            start = 0
+            if marker:
+                position = next((index for index, body in enumerate(found) if body["id"] == marker), None)
+                if position is None:
+                    raise BadRequest(f"marker [{marker}] not found")
+                start = position + 1
+            chosen = found[start : start + max(limit, 0)]
+            return [self._shown(body) for body in chosen], start + len(chosen) < len(found)
 
         return self._call("list", collection, select)
 

@@ -215,3 +215,13 @@ def test_out_of_band_changes_through_the_admin_api(served: ServedCloud, connecti
     assert connection.compute.find_server(server_id, ignore_missing=True) is None
     stats = requests.get(f"{served.url}/admin/stats", timeout=5).json()
     assert stats["counts"]["servers"] == 0
+
+
+def test_nova_pages_newest_first_and_refuses_an_unknown_marker(connection: Connection) -> None:
+    for index in range(12):
+        boot(connection, f"s{index:02d}")
+    names = [server.name for server in connection.compute.servers(limit=5)]
+    assert names == [f"s{index:02d}" for index in reversed(range(12))]
+    unknown = connection.compute.get("/servers/detail", params={"marker": "no-such-server"})
+    assert unknown.status_code == 400
+    assert "marker [no-such-server] not found" in unknown.text

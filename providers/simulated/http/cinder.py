@@ -13,7 +13,7 @@ from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.errors import BadRequest
 from providers.simulated.http import microversions
 from providers.simulated.http.exchange import ApiRequest, ApiResponse, reply
-from providers.simulated.http.paging import links, page_of
+from providers.simulated.http.paging import links, next_url, page_limit
 from providers.simulated.http.routing import Route
 from providers.simulated.inventory import Body
 
@@ -101,21 +101,22 @@ class Cinder:
 
     def list_volumes(self, request: ApiRequest, params: Mapping[str, str], version: str) -> ApiResponse:
         metadata = metadata_filter(request.first("metadata"))
-        found = self.cloud.list(
-            "volumes", name=request.first("name"), tags=[f"{key}={value}" for key, value in metadata.items()]
-        )
         status = request.first("status")
-        if status:
-            found = [body for body in found if body["status"] == status]
-        found.reverse()  # newest first, as Cinder sorts by created_at descending
-        page = page_of(request, found, request.path)
-        detailed = request.path.rstrip("/").endswith("/detail")
-        shown = [
-            self._volume(request, body) if detailed else self._summary(request, body) for body in page.items
-        ]
+        items, more = self.cloud.page(
+            "volumes",
+            limit=page_limit(request),
+            marker=request.first("marker"),
+            name=request.first("name"),
+            tags=[f"{key}={value}" for key, value in metadata.items()],
+            predicate=(lambda body: body["status"] == status) if status else None,
+            newest_first=True,  # Cinder sorts by created_at, descending
+        )
+        detailed = request.path.endswith("/detail")
+        shown = [self._volume(request, body) if detailed else self._summary(request, body) for body in items]
         body: dict[str, Any] = {"volumes": shown}
-        if page.next_url:
-            body["volumes_links"] = links(page)
+        following = next_url(request, items, more)
+        if following:
+            body["volumes_links"] = links(following)
         return reply(200, body)
 
     def create_volume(self, request: ApiRequest, params: Mapping[str, str], version: str) -> ApiResponse:

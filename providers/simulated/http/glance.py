@@ -8,11 +8,12 @@ from typing import Any
 
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.http.exchange import ApiRequest, ApiResponse, reply
-from providers.simulated.http.paging import page_of
+from providers.simulated.http.paging import next_url, page_limit
 from providers.simulated.http.routing import Route
 from providers.simulated.inventory import Body
 
 SERVICE = "glance"
+FILTERS = ("status", "visibility", "disk_format", "container_format")
 
 
 class Glance:
@@ -36,19 +37,25 @@ class Glance:
         return reply(200, {"versions": [version]})
 
     def list_images(self, request: ApiRequest, _: Mapping[str, str]) -> ApiResponse:
-        found = self.cloud.list("images", name=request.first("name"), tags=request.all("tag"))
-        for key in ("status", "visibility", "disk_format", "container_format"):
-            wanted = request.first(key)
-            if wanted:
-                found = [body for body in found if body.get(key) == wanted]
-        page = page_of(request, found, request.path)
+        wanted = {key: request.first(key) for key in FILTERS if request.first(key)}
+        items, more = self.cloud.page(
+            "images",
+            limit=page_limit(request),
+            marker=request.first("marker"),
+            name=request.first("name"),
+            tags=request.all("tag"),
+            predicate=(lambda body: all(body.get(key) == value for key, value in wanted.items()))
+            if wanted
+            else None,
+        )
         body: dict[str, Any] = {
-            "images": [self._image(image) for image in page.items],
+            "images": [self._image(image) for image in items],
             "first": "/v2/images",
             "schema": "/v2/schemas/images",
         }
-        if page.next_url:
-            body["next"] = page.next_url.removeprefix(request.base_url).removeprefix("/image")
+        following = next_url(request, items, more)
+        if following:
+            body["next"] = following.removeprefix(request.base_url).removeprefix("/image")
         return reply(200, body)
 
     def get_image(self, request: ApiRequest, params: Mapping[str, str]) -> ApiResponse:

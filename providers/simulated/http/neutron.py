@@ -5,13 +5,13 @@ tag sub-resources, marker pagination with `<collection>_links`, and bulk create.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.errors import BadRequest, ItemNotFound
 from providers.simulated.http.exchange import ApiRequest, ApiResponse, reply
-from providers.simulated.http.paging import links, page_of
+from providers.simulated.http.paging import links, next_url, page_limit
 from providers.simulated.http.routing import Handler, Route
 from providers.simulated.inventory import Body
 
@@ -29,7 +29,7 @@ COLLECTIONS = {
 }
 NOT_FILTERS = frozenset(
     {"limit", "marker", "fields", "sort_key", "sort_dir", "page_reverse", "tags", "tags-any", "not-tags",
-     "not-tags-any", "project_id", "tenant_id"}
+     "not-tags-any", "project_id", "tenant_id", "name"}
 )  # fmt: skip
 EXTENSIONS = (
     "external-net", "router", "extraroute", "security-group", "port-security", "standard-attr-tag",
@@ -45,6 +45,25 @@ def matches(body: Body, key: str, wanted: list[str]) -> bool:
     if key == "fixed_ips":
         return True  # filtering by fixed_ips sub-fields is not modelled
     return str(value) in wanted or (value is None and "" in wanted)
+
+
+def filter_of(request: ApiRequest) -> Callable[[Body], bool] | None:
+    """The field and `not-tags` filters of a list request, as one predicate (None when there are none)."""
+    fields = {key: wanted for key, wanted in request.query.items() if key not in NOT_FILTERS}
+    excluded_all = set(request.all("not-tags"))
+    excluded_any = set(request.all("not-tags-any"))
+    if not fields and not excluded_all and not excluded_any:
+        return None
+
+    def wanted(body: Body) -> bool:
+        tags = set(body.get("tags", ()))
+        if excluded_all and excluded_all <= tags:
+            return False
+        if excluded_any and excluded_any & tags:
+            return False
+        return all(matches(body, key, values) for key, values in fields.items())
+
+    return wanted
 
 
 class Neutron:
@@ -109,20 +128,20 @@ class Neutron:
     # collections
     def _lister(self, collection: str, segment: str) -> Handler:
         def handle(request: ApiRequest, _: Mapping[str, str]) -> ApiResponse:
-            found = self.cloud.list(collection, tags=request.all("tags"), tags_any=request.all("tags-any"))
-            for tag in request.all("not-tags"):
-                found = [body for body in found if tag not in body.get("tags", ())]
-            excluded = request.all("not-tags-any")
-            if excluded:
-                found = [body for body in found if not set(excluded) & set(body.get("tags", ()))]
-            for key, wanted in request.query.items():
-                if key not in NOT_FILTERS:
-                    found = [body for body in found if matches(body, key, wanted)]
-            page = page_of(request, found, request.path)
+            items, more = self.cloud.page(
+                collection,
+                limit=page_limit(request),
+                marker=request.first("marker"),
+                name=request.first("name"),
+                tags=request.all("tags"),
+                tags_any=request.all("tags-any"),
+                predicate=filter_of(request),
+            )
             fields = request.all("fields")
-            body: dict[str, Any] = {collection: [self._shown(item, fields) for item in page.items]}
-            if page.next_url:
-                body[f"{collection}_links"] = links(page)
+            body: dict[str, Any] = {collection: [self._shown(item, fields) for item in items]}
+            following = next_url(request, items, more)
+            if following:
+                body[f"{collection}_links"] = links(following)
             return reply(200, body)
 
         return handle

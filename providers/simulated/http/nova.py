@@ -14,7 +14,7 @@ from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.errors import BadRequest, ItemNotFound
 from providers.simulated.http import microversions
 from providers.simulated.http.exchange import ApiRequest, ApiResponse, reply
-from providers.simulated.http.paging import links, page_of
+from providers.simulated.http.paging import links, next_url, page_limit
 from providers.simulated.http.routing import Route
 from providers.simulated.inventory import Body
 
@@ -111,26 +111,35 @@ class Nova:
 
     # servers
     def list_servers(self, request: ApiRequest, _: Mapping[str, str], version: str) -> ApiResponse:
-        found = self.cloud.list("servers", tags=request.all("tags"), tags_any=request.all("tags-any"))
-        name = request.first("name")
-        if name:
-            pattern = re.compile(name)
-            found = [body for body in found if pattern.search(body["name"])]
-        status = request.first("status")
-        if status:
-            found = [body for body in found if body["status"] == status.upper()]
-        for tag in request.all("not-tags"):
-            found = [body for body in found if tag not in body["tags"]]
-        found.reverse()  # Nova lists newest first
-        page = page_of(request, found, request.path)
-        detailed = request.path.rstrip("/").endswith("/detail")
+        pattern = re.compile(request.first("name") or "")
+        status = (request.first("status") or "").upper()
+        excluded = set(request.all("not-tags"))
+
+        def wanted(body: Body) -> bool:
+            return (
+                (not status or body["status"] == status)
+                and (not excluded or not excluded & set(body["tags"]))
+                and (pattern.pattern == "" or pattern.search(body["name"]) is not None)
+            )
+
+        items, more = self.cloud.page(
+            "servers",
+            limit=page_limit(request),
+            marker=request.first("marker"),
+            tags=request.all("tags"),
+            tags_any=request.all("tags-any"),
+            predicate=wanted,
+            newest_first=True,  # Nova lists newest first
+        )
+        detailed = request.path.endswith("/detail")
         shown = [
             self._server(request, body, version) if detailed else self._summary(request, body)
-            for body in page.items
+            for body in items
         ]
         body: dict[str, Any] = {"servers": shown}
-        if page.next_url:
-            body["servers_links"] = links(page)
+        following = next_url(request, items, more)
+        if following:
+            body["servers_links"] = links(following)
         return reply(200, body)
 
     def create_server(self, request: ApiRequest, _: Mapping[str, str], version: str) -> ApiResponse:
@@ -266,15 +275,16 @@ class Nova:
 
     # flavors
     def list_flavors(self, request: ApiRequest, _: Mapping[str, str], version: str) -> ApiResponse:
-        page = page_of(request, self.cloud.list("flavors"), request.path)
-        detailed = request.path.rstrip("/").endswith("/detail")
+        items, more = self.cloud.page("flavors", limit=page_limit(request), marker=request.first("marker"))
+        detailed = request.path.endswith("/detail")
         shown = [
             self._flavor(request, flavor, version) if detailed else self._summary(request, flavor, "flavors")
-            for flavor in page.items
+            for flavor in items
         ]
         body: dict[str, Any] = {"flavors": shown}
-        if page.next_url:
-            body["flavors_links"] = links(page)
+        following = next_url(request, items, more)
+        if following:
+            body["flavors_links"] = links(following)
         return reply(200, body)
 
     def get_flavor(self, request: ApiRequest, params: Mapping[str, str], version: str) -> ApiResponse:
@@ -282,12 +292,13 @@ class Nova:
 
     # key pairs
     def list_keypairs(self, request: ApiRequest, _: Mapping[str, str], version: str) -> ApiResponse:
-        page = page_of(request, self.cloud.list("keypairs"), request.path)
+        items, more = self.cloud.page("keypairs", limit=page_limit(request), marker=request.first("marker"))
         body: dict[str, Any] = {
-            "keypairs": [{"keypair": self._keypair(keypair, version)} for keypair in page.items]
+            "keypairs": [{"keypair": self._keypair(keypair, version)} for keypair in items]
         }
-        if page.next_url:
-            body["keypairs_links"] = links(page)
+        following = next_url(request, items, more)
+        if following:
+            body["keypairs_links"] = links(following)
         return reply(200, body)
 
     def create_keypair(self, request: ApiRequest, _: Mapping[str, str], version: str) -> ApiResponse:
@@ -303,8 +314,10 @@ class Nova:
 
     # server groups
     def list_server_groups(self, request: ApiRequest, _: Mapping[str, str], version: str) -> ApiResponse:
-        page = page_of(request, self.cloud.list("server_groups"), request.path)
-        return reply(200, {"server_groups": [self._server_group(group, version) for group in page.items]})
+        items, _more = self.cloud.page(
+            "server_groups", limit=page_limit(request), marker=request.first("marker")
+        )
+        return reply(200, {"server_groups": [self._server_group(group, version) for group in items]})
 
     def create_server_group(self, request: ApiRequest, _: Mapping[str, str], version: str) -> ApiResponse:
         created = self.cloud.create("server_groups", request.member("server_group"))

@@ -1,11 +1,10 @@
 """Marker pagination as the services do it: `limit` (capped at the service maximum), `marker`
-(the last id seen), and a `next` link only when more items remain.
+(the last id seen), and a next link only when more items remain. The page itself is cut by
+`SimulatedCloud.page`, which copies only the items shown.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from providers.simulated.errors import BadRequest
@@ -15,33 +14,24 @@ from providers.simulated.inventory import Body
 MAX_LIMIT = 1000
 
 
-@dataclass(frozen=True)
-class Page:
-    items: list[Body]
-    next_url: str | None
-
-
-def page_of(request: ApiRequest, items: Sequence[Body], path: str) -> Page:
-    limit_text = request.first("limit")
+def page_limit(request: ApiRequest) -> int:
+    """The page size asked for, at most MAX_LIMIT; 400 when it is not a number."""
+    text = request.first("limit")
     try:
-        limit = min(int(limit_text), MAX_LIMIT) if limit_text else MAX_LIMIT
+        return min(int(text), MAX_LIMIT) if text else MAX_LIMIT
     except ValueError as error:
-        raise BadRequest(f"Invalid limit {limit_text!r}: must be an integer.") from error
-    start = 0
-    marker = request.first("marker")
-    if marker:
-        position = next((index for index, item in enumerate(items) if item["id"] == marker), None)
-        if position is None:
-            raise BadRequest(f"marker [{marker}] not found")
-        start = position + 1
-    chosen = list(items[start : start + max(limit, 0)])
-    if start + len(chosen) >= len(items) or not chosen:
-        return Page(chosen, None)
+        raise BadRequest(f"Invalid limit {text!r}: must be an integer.") from error
+
+
+def next_url(request: ApiRequest, items: list[Body], more: bool) -> str | None:
+    """The link to the page after `items` (the same query, a new marker), when there is one."""
+    if not more or not items:
+        return None
     query: dict[str, Any] = {key: values for key, values in request.query.items() if key != "marker"}
-    query["limit"] = str(limit)
-    query["marker"] = chosen[-1]["id"]
-    return Page(chosen, request.url(path, query))
+    query["limit"] = str(page_limit(request))
+    query["marker"] = items[-1]["id"]
+    return request.url(request.path, query)
 
 
-def links(page: Page) -> list[dict[str, str]]:
-    return [{"rel": "next", "href": page.next_url}] if page.next_url else []
+def links(url: str | None) -> list[dict[str, str]]:
+    return [{"rel": "next", "href": url}] if url else []
