@@ -1,7 +1,122 @@
-"""`reconciler apply`: converge the repository's HEAD once and exit."""
+"""`reconciler apply`: converge the repository's HEAD once and exit.
+
+Stacks are converged wave by wave in the order their `from_stack` wiring sets, each on the cloud
+its `reconciler.yaml` entry names. Exit 0 when every stack is CONVERGED, 1 otherwise, after printing
+each stack's status and failures. Running it again on the same commit changes nothing.
+"""
 
 from __future__ import annotations
 
-from reconciler.cli.unbuilt import unbuilt_command
+import os
+import socket
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
 
-command = unbuilt_command("apply", "Converge the repository's HEAD once and exit.")
+import click
+import git
+import platformdirs
+
+from reconciler.daemon.clouds import CloudRoot, sim_cloud_path
+from reconciler.engine import Engine, EngineSettings, SoleWorkerLeases, StackReport
+from reconciler.engine.repository_apply import apply_repository
+from reconciler.engine.stack_status import StackStatus
+from reconciler.templates import DirectorySource, TemplateError
+from state.clock import SystemClock
+from state.store import Store, open_store
+from state.workers import WorkerIdentity
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+DEFAULT_TIMEOUT = 3600.0
+DATABASE_ENV = ("RECONCILER_DATABASE_URL", "RECONCILER_DATABASE")
+
+
+def default_database_url() -> str:
+    """A SQLite file under the user's state directory."""
+    directory = Path(platformdirs.user_state_dir("reconciler"))
+    directory.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{directory / 'state.sqlite'}"
+
+
+def database_option() -> Callable[[F], F]:
+    """`--database URL` (also RECONCILER_DATABASE_URL), defaulting to the user's state directory."""
+    return click.option(
+        "--database",
+        "database",
+        envvar=list(DATABASE_ENV),
+        default=None,
+        help="SQLAlchemy URL of the state database (default: a SQLite file in the user state directory).",
+    )
+
+
+def commit_of(repo: Path) -> str:
+    """The HEAD commit of the repository (or "working-tree" for a plain directory)."""
+    try:
+        return git.Repo(repo, search_parent_directories=False).head.commit.hexsha
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError, ValueError):
+        return "working-tree"
+
+
+def print_report(report: StackReport) -> None:
+    counts = report.counts
+    click.echo(
+        f"{report.stack}: {report.status.value} at {(report.commit or '-')[:12]} "
+        f"(created {counts.created}, updated {counts.updated}, replaced {counts.replaced}, "
+        f"deleted {counts.deleted}, unchanged {counts.unchanged})"
+    )
+    for failure in report.failures:
+        click.echo(f"  {failure}")
+
+
+def _converge(
+    store: Store, engine: Engine, repo: Path, leases: SoleWorkerLeases, timeout: float
+) -> dict[str, StackReport]:
+    clock = SystemClock()
+    for shard in range(store.settings.shard_count):
+        leases.want(shard)
+    return apply_repository(engine, DirectorySource(repo), commit_of(repo), clock.now() + timeout)
+
+
+@click.command(name="apply")
+@click.option("--repo", "repo", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@database_option()
+@click.option(
+    "--timeout",
+    type=float,
+    default=DEFAULT_TIMEOUT,
+    show_default=True,
+    help="Give up after this many seconds.",
+)
+def command(repo: Path, database: str | None, timeout: float) -> None:
+    """Converge the repository's HEAD once and exit (0 when every stack is CONVERGED)."""
+    url = database or default_database_url()
+    clock = SystemClock()
+    store = open_store(url, clock=clock)
+    worker = WorkerIdentity(
+        f"apply-{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}",
+        socket.gethostname(),
+        os.getpid(),
+    )
+    store.heartbeat(worker)
+    clouds = CloudRoot(clock, sim_path=sim_cloud_path(url))
+    leases = SoleWorkerLeases(store, worker.id, clock)
+    engine = Engine(store, clouds, clock, worker.id, leases=leases, sleeper=clock, settings=EngineSettings())
+    try:
+        reports = _converge(store, engine, repo, leases, timeout)
+    except TemplateError as error:
+        raise click.ClickException("\n".join(str(problem) for problem in error.problems)) from None
+    finally:
+        engine.close()
+        clouds.save()
+        leases.release_all()
+        store.close()
+    for report in reports.values():
+        print_report(report)
+    if leases.held_by_others:
+        click.echo(
+            f"{len(leases.held_by_others)} shards are held by another worker; their stacks were not applied"
+        )
+    converged = all(report.status is StackStatus.CONVERGED for report in reports.values())
+    raise SystemExit(0 if converged else 1)

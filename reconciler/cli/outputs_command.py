@@ -1,7 +1,34 @@
-"""`reconciler outputs`: print a stack's outputs from the state store."""
+"""`reconciler outputs STACK`: a stack's outputs, read from the store without touching the cloud."""
 
 from __future__ import annotations
 
-from reconciler.cli.unbuilt import unbuilt_command
+import json
 
-command = unbuilt_command("outputs", "Print a stack's outputs from the state store.")
+import click
+
+from reconciler.cli.apply_command import database_option, default_database_url
+from state.clock import SystemClock
+from state.store import open_store
+
+
+@click.command(name="outputs")
+@click.argument("stack")
+@database_option()
+@click.option(
+    "--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+def command(stack: str, database: str | None, output_format: str) -> None:
+    """Print a stack's outputs (JSON: an object of output name to value)."""
+    store = open_store(database or default_database_url(), clock=SystemClock())
+    try:
+        state = store.read_stack(stack)
+    finally:
+        store.close()
+    if state is None:
+        raise click.ClickException(f"no stack named {stack!r} in this database")
+    if output_format == "json":
+        click.echo(json.dumps(state.outputs, indent=2, sort_keys=True))
+        return
+    for name, value in sorted(state.outputs.items()):
+        shown = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+        click.echo(f"{name}: {shown}")

@@ -34,6 +34,7 @@ from state.stacks import NewGeneration
 from state.store import Store
 
 REAL_WAIT_SLICE = 0.05  # seconds to wait for a call to come back before looking again
+MAX_EXTRA_ROUNDS = 16  # passes repeated within one step while nested stacks hand results up
 
 
 class Engine:
@@ -153,16 +154,27 @@ class Engine:
         """One non-blocking pass over every held stack; says when the next one is needed."""
         held = self._leases.held()
         acting: list[StackRun] = []
-        for known in list(self._runs.values()):
-            epoch = held.get(known.shard)
-            if epoch is None:
-                continue
-            run = known if self._epochs.get(known.name) in (None, epoch) else self._reopen(known)
-            self._epochs[run.name] = epoch
-            acting.append(run)
+        stepped: set[str] = set()
         now = self._clock.now()
-        for run in acting:
-            run.step(now)
+        while True:  # nested stacks submitted during the pass get their first pass in it too
+            fresh = [run for name, run in list(self._runs.items()) if name not in stepped]
+            if not fresh:
+                break
+            for known in fresh:
+                stepped.add(known.name)
+                epoch = held.get(known.shard)
+                if epoch is None:
+                    continue
+                run = known if self._epochs.get(known.name) in (None, epoch) else self._reopen(known)
+                self._epochs[run.name] = epoch
+                acting.append(run)
+                run.step(now)
+        for _ in range(MAX_EXTRA_ROUNDS):  # a child settled or work became ready: no need to wait
+            movable = [run for run in acting if run.can_move()]
+            if not movable:
+                break
+            for run in movable:
+                run.step(now)
         self._write_records(acting, held)
         for run in acting:
             if run.name in self._runs:
@@ -255,8 +267,8 @@ class Engine:
             if all(report.settled for report in reports.values()) and not progress.busy:
                 return reports
             now = self._clock.now()
-            if now >= deadline:
-                return reports
+            if now >= deadline or (not progress.busy and progress.next_wake is None):
+                return reports  # out of time, or nothing left that could move
             self._wait(progress, deadline)
 
     def _wait(self, progress: Progress, deadline: float) -> None:
@@ -266,7 +278,7 @@ class Engine:
         if futures:
             concurrent.futures.wait(futures, timeout=REAL_WAIT_SLICE, return_when="FIRST_COMPLETED")
         elif not progress.busy and wake > now:
-            self._sleeper.sleep(wake - now)
+            self._sleeper.sleep(min(wake - now, self.settings.max_sleep))
 
     # Nested stacks ---------------------------------------------------------------------------
 

@@ -198,6 +198,19 @@ class StackRun:
         times.extend(flight.deadline for flight in self.in_flight.values())
         return min(times) if times else None
 
+    def can_move(self) -> bool:
+        """Whether another pass now would do something: ready work, or a nested stack that settled."""
+        if self.ready and len(self.in_flight) < self.context.settings.in_flight_limit:
+            return True
+        for name, generation in self.waiting_children.items():
+            state = self.records.get(name)
+            if state is None or state.physical_id is None:
+                return True
+            report = self.context.nested.nested_report(state.physical_id)
+            if report is not None and report.generation == generation and report.settled:
+                return True
+        return False
+
     @property
     def busy(self) -> bool:
         return bool(self.in_flight or self.ready or self.waiting_ready or self.awaiting_ids)
