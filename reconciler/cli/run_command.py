@@ -64,19 +64,24 @@ def command(
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     for chatty, level in QUIET_LOGGERS.items():
         logging.getLogger(chatty).setLevel(level)
-    settings = _settings(
-        config,
-        repo=repo,
-        database=database,
-        workers=workers,
-        listen=listen,
-        state_dir=state_dir,
-        fetch_interval=fetch_interval,
-        sim_latency=sim_latency,
-    )
+    flags: dict[str, object] = {
+        "repo": repo,
+        "database": database,
+        "workers": workers,
+        "listen": listen,
+        "state_dir": state_dir,
+        "fetch_interval": fetch_interval,
+        "sim_latency": sim_latency,
+    }
+    settings = _settings(config, **flags)
     stopped_early = _stop_on_sigterm_while_starting()
     try:
-        daemon = assemble(settings, leader=not follower, worker_id=worker_name)
+        daemon = assemble(
+            settings,
+            leader=not follower,
+            worker_id=worker_name,
+            reread_settings=lambda: load_settings(config).overridden(**flags),
+        )
     except (RepositoryUnavailable, ValueError) as error:
         raise click.ClickException(str(error)) from None
     if stopped_early.is_set():

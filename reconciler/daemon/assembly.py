@@ -11,7 +11,7 @@ import os
 import socket
 import uuid
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,7 @@ from reconciler.daemon.metrics import DaemonMetrics, StoreSnapshot
 from reconciler.daemon.progress import ProgressMonitor
 from reconciler.daemon.sd_notify import SystemdNotifier
 from reconciler.daemon.service import Loop, Service, watchdog_interval
-from reconciler.daemon.settings import DaemonSettings
+from reconciler.daemon.settings import DaemonSettings, SettingsError
 from reconciler.engine.engine import Engine
 from reconciler.source.repository import FollowedRepository
 from state import Store, SystemClock, WorkerIdentity, WorkStatus, open_store, shard_for
@@ -65,6 +65,29 @@ def _sim_options(settings: DaemonSettings) -> dict[str, Any]:
 
 def database_url(settings: DaemonSettings, state_dir: Path) -> str:
     return settings.database or f"sqlite:///{state_dir / DATABASE_FILE}"
+
+
+RESTART_ONLY = ("repo", "database", "state_dir", "listen", "workers", "sim_latency")
+
+
+def _apply_reloaded(service: Service, current: DaemonSettings, reread: Callable[[], DaemonSettings]) -> None:
+    try:
+        new = reread()
+    except SettingsError as error:
+        LOG.error("reload: %s; keeping the settings in force", error)
+        return
+    intervals = {
+        FOLLOW: new.fetch_interval,
+        CONVERGE: new.engine_interval,
+        LEASES: new.lease_renew_interval,
+        NOTES: new.notes_push_interval,
+    }
+    for loop, seconds in intervals.items():
+        service.reschedule(loop, seconds)
+    for name in RESTART_ONLY:
+        if getattr(new, name) != getattr(current, name):
+            LOG.warning("reload: %s changed; it takes effect at the next restart", name)
+    LOG.info("reload: loop intervals now %s", ", ".join(f"{k} {v:g}s" for k, v in intervals.items()))
 
 
 class KeeperShards:
@@ -121,8 +144,13 @@ def assemble(
     leader: bool = True,
     worker_id: str | None = None,
     environ: Mapping[str, str] = os.environ,
+    reread_settings: Callable[[], DaemonSettings] | None = None,
 ) -> AssembledDaemon:
-    """Build one worker process of the daemon from its settings."""
+    """Build one worker process of the daemon from its settings.
+
+    `reread_settings` is called on SIGHUP: the loops' intervals follow the new settings at once;
+    the repository, database, listen address and worker count need a restart (logged as such).
+    """
     clock = SystemClock()
     state_dir = state_directory(settings, environ)
     url = database_url(settings, state_dir)
@@ -187,6 +215,8 @@ def assemble(
         return gitops.publish()
 
     def on_reload() -> None:
+        if reread_settings is not None:
+            _apply_reloaded(holder["service"], settings, reread_settings)
         gitops.reload()
         wake(FOLLOW)
 

@@ -30,6 +30,7 @@ LOG = logging.getLogger(__name__)
 
 WATCHDOG_LOOP = "watchdog"
 EXIT_OK = 0
+SIGNAL_POLL_SECONDS = 0.2
 
 
 class Clock(Protocol):
@@ -82,6 +83,8 @@ class Service:
         self._reload = threading.Event()
         self._wake = threading.Event()
         self._requested: set[str] = set()
+        self._term_received = False
+        self._hup_received = False
         self._requests_lock = threading.Lock()
 
     def _pass(self, loop: Loop) -> None:
@@ -115,6 +118,11 @@ class Service:
         if self._scheduler.running and not self._stop.is_set():
             self._scheduler.modify_job(name, next_run_time=datetime.now(UTC))
 
+    def reschedule(self, name: str, seconds: float) -> None:
+        """Run loop `name` every `seconds` from now on (a reloaded setting)."""
+        if self._scheduler.running:
+            self._scheduler.reschedule_job(name, trigger="interval", seconds=seconds)
+
     def request_stop(self) -> None:
         self._stop.set()
         self._wake.set()
@@ -124,10 +132,12 @@ class Service:
         self._wake.set()
 
     def _on_signal(self, number: int, _frame: FrameType | None) -> None:
+        # Only plain assignments here: taking a lock (Event.set) from a handler can deadlock with
+        # the main thread holding it. The main loop polls these flags.
         if number == signal.SIGHUP:
-            self.request_reload()
+            self._hup_received = True
         else:
-            self.request_stop()
+            self._term_received = True
 
     def install_signal_handlers(self) -> None:
         """SIGTERM and SIGINT stop, SIGHUP reloads (call from the main thread)."""
@@ -158,14 +168,24 @@ class Service:
         self._start()
         self.notifier.ready(self.status())
         while not self._stop.is_set():
-            self._wake.wait()
+            # A bounded wait: a signal delivered to another thread only runs its Python handler
+            # when the main thread next runs bytecode, so the main thread must wake up regularly.
+            self._wake.wait(SIGNAL_POLL_SECONDS)
             self._wake.clear()
+            self._take_signals()
             if self._reload.is_set() and not self._stop.is_set():
                 self._reload.clear()
                 self.notifier.notify(RELOADING="1", STATUS="reloading")
                 self.on_reload()
                 self.notifier.ready(self.status())
         return self._stop_in_order()
+
+    def _take_signals(self) -> None:
+        if self._term_received:
+            self._stop.set()
+        if self._hup_received:
+            self._hup_received = False
+            self._reload.set()
 
     def _stop_in_order(self) -> int:
         self.notifier.stopping("stopping: finishing work in flight")

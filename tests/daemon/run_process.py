@@ -43,6 +43,9 @@ class DaemonProcess:
             if message.startswith(prefix):
                 return message
 
+    def signal(self, number: signal.Signals) -> None:
+        self.process.send_signal(number)
+
     def terminate(self) -> int:
         """SIGTERM and the exit status."""
         self.process.send_signal(signal.SIGTERM)

@@ -7,6 +7,7 @@ daemon finishes the work with exactly the resources an uninterrupted run makes: 
 
 from __future__ import annotations
 
+import signal
 import threading
 from pathlib import Path
 
@@ -77,3 +78,25 @@ def test_sigterm_mid_convergence_exits_cleanly_and_a_restart_finishes_without_du
     finally:
         second.close()
     assert cloud_counts(tmp_path / "state") == EXPECTED
+
+
+def test_sighup_rereads_the_settings_file_and_a_broken_one_keeps_the_old(tmp_path: Path) -> None:
+    sample_repository(tmp_path / "repo")
+    config = tmp_path / "reconciler.toml"
+    config.write_text(f'[daemon]\nrepo = "{tmp_path / "repo"}"\nstate_dir = "{tmp_path / "state"}"\n')
+    daemon = DaemonProcess(["--config", str(config), "--listen", "127.0.0.1:0"], tmp_path, "hup")
+    try:
+        daemon.wait_for("READY=1", READY_SECONDS)
+        config.write_text(config.read_text() + "fetch_interval = 7\nnotes_push_interval = 2\n")
+        daemon.signal(signal.SIGHUP)
+        assert daemon.wait_for("RELOADING=1", 10)
+        assert daemon.wait_for("READY=1", 10)
+        config.write_text(config.read_text() + "fetch_intervall = 3\n")
+        daemon.signal(signal.SIGHUP)
+        assert daemon.wait_for("READY=1", 10)
+        assert daemon.terminate() == 0
+    finally:
+        daemon.close()
+    log = daemon.output()
+    assert "reload: loop intervals now follow 7s, converge 0.1s, leases 5s, notes 2s" in log
+    assert f"reload: {config}: unknown key 'fetch_intervall'" in log
