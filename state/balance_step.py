@@ -9,7 +9,7 @@ import sqlalchemy as sa
 from state.balancing import fair_share, surplus_to_release
 from state.lease_results import Acquired, Released
 from state.lease_settings import LeaseSettings
-from state.leases import free_or_expired_shards, release_many, renew_all, take_shards
+from state.leases import free_or_expired_shards, next_expiry_of_others, release_many, renew_all, take_shards
 from state.workers import Heartbeat, WorkerIdentity, heartbeat, live_workers
 
 
@@ -23,6 +23,12 @@ class Balanced:
     held: tuple[Acquired, ...]
     taken: tuple[Acquired, ...]
     released: tuple[Released, ...]
+    others_next_expiry: float | None = None  # when the soonest lease held by another worker expires
+
+    @property
+    def under_share(self) -> bool:
+        """The worker holds fewer shards than its fair share."""
+        return len(self.held) < self.share
 
 
 def balance(
@@ -52,4 +58,7 @@ def balance(
             limit=share - len(kept),
         )
     held = tuple(sorted([*kept, *taken], key=lambda lease: lease.shard))
-    return Balanced(beat, share, len(set(live) | {worker.id}), held, tuple(taken), tuple(released))
+    others_next_expiry = next_expiry_of_others(connection, worker.id, now=now)
+    return Balanced(
+        beat, share, len(set(live) | {worker.id}), held, tuple(taken), tuple(released), others_next_expiry
+    )

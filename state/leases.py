@@ -175,3 +175,12 @@ def free_or_expired_shards(connection: sa.Connection, *, now: float) -> list[int
             .order_by(LEASES.c.shard)
         ).scalars()
     )
+
+
+def next_expiry_of_others(connection: sa.Connection, worker: str, *, now: float) -> float | None:
+    """The soonest expiry among unexpired leases held by other workers (None if there are none)."""
+    return connection.execute(
+        sa.select(sa.func.min(LEASES.c.expires_at)).where(
+            LEASES.c.owner.is_not(None), LEASES.c.owner != worker, LEASES.c.expires_at > now
+        )
+    ).scalar_one_or_none()

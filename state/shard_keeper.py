@@ -60,20 +60,31 @@ class ShardKeeper:
         self.worker = worker
         self._clock = clock
         self._in_hand: dict[int, _InHand] = {}
+        self._next_tick_at = clock.now()
 
     def tick(self) -> TickOutcome:
         """One renew period's work: balance and reap. Never raises for a database outage."""
         margin = self._store.settings.safety_margin
+        self._next_tick_at = self._clock.now() + self._store.settings.renew_seconds
         try:
             balanced = self._store.balance(self.worker)
         except (DatabaseUnavailable, CommitOutcomeUnknown) as error:
             return Paused(reason=str(error), still_safe=tuple(sorted(self.fences())))
         self._in_hand = {lease.shard: _InHand(lease.epoch, lease.until - margin) for lease in balanced.held}
+        if balanced.others_next_expiry is not None:
+            self._next_tick_at = min(self._next_tick_at, balanced.others_next_expiry)
         try:
             reaped = self._store.reap_dead_workers()
         except (DatabaseUnavailable, CommitOutcomeUnknown) as error:
             return Paused(reason=str(error), still_safe=tuple(sorted(self.fences())))
         return Kept(balanced=balanced, reaped=reaped)
+
+    def next_tick_at(self) -> float:
+        """When `tick()` should run next: one renew period after the last one began, or as soon as a
+        lease held by another worker expires, if sooner. Live holders renew long before that, so the
+        early tick only happens when a holder died, and its shards are taken within moments of
+        their expiry instead of up to a renew period later."""
+        return self._next_tick_at
 
     def fences(self) -> dict[int, Fence]:
         """The shards the worker may act on right now, with the fence to write under."""

@@ -32,6 +32,7 @@ CHAOS_SETTINGS = LeaseSettings(shard_count=8, lease_seconds=2.0, renew_seconds=0
 CLAIM_BATCH = 100
 IDLE_PAUSE = 0.02
 WORK_PAUSE_PER_ITEM = 0.0002  # stands for the cloud call each item makes
+CLOUD_CALL = 0.05  # between taking a shard's fence and recording a result under it
 
 
 def chaos_stack(shard: int) -> str:
@@ -95,6 +96,8 @@ def _fenced_writes(context: WriteContext, sequence: int) -> None:
     store, keeper, log, gate, clock = context.store, context.keeper, context.log, context.gate, context.clock
     for fence in keeper.fences().values():
         gate.checkpoint()
+        clock.sleep(CLOUD_CALL)  # the cloud call whose result the write records: a pause here goes stale
+        gate.checkpoint()
         before = clock.now()
         marker = {"writer": keeper.worker.id, "epoch": fence.epoch, "sequence": sequence}
         write = RecordWrite(
@@ -119,15 +122,13 @@ def run_worker(url: str, worker_id: str, log_stream: IO[str], gate: Gate) -> Non
     log.write("started")
     store = open_store(url, clock=clock, settings=CHAOS_SETTINGS, upgrade_schema=False)
     keeper = ShardKeeper(store, WorkerIdentity(worker_id, socket.gethostname(), os.getpid()), clock=clock)
-    next_tick = 0.0
     sequence = 0
     try:
         while not gate.stop_requested.is_set():
             gate.checkpoint()
             try:
-                if clock.now() >= next_tick:
+                if clock.now() >= keeper.next_tick_at():
                     began = clock.now()
-                    next_tick = began + CHAOS_SETTINGS.renew_seconds
                     outcome = keeper.tick()
                     if isinstance(outcome, Kept):
                         held = [[lease.shard, lease.epoch, lease.until] for lease in outcome.balanced.held]
