@@ -194,6 +194,8 @@ class GitOps:
             return self._follow_heads()
 
     def _follow_heads(self) -> Followed:
+        if self.good is None and self.seen_commit is None:
+            self.tracked_branch = self.repository.initial_branch()
         heads = self.repository.heads(self.tracked_branch)
         submitted: tuple[str, ...] = ()
         invalid: tuple[str, ...] = ()

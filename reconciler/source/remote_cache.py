@@ -7,6 +7,7 @@ The directory name is a digest of the URL, so credentials in a URL never appear 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,7 +66,16 @@ class RemoteCache:
             raise RemoteUnavailable(
                 f"fetching into {self.path} failed (exit {error.status}); will retry"
             ) from error
+        self._learn_default_head()
         return Fetched(changed=self._ref_listing() != before)
+
+    def _learn_default_head(self) -> None:
+        """Record the remote's HEAD as refs/remotes/origin/HEAD once (it names the default branch)."""
+        try:
+            self.repo.git.rev_parse("--verify", "--quiet", "refs/remotes/origin/HEAD")
+        except git.GitCommandError:
+            with contextlib.suppress(git.GitCommandError):  # no HEAD there: the daemon assumes `main`
+                self.repo.git.remote("set-head", "origin", "--auto")
 
     def _ref_listing(self) -> str:
         listing: str = self.repo.git.for_each_ref("--format=%(objectname) %(refname)", "refs/remotes")

@@ -17,6 +17,7 @@ from reconciler.source.heads import Heads, read_heads
 from reconciler.source.notes_store import NotesStore, NothingToPush, PushOutcome
 from reconciler.source.ref_watcher import RefWatcher
 from reconciler.source.remote_cache import Fetched, RemoteCache, looks_like_remote
+from reconciler.source.tracked_branch import branch_named_at, default_head
 
 
 class RepositoryUnavailable(Exception):
@@ -59,6 +60,10 @@ class FollowedRepository:
 
     def heads(self, tracked_branch: str) -> Heads:
         return read_heads(self.repo, tracked_branch, cached_remote=self.is_remote)
+
+    def initial_branch(self) -> str:
+        """The branch the default head's `reconciler.yaml` names (`main` when it names none)."""
+        return branch_named_at(self.repo, default_head(self.repo, cached_remote=self.is_remote))
 
     def notes(self, notes_ref: str) -> NotesStore:
         return NotesStore(self.repo, notes_ref)

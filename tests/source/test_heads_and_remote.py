@@ -8,6 +8,7 @@ import pytest
 
 from reconciler.source.heads import Heads, read_heads
 from reconciler.source.remote_cache import RemoteCache, RemoteUnavailable, looks_like_remote
+from reconciler.source.repository import FollowedRepository
 from tests.source.git_repos import bare_remote, clone, commit_files, init_repository
 
 
@@ -86,3 +87,21 @@ def test_an_unreachable_remote_is_a_retryable_outcome_without_the_url(tmp_path: 
 )
 def test_repo_locations_are_told_apart(location: str, remote: bool) -> None:
     assert looks_like_remote(location) is remote
+
+
+@pytest.mark.parametrize(
+    ("config", "expected"),
+    [("branch: production\nstacks: {}\n", "production"), ("stacks: {}\n", "main"), ("[broken\n", "main")],
+)
+def test_the_initial_branch_is_the_one_the_default_heads_config_names(
+    tmp_path: Path, config: str, expected: str
+) -> None:
+    remote = bare_remote(tmp_path / "remote.git")
+    author = clone(remote.working_dir, tmp_path / "author")
+    commit_files(author, {"reconciler.yaml": config})
+    author.git.push("origin", "main")
+    local = FollowedRepository(str(tmp_path / "author"), tmp_path / "cache")
+    cached = FollowedRepository(f"file://{remote.working_dir}", tmp_path / "cache")
+    cached.refresh()
+    assert local.initial_branch() == expected
+    assert cached.initial_branch() == expected
