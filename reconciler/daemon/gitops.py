@@ -70,6 +70,10 @@ class ConvergenceEngine(Protocol):
 
     def invalid(self, stack: str, commit: str, reasons: Iterable[str]) -> None: ...
 
+    def remove_nested(self, child: str) -> bool:
+        """Converge the stack to nothing; True once it holds no resources (any stack, not only nested)."""
+        ...
+
 
 @dataclass(frozen=True)
 class Followed:
@@ -147,6 +151,7 @@ class GitOps:
         self.pending: dict[str, _Pending] = {}
         self.active: dict[str, _Active] = {}
         self.hidden: dict[str, frozenset[str]] = {}  # stack -> values of its hidden parameters
+        self.removing: dict[str, str] = {}  # stack -> the commit that removed it from reconciler.yaml
         self._lock = threading.RLock()
 
     # -- notes ---------------------------------------------------------------------------------
@@ -232,14 +237,37 @@ class GitOps:
         touched = touched_stacks(paths, previous_specs, read.config.stacks, self.input_files)
         for name in touched.changed:
             self.pending[name] = _Pending(files)
-        for name in touched.removed:
-            LOG.warning(
-                "stack %s left reconciler.yaml at %s; removing stacks is not automated yet", name, commit[:12]
-            )
-            self.pending.pop(name, None)
-        if not touched.changed and self.leader:
+        removals = [self._start_removal(name, previous_specs[name].prune, commit) for name in touched.removed]
+        self._note([line for line in removals if line is not None])
+        if not touched.changed and not touched.removed and self.leader:
             self._note([self._line(REPOSITORY_SCOPE, commit, "UNCHANGED")])
         return self.load_pending()
+
+    def _start_removal(self, name: str, prune: bool, commit: str) -> NoteLine | None:
+        """A stack left `reconciler.yaml`: delete its resources (when it prunes), noted on `commit`."""
+        self.pending.pop(name, None)
+        self.active.pop(name, None)
+        self.input_files.pop(name, None)
+        if not prune:
+            reason = "removed from reconciler.yaml; prune is off, so its resources are left in place"
+            return (
+                self._line(name, commit, StackStatus.CONVERGED, failures=(reason,)) if self.leader else None
+            )
+        self.removing[name] = commit
+        if not self.holds(name):
+            return None
+        reason = "removed from reconciler.yaml: deleting its resources"
+        return self._line(name, commit, StackStatus.PROGRESSING, failures=(reason,))
+
+    def _continue_removals(self) -> list[NoteLine]:
+        lines = []
+        for name, commit in list(self.removing.items()):
+            if self.holds(name) and self.engine.remove_nested(name):
+                del self.removing[name]
+                self.hidden.pop(name, None)
+                reason = "removed from reconciler.yaml; every resource deleted"
+                lines.append(self._line(name, commit, StackStatus.CONVERGED, failures=(reason,)))
+        return lines
 
     def _outputs_ready(self, stack: str) -> Mapping[str, Any] | None:
         if stack in self.pending:
@@ -320,6 +348,7 @@ class GitOps:
 
     def _submit(self, revision: StackRevision) -> None:
         self._remember(revision)
+        self.removing.pop(revision.name, None)
         self.engine.submit(
             revision.name, DesiredGeneration(revision.commit, revision.spec, revision.definition)
         )
@@ -382,7 +411,7 @@ class GitOps:
         progress = self.engine.step()
         if self.pending:
             self.load_pending()
-        lines: list[NoteLine] = []
+        lines: list[NoteLine] = self._continue_removals()
         for name, active in self.active.items():
             report = self.engine.report(name)
             if report is None or not self.holds(name):

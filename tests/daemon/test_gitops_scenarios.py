@@ -222,3 +222,28 @@ def test_metrics_count_stacks_resources_and_cloud_calls_after_a_convergence(
     assert sum(value for (name, _labels), value in samples.items() if name == "reconciler_resources") >= 8
     assert samples[("reconciler_cloud_calls_total", (("operation", "create"),))] >= NETWORK_RESOURCES
     assert samples[("reconciler_shards_held", ())] == 64
+
+
+def test_a_stack_removed_from_reconciler_yaml_is_deleted_and_noted(world: tuple[DaemonWorld, Path]) -> None:
+    daemon, path = world
+    repo = daemon.daemon.repository.repo
+    first = repo.head.commit.hexsha
+    daemon.follow()
+    daemon.converge(["network", "app"], first)
+    config = (path / "reconciler.yaml").read_text()
+    without_app = config[: config.index("  app:")]
+
+    removal = commit_files(repo, {"reconciler.yaml": without_app}, "Retire the app")
+    daemon.follow()
+    for _attempt in range(2000):
+        daemon.daemon.gitops.converge()
+        if not daemon.daemon.gitops.removing:
+            break
+    daemon.publish()
+
+    notes = notes_on(repo, removal)
+    assert notes["app"].status == "CONVERGED"
+    assert notes["app"].failures == ("removed from reconciler.yaml; every resource deleted",)
+    counts = daemon.cloud_counts()
+    assert (counts["servers"], counts["volumes"], counts["keypairs"]) == (0, 0, 0)
+    assert counts["routers"] == 1  # network stays
