@@ -21,23 +21,23 @@ note in the same database every worker shares, and one process (the leader) writ
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from reconciler.daemon.plan_notes import plan_for_stack, plan_line, recorded_for_plan
+from reconciler.daemon.note_recorder import NoteRecorder
+from reconciler.daemon.plan_notes import plan_line, plan_pull_request, recorded_for_plan
 from reconciler.engine.desired import DesiredGeneration
 from reconciler.engine.report import StackReport
 from reconciler.plan import UpdateRules
 from reconciler.source.commit_files import CommitFileSource
 from reconciler.source.heads import Heads
-from reconciler.source.hidden_values import hidden_values, redact
-from reconciler.source.note_lines import CONVERGENCE, PLAN, REPOSITORY_SCOPE, NoteLine
-from reconciler.source.note_publisher import outbox_line, publish_pending
-from reconciler.source.notes_store import DEFAULT_NOTES_REF, PushOutcome
+from reconciler.source.hidden_values import hidden_values
+from reconciler.source.note_lines import REPOSITORY_SCOPE, NoteLine
+from reconciler.source.note_publisher import publish_pending
+from reconciler.source.notes_store import DEFAULT_NOTES_REF, PushOutcome, PushRejected
 from reconciler.source.remote_cache import RemoteUnavailable
 from reconciler.source.repository import FollowedRepository
 from reconciler.source.revisions import (
@@ -141,50 +141,18 @@ class GitOps:
         self.holds = holds
         self.rules_for = rules_for
         self.on_settled = on_settled
-        self.on_noted = on_noted
+        self.notes = NoteRecorder(store, clock, writer, on_noted)
         self.tracked_branch = "main"
-        self.notes_ref = DEFAULT_NOTES_REF
         self.heads: Heads | None = None
         self.seen_commit: str | None = None  # the newest tracked commit read (valid or not)
         self.good: CommitConfig | None = None  # the newest valid configuration
         self.input_files: dict[str, frozenset[str]] = {}
         self.pending: dict[str, _Pending] = {}
         self.active: dict[str, _Active] = {}
-        self.hidden: dict[str, frozenset[str]] = {}  # stack -> values of its hidden parameters
         self.removing: dict[str, str] = {}  # stack -> the commit that removed it from reconciler.yaml
         self._lock = threading.RLock()
-
-    # -- notes ---------------------------------------------------------------------------------
-
-    def _redacted(self, line: NoteLine) -> NoteLine:
-        secrets = self.hidden.get(line.stack)
-        if not secrets:
-            return line
-        return dataclasses.replace(
-            line,
-            failures=tuple(redact(failure, secrets) for failure in line.failures),
-            problems=tuple(
-                dataclasses.replace(problem, message=redact(problem.message, secrets))
-                for problem in line.problems
-            ),
-        )
-
-    def _note(self, lines: list[NoteLine]) -> None:
-        lines = [self._redacted(line) for line in lines]
-        if lines:
-            self.store.enqueue_notes([outbox_line(line, self.notes_ref) for line in lines])
-            self.on_noted()
-
-    def _line(self, stack: str, commit: str, status: str, **extra: Any) -> NoteLine:
-        return NoteLine(
-            kind=CONVERGENCE,
-            stack=stack,
-            commit=commit,
-            status=status,
-            at=self.clock.now(),
-            writer=self.writer,
-            **extra,
-        )
+        # notes refs written locally and not yet pushed (the default ref at start: an earlier run's)
+        self.unshared: set[str] = {DEFAULT_NOTES_REF}
 
     # -- follow --------------------------------------------------------------------------------
 
@@ -221,8 +189,12 @@ class GitOps:
         read = read_commit_config(files)
         if isinstance(read, InvalidCommit):
             if self.leader:
-                self._note(
-                    [self._line(REPOSITORY_SCOPE, commit, StackStatus.INVALID, problems=read.problems)]
+                self.notes.record(
+                    [
+                        self.notes.convergence(
+                            REPOSITORY_SCOPE, commit, StackStatus.INVALID, problems=read.problems
+                        )
+                    ]
                 )
             LOG.warning(
                 "commit %s is INVALID: %d problem(s); nothing applied", commit[:12], len(read.problems)
@@ -231,16 +203,16 @@ class GitOps:
         previous = self.good
         self.good = read
         self.tracked_branch = read.config.branch
-        self.notes_ref = read.config.notes_ref
+        self.notes.notes_ref = read.config.notes_ref
         previous_specs = previous.config.stacks if previous is not None else {}
         paths = changed_paths(self.repository.repo, previous.commit, commit) if previous is not None else ()
         touched = touched_stacks(paths, previous_specs, read.config.stacks, self.input_files)
         for name in touched.changed:
             self.pending[name] = _Pending(files)
         removals = [self._start_removal(name, previous_specs[name].prune, commit) for name in touched.removed]
-        self._note([line for line in removals if line is not None])
+        self.notes.record([line for line in removals if line is not None])
         if not touched.changed and not touched.removed and self.leader:
-            self._note([self._line(REPOSITORY_SCOPE, commit, "UNCHANGED")])
+            self.notes.record([self.notes.convergence(REPOSITORY_SCOPE, commit, "UNCHANGED")])
         return self.load_pending()
 
     def _start_removal(self, name: str, prune: bool, commit: str) -> NoteLine | None:
@@ -251,22 +223,24 @@ class GitOps:
         if not prune:
             reason = "removed from reconciler.yaml; prune is off, so its resources are left in place"
             return (
-                self._line(name, commit, StackStatus.CONVERGED, failures=(reason,)) if self.leader else None
+                self.notes.convergence(name, commit, StackStatus.CONVERGED, failures=(reason,))
+                if self.leader
+                else None
             )
         self.removing[name] = commit
         if not self.holds(name):
             return None
         reason = "removed from reconciler.yaml: deleting its resources"
-        return self._line(name, commit, StackStatus.PROGRESSING, failures=(reason,))
+        return self.notes.convergence(name, commit, StackStatus.PROGRESSING, failures=(reason,))
 
     def _continue_removals(self) -> list[NoteLine]:
         lines = []
         for name, commit in list(self.removing.items()):
             if self.holds(name) and self.engine.remove_nested(name):
                 del self.removing[name]
-                self.hidden.pop(name, None)
+                self.notes.hidden.pop(name, None)
                 reason = "removed from reconciler.yaml; every resource deleted"
-                lines.append(self._line(name, commit, StackStatus.CONVERGED, failures=(reason,)))
+                lines.append(self.notes.convergence(name, commit, StackStatus.CONVERGED, failures=(reason,)))
         return lines
 
     def _outputs_ready(self, stack: str) -> Mapping[str, Any] | None:
@@ -298,7 +272,7 @@ class GitOps:
                     if not pending.waiting_noted and self.holds(name):
                         waiting = ", ".join(sorted(outcome.upstream))
                         lines.append(
-                            self._line(
+                            self.notes.convergence(
                                 name,
                                 outcome.commit,
                                 StackStatus.PENDING,
@@ -314,7 +288,9 @@ class GitOps:
                         reasons = [f"{p.file}:{p.line or 0}: {p.message}" for p in outcome.problems]
                         self.engine.invalid(name, outcome.commit, reasons)
                         lines.append(
-                            self._line(name, outcome.commit, StackStatus.INVALID, problems=outcome.problems)
+                            self.notes.convergence(
+                                name, outcome.commit, StackStatus.INVALID, problems=outcome.problems
+                            )
                         )
                     continue
                 if not spec.auto_apply:
@@ -322,13 +298,13 @@ class GitOps:
                     continue
                 self._submit(outcome)
                 submitted.append(name)
-        self._note(lines)
+        self.notes.record(lines)
         return tuple(submitted), tuple(invalid)
 
     def _remember(self, revision: StackRevision) -> None:
         definition = revision.definition
         self.input_files[revision.name] = frozenset(definition.input_files)
-        self.hidden[revision.name] = hidden_values(definition.parameters, definition.hidden_parameters)
+        self.notes.hidden[revision.name] = hidden_values(definition.parameters, definition.hidden_parameters)
 
     def _planned_only(self, revision: StackRevision) -> list[NoteLine]:
         """`auto_apply: false`: the tracked commit gets a plan note and nothing is applied."""
@@ -338,7 +314,7 @@ class GitOps:
         recorded = recorded_for_plan(self.store.read_records(revision.name))
         rules = self.rules_for(revision.spec.cloud)
         plan = plan_line(revision, recorded, rules, at=self.clock.now(), writer=self.writer)
-        waiting = self._line(
+        waiting = self.notes.convergence(
             revision.name,
             revision.commit,
             StackStatus.PENDING,
@@ -360,38 +336,16 @@ class GitOps:
         """Plan note lines on PR head `sha` for every stack it changes against the tracked commit."""
         assert self.good is not None
         files = CommitFileSource(self.repository.repo, sha)
-        read = read_commit_config(files)
-        if isinstance(read, InvalidCommit):
-            self._note(
-                [
-                    NoteLine(
-                        kind=PLAN,
-                        stack=REPOSITORY_SCOPE,
-                        commit=sha,
-                        status=StackStatus.INVALID,
-                        at=self.clock.now(),
-                        writer=self.writer,
-                        problems=read.problems,
-                    )
-                ]
-            )
-            return [REPOSITORY_SCOPE]
-        paths = changed_paths(self.repository.repo, self.good.commit, sha)
-        touched = touched_stacks(paths, self.good.config.stacks, read.config.stacks, self.input_files)
-        lines: list[NoteLine] = []
-        for name in sorted(touched.changed):
-            spec = read.config.stacks[name]
-            lines.append(
-                plan_for_stack(
-                    files,
-                    spec,
-                    self.store,
-                    self.rules_for(spec.cloud),
-                    at=self.clock.now(),
-                    writer=self.writer,
-                )
-            )
-        self._note(lines)
+        lines = plan_pull_request(
+            files,
+            self.good,
+            self.input_files,
+            self.store,
+            self.rules_for,
+            at=self.clock.now(),
+            writer=self.writer,
+        )
+        self.notes.record(lines)
         LOG.info("planned %s (%s): %d stack(s)", head, sha[:12], len(lines))
         return [line.stack for line in lines]
 
@@ -420,7 +374,7 @@ class GitOps:
                 if old not in active.superseded_noted and old != active.commit:
                     active.superseded_noted.add(old)
                     lines.append(
-                        self._line(
+                        self.notes.convergence(
                             name,
                             old,
                             StackStatus.SUPERSEDED,
@@ -432,26 +386,9 @@ class GitOps:
             if report.settled and (active.noted is None or active.noted[0] not in ("CONVERGED", "FAILED")):
                 self.on_settled(self.clock.now() - active.submitted_at)
             active.noted = _report_key(report)
-            lines.append(self._report_line(name, report))
-        self._note(lines)
+            lines.append(self.notes.report(report))
+        self.notes.record(lines)
         return progress
-
-    def _report_line(self, name: str, report: StackReport) -> NoteLine:
-        counts = {
-            "created": report.counts.created,
-            "updated": report.counts.updated,
-            "replaced": report.counts.replaced,
-            "deleted": report.counts.deleted,
-            "unchanged": report.counts.unchanged,
-        }
-        assert report.commit is not None
-        return self._line(
-            name,
-            report.commit,
-            str(report.status),
-            counts=counts,
-            failures=tuple(str(f) for f in report.failures),
-        )
 
     # -- publish -------------------------------------------------------------------------------
 
@@ -460,9 +397,16 @@ class GitOps:
         if not self.leader:
             return None
         published = publish_pending(self.store, self.repository.repo)
-        outcome = None
-        for ref in published.refs or ({self.notes_ref} if self.repository.is_remote else set()):
+        self.unshared |= published.refs
+        outcome: PushOutcome | None = None
+        for ref in sorted(self.unshared):
             outcome = self.repository.share_notes(ref)
+            if isinstance(outcome, PushRejected):
+                LOG.warning(
+                    "notes %s not pushed after %d attempts: %s", ref, outcome.attempts, outcome.reason
+                )
+            else:
+                self.unshared.discard(ref)
         return outcome
 
     # -- status --------------------------------------------------------------------------------

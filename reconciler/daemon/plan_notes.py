@@ -6,13 +6,22 @@ a plan note line (names per action, the property names that force each replaceme
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any, Protocol
 
 from reconciler.plan import Action, RecordedResource, StackPlan, UpdateRules, plan_stack
 from reconciler.source.commit_files import CommitFileSource
-from reconciler.source.note_lines import PLAN, NoteLine, PlannedActions, Replacement
-from reconciler.source.revisions import InvalidStack, StackRevision, WaitingForOutputs, load_revision
+from reconciler.source.note_lines import PLAN, REPOSITORY_SCOPE, NoteLine, PlannedActions, Replacement
+from reconciler.source.revisions import (
+    CommitConfig,
+    InvalidCommit,
+    InvalidStack,
+    StackRevision,
+    WaitingForOutputs,
+    load_revision,
+    read_commit_config,
+)
+from reconciler.source.touched_stacks import changed_paths, touched_stacks
 from reconciler.templates import StackSpec
 from state import RecordedResource as StoredRecord
 from state import StackState, StackStatus
@@ -129,3 +138,38 @@ def plan_for_stack(
         )
     recorded = recorded_for_plan(store.read_records(spec.name))
     return plan_line(outcome, recorded, rules, at=at, writer=writer)
+
+
+def plan_pull_request(
+    files: CommitFileSource,
+    base: CommitConfig,
+    input_files: Mapping[str, Collection[str]],
+    store: RecordedState,
+    rules_for: Callable[[str], UpdateRules],
+    *,
+    at: float,
+    writer: str,
+) -> list[NoteLine]:
+    """Plan lines for a pull-request head: each stack it changes against the tracked commit `base`.
+
+    A head whose `reconciler.yaml` is broken gets one INVALID line for the whole commit.
+    """
+    read = read_commit_config(files)
+    if isinstance(read, InvalidCommit):
+        return [
+            NoteLine(
+                kind=PLAN,
+                stack=REPOSITORY_SCOPE,
+                commit=files.sha,
+                status=StackStatus.INVALID,
+                at=at,
+                writer=writer,
+                problems=read.problems,
+            )
+        ]
+    paths = changed_paths(files.commit.repo, base.commit, files.sha)
+    touched = touched_stacks(paths, base.config.stacks, read.config.stacks, input_files)
+    return [
+        plan_for_stack(files, spec, store, rules_for(spec.cloud), at=at, writer=writer)
+        for spec in (read.config.stacks[name] for name in sorted(touched.changed))
+    ]
