@@ -27,6 +27,29 @@ Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 PathKey = str | int
 
 
+class Step:
+    """One step down a path: the path so far and a key or index. Building paths as linked steps
+    costs one small object per node; they are flattened only when a problem is located."""
+
+    __slots__ = ("key", "parent")
+
+    def __init__(self, parent: Path, key: PathKey) -> None:
+        self.parent = parent
+        self.key = key
+
+
+Path = tuple[PathKey, ...] | Step
+
+
+def flat_path(path: Path) -> tuple[PathKey, ...]:
+    """A path as a tuple of keys and indexes from the document's root."""
+    keys: list[PathKey] = []
+    while isinstance(path, Step):
+        keys.append(path.key)
+        path = path.parent
+    return (*path, *reversed(keys))
+
+
 @dataclass
 class Document:
     """A parsed file: its data, and the means to turn a path inside it into a line and column."""
@@ -36,7 +59,7 @@ class Document:
     data: Any
     _root: yaml.Node | None = field(default=None, repr=False)
 
-    def locate(self, where: Sequence[PathKey]) -> tuple[int, int]:
+    def locate(self, where: Path | Sequence[PathKey]) -> tuple[int, int]:
         """The 1-based line and column of the value at `where` (the nearest enclosing one found)."""
         if self._root is None:
             try:
@@ -47,7 +70,7 @@ class Document:
         if node is None:
             return (1, 1)
         mark = node.start_mark
-        for key in where:
+        for key in flat_path(where) if isinstance(where, Step | tuple) else where:
             found = _child(node, key)
             if found is None:
                 break
@@ -55,7 +78,7 @@ class Document:
             mark = (key_node or node).start_mark  # a map entry is located at its key
         return (mark.line + 1, mark.column + 1)
 
-    def problem(self, where: Sequence[PathKey], message: str) -> Problem:
+    def problem(self, where: Path | Sequence[PathKey], message: str) -> Problem:
         """A problem located at `where` in this document."""
         line, column = self.locate(where)
         return Problem(self.path, line, column, message)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True, order=True)
@@ -37,10 +38,11 @@ class TemplateError(Exception):
 class FunctionError(Exception):
     """An intrinsic function was given arguments it cannot work with (message as Heat words it).
 
-    `where` is the path of the failing call in its document, filled in by the evaluator.
+    `where` is the path of the failing call in its document (a documents.Path), filled in by the
+    evaluator.
     """
 
-    def __init__(self, message: str, where: tuple[str | int, ...] | None = None) -> None:
+    def __init__(self, message: str, where: Any = None) -> None:
         super().__init__(message)
         self.where = where
 

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from reconciler.templates.binding import Binding, bind
+from reconciler.templates.collection_pause import garbage_collection_paused
 from reconciler.templates.definition import StackDefinition
 from reconciler.templates.documents import Document, load_document
 from reconciler.templates.environment import Environment, merge_environment
@@ -141,6 +142,26 @@ def load_stack(
     Parameter values must already be plain values (StackOutputRefs resolved by the caller); a
     `StackSpec` brings its own template, environments, parameters and name.
     """
+    with garbage_collection_paused():
+        return _load_stack(
+            files,
+            spec_or_template_path,
+            environments=environments,
+            parameters=parameters,
+            limits=limits,
+            stack_name=stack_name,
+        )
+
+
+def _load_stack(
+    files: FileSource,
+    spec_or_template_path: Any,
+    *,
+    environments: Sequence[str],
+    parameters: Mapping[str, Any] | None,
+    limits: Limits | None,
+    stack_name: str | None,
+) -> StackDefinition:
     limits = limits or Limits()
     template_path, environments, values, stack_name = _inputs(
         spec_or_template_path, environments, parameters, stack_name

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from reconciler.templates.documents import PathKey
+from reconciler.templates.documents import Path, PathKey, Step
 from reconciler.templates.versions import ALL_FUNCTIONS, TemplateVersion, first_version_with
 
 Where = tuple[PathKey, ...]
@@ -26,37 +26,18 @@ class Call(NamedTuple):
 
     name: str
     args: Any
-    where: Where
+    where: Path  # flattened only when a problem is reported
 
 
 @dataclass
 class References:
     """What a snippet refers to: resources (with the calls' positions) and parameters."""
 
-    resources: dict[str, Where] = field(default_factory=dict)
-    parameters: dict[str, Where] = field(default_factory=dict)
-    conditions: dict[str, Where] = field(default_factory=dict)
-    files: dict[str, Where] = field(default_factory=dict)
+    resources: dict[str, Path] = field(default_factory=dict)
+    parameters: dict[str, Path] = field(default_factory=dict)
+    conditions: dict[str, Path] = field(default_factory=dict)
+    files: dict[str, Path] = field(default_factory=dict)
     has_if: bool = False
-
-
-class _Step:
-    """One step down a path: the path so far (a tuple or another step) and a key or index."""
-
-    __slots__ = ("key", "parent")
-
-    def __init__(self, parent: Where | _Step, key: PathKey) -> None:
-        self.parent = parent
-        self.key = key
-
-
-def _flatten(at: Where | _Step) -> Where:
-    keys: list[PathKey] = []
-    while type(at) is _Step:
-        keys.append(at.key)
-        at = at.parent
-    assert isinstance(at, tuple)
-    return (*at, *reversed(keys))
 
 
 @dataclass
@@ -64,8 +45,8 @@ class Parser:
     """Parses snippets for one template version, reporting problems and warnings by path."""
 
     version: TemplateVersion
-    report_error: Callable[[Where, str], None]
-    report_warning: Callable[[Where, str], None]
+    report_error: Callable[[Path, str], None]
+    report_warning: Callable[[Path, str], None]
     in_conditions: bool = False
     _warned: set[str] = field(default_factory=set)
 
@@ -77,36 +58,36 @@ class Parser:
         """`data` with every call admitted by the version turned into a `Call`."""
         return self._parse(data, where, references)
 
-    def _parse(self, data: Any, at: Where | _Step, references: References) -> Any:
+    def _parse(self, data: Any, at: Path, references: References) -> Any:
         # Paths are linked steps, flattened only where a call or a problem needs one.
         kind = type(data)
         if kind is dict:
             if len(data) == 1:
                 (key,) = data
                 if key in ALL_FUNCTIONS or key in self.version.removed:
-                    return self._call(key, data[key], _flatten(at), references)
-            return {key: self._parse(value, _Step(at, key), references) for key, value in data.items()}
+                    return self._call(key, data[key], at, references)
+            return {key: self._parse(value, Step(at, key), references) for key, value in data.items()}
         if kind is list:
-            return [self._parse(value, _Step(at, index), references) for index, value in enumerate(data)]
+            return [self._parse(value, Step(at, index), references) for index, value in enumerate(data)]
         return data
 
-    def _call(self, name: str, raw_args: Any, where: Where, references: References) -> Any:
+    def _call(self, name: str, raw_args: Any, where: Path, references: References) -> Any:
         if name in self.version.removed:
             self.report_error(where, f'The function "{name}" is not supported in this version of HOT.')
             return None
         if name not in self.admitted:
             self._warn_unadmitted(name, where)
-            return {name: self.parse(raw_args, (*where, name), references)}
-        call_where = (*where, name)
+            return {name: self._parse(raw_args, Step(where, name), references)}
+        call_where = Step(where, name)
         if name == "if" and isinstance(raw_args, list) and raw_args and not self.in_conditions:
-            condition = self.conditions_parser().parse(raw_args[0], (*call_where, 0), references)
+            condition = self.conditions_parser()._parse(raw_args[0], Step(call_where, 0), references)
             rest = [
-                self.parse(item, (*call_where, index + 1), references)
+                self._parse(item, Step(call_where, index + 1), references)
                 for index, item in enumerate(raw_args[1:])
             ]
             args: Any = [condition, *rest]
         else:
-            args = self.parse(raw_args, call_where, references)
+            args = self._parse(raw_args, call_where, references)
         self._record(name, args, call_where, references)
         return Call(name, args, call_where)
 
@@ -116,7 +97,7 @@ class Parser:
             self.version, self.report_error, self.report_warning, in_conditions=True, _warned=self._warned
         )
 
-    def _warn_unadmitted(self, name: str, where: Where) -> None:
+    def _warn_unadmitted(self, name: str, where: Path) -> None:
         first = first_version_with(name, in_conditions=self.in_conditions)
         if name in self._warned:
             return
@@ -128,7 +109,7 @@ class Parser:
             f'"{name}" is plain data in {place} (heat_template_version {self.version.name}){since}',
         )
 
-    def _record(self, name: str, args: Any, where: Where, references: References) -> None:
+    def _record(self, name: str, args: Any, where: Path, references: References) -> None:
         if name in ("get_resource", "Ref") and isinstance(args, str):
             if name == "get_resource" or not args.startswith("OS::"):
                 references.resources.setdefault(args, where)

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from reconciler.templates.documents import Document, PathKey
+from reconciler.templates.documents import Document, Path
 from reconciler.templates.errors import Problem, TemplateError
 from reconciler.templates.nodes import Parser, References, Where
 from reconciler.templates.parameters import (
@@ -71,7 +71,7 @@ class TemplateModel:
     conditions: dict[str, Any] = field(default_factory=dict)
     resources: dict[str, ResourceModel] = field(default_factory=dict)
     outputs: dict[str, OutputModel] = field(default_factory=dict)
-    file_references: dict[str, Where] = field(default_factory=dict)  # get_file targets as written
+    file_references: dict[str, Path] = field(default_factory=dict)  # get_file targets as written
     warnings: list[Problem] = field(default_factory=list)
 
     @property
@@ -87,10 +87,10 @@ class _Checker:
         self.problems: list[Problem] = []
         self.warnings: list[Problem] = []
 
-    def error(self, where: tuple[PathKey, ...], message: str) -> None:
+    def error(self, where: Path, message: str) -> None:
         self.problems.append(self.document.problem(where, message))
 
-    def warn(self, where: tuple[PathKey, ...], message: str) -> None:
+    def warn(self, where: Path, message: str) -> None:
         self.warnings.append(self.document.problem(where, message))
 
 

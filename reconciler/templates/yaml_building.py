@@ -97,31 +97,42 @@ def build_yaml(path: str, text: str, limits: Limits) -> Any:
         raise TemplateError([Problem(path, line, column, message)]) from None
 
 
-def _build(path: str, text: str, limits: Limits) -> Any:  # noqa: PLR0912 - one event dispatch
+def _build(path: str, text: str, limits: Limits) -> Any:  # noqa: PLR0912, PLR0915 - one hot event loop
+    # The hot path (plain or quoted string scalars into lists and maps) is inlined on purpose.
     anchors: dict[str, tuple[Any, int]] = {}
     stack: list[_Open] = []
     root: list[Any] = []
     documents = 0
     event: Any
+    scalar_event, alias_event = yaml.ScalarEvent, yaml.AliasEvent
+    mapping_start, sequence_start = yaml.MappingStartEvent, yaml.SequenceStartEvent
+    mapping_end, sequence_end = yaml.MappingEndEvent, yaml.SequenceEndEvent
+    implicit_first = _IMPLICIT
     for event in yaml.parse(text, Loader=Parser):
         kind = type(event)
-        if kind is yaml.ScalarEvent:
-            value, size = _scalar(event, path), 1
-            if event.anchor is not None:
-                anchors[event.anchor] = (value, 1)
-        elif kind is yaml.AliasEvent:
+        size = 1
+        if kind is scalar_event:
+            value = event.value
+            if event.tag is not None or event.anchor is not None:
+                value = _scalar(event, path)
+                if event.anchor is not None:
+                    anchors[event.anchor] = (value, 1)
+            elif event.implicit[0] and (not value or value[0] in implicit_first):
+                value = _scalar(event, path)
+        elif kind is alias_event:
             if event.anchor not in anchors:
                 raise TemplateError([_problem(path, event, f"unknown or recursive alias *{event.anchor}")])
             value, size = anchors[event.anchor]
-        elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+        elif kind is mapping_start or kind is sequence_start:
             if len(stack) >= limits.max_yaml_depth:
                 raise TemplateError(
                     [_problem(path, event, f"nesting deeper than {limits.max_yaml_depth} levels")]
                 )
-            _check_tag(path, event)
-            stack.append(_Open({} if kind is yaml.MappingStartEvent else [], event.anchor, event))
+            if event.tag is not None:
+                _check_tag(path, event)
+            stack.append(_Open({} if kind is mapping_start else [], event.anchor, event))
             continue
-        elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+        elif kind is mapping_end or kind is sequence_end:
             finished = stack.pop()
             value, size = finished.container, finished.size
             if finished.anchor is not None:
@@ -138,11 +149,23 @@ def _build(path: str, text: str, limits: Limits) -> Any:  # noqa: PLR0912 - one 
             continue
         parent = stack[-1]
         parent.size += size
-        if parent.size > limits.max_yaml_nodes:
+        if size > 1 and parent.size > limits.max_yaml_nodes:
             raise TemplateError(
                 [_problem(path, event, f"expands to more than {limits.max_yaml_nodes} nodes (YAML aliases)")]
             )
-        _attach(path, event, parent, value)
+        container = parent.container
+        if type(container) is list:
+            container.append(value)
+        elif parent.key is _NO_KEY:
+            if type(value) is dict or type(value) is list:
+                raise TemplateError([_problem(path, event, "a mapping key must be a scalar")])
+            parent.key = value
+        else:
+            key, parent.key = parent.key, _NO_KEY
+            if key is _MERGE_KEY:
+                _merge(path, event, container, value)
+            else:
+                container[key] = value
     return root[0] if root else None
 
 
@@ -150,23 +173,6 @@ def _check_tag(path: str, event: Any) -> None:
     tag = event.tag
     if tag not in (None, "!", _TAG + "map", _TAG + "seq"):
         raise TemplateError([_problem(path, event, f"unsupported YAML tag {tag!r}")])
-
-
-def _attach(path: str, event: Any, parent: _Open, value: Any) -> None:
-    container = parent.container
-    if type(container) is list:
-        container.append(value)
-        return
-    if parent.key is _NO_KEY:
-        if isinstance(value, dict | list):
-            raise TemplateError([_problem(path, event, "a mapping key must be a scalar")])
-        parent.key = value
-        return
-    key, parent.key = parent.key, _NO_KEY
-    if key is _MERGE_KEY:
-        _merge(path, event, container, value)
-    else:
-        container[key] = value
 
 
 def _merge(path: str, event: Any, container: dict[Any, Any], value: Any) -> None:
