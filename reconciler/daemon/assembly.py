@@ -168,8 +168,15 @@ def assemble(
         store, MeteredClouds(clouds, meter), clock, identity.id, leases=KeeperShards(keeper), sleeper=clock
     )
     repository = FollowedRepository(settings.repo, state_dir / "repositories")
+    intervals = {
+        FOLLOW: settings.fetch_interval,
+        CONVERGE: settings.engine_interval,
+        LEASES: settings.lease_renew_interval,
+        NOTES: settings.notes_push_interval,
+    }
+    # a loop may be late by its allowance, and never less than two of its own intervals
     progress = ProgressMonitor(
-        clock, dict.fromkeys((FOLLOW, CONVERGE, LEASES, NOTES), settings.watchdog_allowance)
+        clock, {loop: max(settings.watchdog_allowance, 2 * every) for loop, every in intervals.items()}
     )
 
     def snapshot() -> StoreSnapshot:
@@ -220,12 +227,8 @@ def assemble(
         gitops.reload()
         wake(FOLLOW)
 
-    loops = [
-        Loop(FOLLOW, settings.fetch_interval, gitops.follow),
-        Loop(CONVERGE, settings.engine_interval, gitops.converge),
-        Loop(LEASES, settings.lease_renew_interval, keeper.tick),
-        Loop(NOTES, settings.notes_push_interval, notes_pass),
-    ]
+    passes = {FOLLOW: gitops.follow, CONVERGE: gitops.converge, LEASES: keeper.tick, NOTES: notes_pass}
+    loops = [Loop(name, intervals[name], run_pass) for name, run_pass in passes.items()]
     service = Service(
         loops,
         notifier=SystemdNotifier.from_environment(environ) if leader else SystemdNotifier(None),

@@ -7,15 +7,20 @@ daemon finishes the work with exactly the resources an uninterrupted run makes: 
 
 from __future__ import annotations
 
+import re
 import signal
 import threading
+import urllib.request
 from pathlib import Path
+
+import git
 
 from providers.simulated.cloud import SimulatedCloud
 from reconciler.source.note_lines import newest_per_stack
 from reconciler.source.notes_store import NotesStore
-from tests.daemon.gitops_world import sample_repository
+from tests.daemon.gitops_world import sample_into, sample_repository
 from tests.daemon.run_process import DaemonProcess
+from tests.source.git_repos import bare_remote, clone, commit_files
 
 READY_SECONDS = 60.0  # upper bound for start-up (imports, migrations) on a loaded 2-core machine
 CONVERGE_SECONDS = 120.0
@@ -31,8 +36,6 @@ def cloud_counts(state_dir: Path) -> dict[str, int]:
 
 
 def converged_note(repo_path: Path, commit: str) -> dict[str, str]:
-    import git
-
     lines = newest_per_stack(NotesStore(git.Repo(repo_path)).read(commit))
     return {line.stack: line.status for line in lines if line.kind == "convergence"}
 
@@ -100,3 +103,45 @@ def test_sighup_rereads_the_settings_file_and_a_broken_one_keeps_the_old(tmp_pat
     log = daemon.output()
     assert "reload: loop intervals now follow 7s, converge 0.1s, leases 5s, notes 2s" in log
     assert f"reload: {config}: unknown key 'fetch_intervall'" in log
+
+
+def test_a_git_hook_makes_a_remote_daemon_fetch_at_once(tmp_path: Path) -> None:
+    remote = bare_remote(tmp_path / "remote.git")
+    author = clone(remote.working_dir, tmp_path / "author")
+    first = sample_into(author)
+    author.git.push("origin", "main")
+    args = ["--repo", f"file://{remote.working_dir}", "--state-dir", str(tmp_path / "state")]
+    daemon = DaemonProcess([*args, "--listen", "127.0.0.1:0", "--fetch-interval", "3600"], tmp_path, "hook")
+
+    def noted(commit: str) -> bool:
+        try:
+            author.git.fetch("origin", "+refs/notes/reconciler:refs/notes/reconciler")
+        except git.GitCommandError:
+            return False  # no notes pushed yet
+        return bool(NotesStore(author).read(commit))
+
+    def wait_for_note(commit: str) -> None:
+        give_up = threading.Event()
+        timer = threading.Timer(CONVERGE_SECONDS, give_up.set)
+        timer.start()
+        while not noted(commit):
+            assert not give_up.wait(0.5), daemon.output()
+        timer.cancel()
+
+    try:
+        daemon.wait_for("READY=1", READY_SECONDS)
+        port = re.search(r"listening on http://127\.0\.0\.1:(\d+)", daemon.output())
+        assert port is not None, daemon.output()
+        wait_for_note(first)  # the start-up fetch is behind us
+        prod = Path(author.working_tree_dir or ".") / "environments" / "prod.yaml"
+        second = commit_files(author, {"environments/prod.yaml": prod.read_text() + "# nudge\n"}, "Nudge")
+        author.git.push("origin", "main")
+
+        hook = urllib.request.Request(f"http://127.0.0.1:{port[1]}/hooks/git", data=b"{}", method="POST")
+        with urllib.request.urlopen(hook) as response:
+            assert response.status == 202
+
+        wait_for_note(second)  # the fetch interval is an hour: only the hook explains this note
+        assert daemon.terminate() == 0
+    finally:
+        daemon.close()
