@@ -448,7 +448,12 @@ class FloatingIPs(Neutron):
     def update(self, world: CloudWorld, body: Body, request: Mapping[str, Any]) -> Body:
         changes = dict(request)
         if "port_id" in changes:
-            body = self._associate(world, disassociated(body), changes)
+            previous_port = body["port_id"]
+            body = disassociated(body)
+            world.add("floatingips", body)
+            if previous_port:
+                self._refresh(world, previous_port)
+            body = self._associate(world, body, changes)
             changes.pop("port_id")
             changes.pop("fixed_ip_address", None)
         return merged(world, body, changes, self.read_only)

@@ -324,3 +324,15 @@ def test_a_private_key_is_shown_once_and_never_stored() -> None:
     created = cloud.create("keypairs", {"name": "k"})
     assert created["private_key"].startswith("-----BEGIN")
     assert "private_key" not in cloud.get("keypairs", "k")
+
+
+def test_a_floating_ip_moved_away_leaves_the_servers_addresses() -> None:
+    cloud = make_cloud()
+    public = cloud.list("networks", name="public")[0]["id"]
+    network = network_with_subnet(cloud)
+    server = cloud.create("servers", server_request(cloud, networks=[{"uuid": network}]))
+    port = cloud.list("ports", where={"device_id": server["id"]})[0]
+    floating = cloud.create("floatingips", {"floating_network_id": public, "port_id": port["id"]})
+    cloud.update("floatingips", floating["id"], {"port_id": None})
+    kinds = [entry["OS-EXT-IPS:type"] for entry in cloud.get("servers", server["id"])["addresses"]["private"]]
+    assert kinds == ["fixed"]
