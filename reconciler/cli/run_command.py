@@ -24,6 +24,7 @@ def _stop_on_sigterm_while_starting() -> threading.Event:
     stopped = threading.Event()
     for number in (signal.SIGTERM, signal.SIGINT):
         signal.signal(number, lambda _number, _frame: stopped.set())
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)  # nothing to reload yet; the service takes it over
     return stopped
 
 
@@ -92,7 +93,7 @@ def command(
         state_dir_path = state_directory(settings)
         followers = FollowerProcesses(
             FollowerCommand(
-                repo=str(daemon.repository.repo.git_dir if daemon.repository.is_remote else settings.repo),
+                repo=settings.repo,  # a URL: followers read the leader's cache and never fetch
                 database=database_url(settings, state_dir_path),
                 state_dir=str(state_dir_path),
             ),

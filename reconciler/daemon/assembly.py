@@ -20,7 +20,7 @@ import platformdirs
 
 from providers.simulated.settings import CloudSettings, Latency
 from reconciler.daemon.clouds import CloudRoot, sim_cloud_path
-from reconciler.daemon.gitops import GitOps
+from reconciler.daemon.gitops import Followed, GitOps
 from reconciler.daemon.http_endpoints import Endpoints, HttpEndpoints, parse_listen
 from reconciler.daemon.metered_clouds import CallMeter, MeteredClouds
 from reconciler.daemon.metrics import DaemonMetrics, StoreSnapshot
@@ -217,9 +217,18 @@ def assemble(
     def on_ref_change() -> None:
         wake(FOLLOW)
 
+    def follow_pass() -> object:
+        outcome = gitops.follow()
+        if isinstance(outcome, Followed) and outcome.new_commit:
+            metrics.commits_seen.inc()
+        return outcome
+
     def notes_pass() -> object:
         clouds.save()  # the simulated cloud's file, so a crash loses nothing the notes speak of
-        return gitops.publish()
+        outcome = gitops.publish()
+        if outcome is not None:
+            metrics.notes_pushed.labels(outcome=type(outcome).__name__).inc()
+        return outcome
 
     def on_reload() -> None:
         if reread_settings is not None:
@@ -227,7 +236,7 @@ def assemble(
         gitops.reload()
         wake(FOLLOW)
 
-    passes = {FOLLOW: gitops.follow, CONVERGE: gitops.converge, LEASES: keeper.tick, NOTES: notes_pass}
+    passes = {FOLLOW: follow_pass, CONVERGE: gitops.converge, LEASES: keeper.tick, NOTES: notes_pass}
     loops = [Loop(name, intervals[name], run_pass) for name, run_pass in passes.items()]
     service = Service(
         loops,
@@ -246,7 +255,7 @@ def assemble(
         port,
         Endpoints(health=progress.health, metrics=metrics.render, git_hook=lambda: service.wake(FOLLOW)),
     )
-    repository.watch(on_ref_change)
+    repository.watch(on_ref_change, cache_too=not leader)
     daemon = AssembledDaemon(
         settings, store, metrics, service, gitops, engine, keeper, http, clouds, repository
     )

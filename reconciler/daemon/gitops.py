@@ -80,6 +80,7 @@ class Followed:
     """A follow pass: the tracked commit now, and what was done about it and the PR heads."""
 
     tracked: str | None
+    new_commit: bool = False  # whether this pass read a tracked commit it had not seen
     submitted: tuple[str, ...] = ()
     invalid: tuple[str, ...] = ()
     planned: tuple[str, ...] = ()
@@ -172,7 +173,8 @@ class GitOps:
         heads = self.repository.heads(self.tracked_branch)
         submitted: tuple[str, ...] = ()
         invalid: tuple[str, ...] = ()
-        if heads.tracked is not None and heads.tracked != self.seen_commit:
+        new_commit = heads.tracked is not None and heads.tracked != self.seen_commit
+        if heads.tracked is not None and new_commit:
             submitted, invalid = self.take(heads.tracked)
         planned: list[str] = []
         if self.leader and self.good is not None:
@@ -180,7 +182,7 @@ class GitOps:
                 if sha != heads.tracked:
                     planned.extend(self.plan_head(head, sha))
         self.heads = heads
-        return Followed(tracked=heads.tracked, submitted=submitted, invalid=invalid, planned=tuple(planned))
+        return Followed(heads.tracked, new_commit, submitted, invalid, tuple(planned))
 
     def take(self, commit: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """Read tracked commit `commit` and submit the stacks it touches; (submitted, invalid)."""

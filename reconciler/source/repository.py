@@ -74,9 +74,13 @@ class FollowedRepository:
             return NothingToPush()
         return self.notes(notes_ref).push()
 
-    def watch(self, on_change: Callable[[], None]) -> None:
-        """Call `on_change` when a local ref moves (a remote is fetched on a schedule instead)."""
-        if self._remote is None and self._watcher is None:
+    def watch(self, on_change: Callable[[], None], *, cache_too: bool = False) -> None:
+        """Call `on_change` when a local ref moves; with `cache_too`, also a remote's cache refs.
+
+        The process fetching a remote learns of changes from its own fetch; other processes reading
+        the same cache (followers of `--workers`) watch it like a local repository.
+        """
+        if (self._remote is None or cache_too) and self._watcher is None:
             self._watcher = RefWatcher(Path(self.repo.git_dir), on_change)
             self._watcher.start()
 

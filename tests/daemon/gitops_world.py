@@ -51,8 +51,12 @@ def sample_repository(path: Path) -> tuple[git.Repo, str]:
 class DaemonWorld:
     """One daemon process's parts, on `repo_location` (a path or URL), with its state under `state_dir`."""
 
-    def __init__(self, repo_location: str, state_dir: Path, worker: str = "worker-a") -> None:
-        settings = DaemonSettings(repo=repo_location, state_dir=str(state_dir), listen="127.0.0.1:0")
+    def __init__(
+        self, repo_location: str, state_dir: Path, worker: str = "worker-a", sim_latency: str = ""
+    ) -> None:
+        settings = DaemonSettings(
+            repo=repo_location, state_dir=str(state_dir), listen="127.0.0.1:0", sim_latency=sim_latency
+        )
         self.daemon: AssembledDaemon = assemble(settings, worker_id=worker, environ={})
         self.daemon.keeper.tick()
 

@@ -247,3 +247,28 @@ def test_a_stack_removed_from_reconciler_yaml_is_deleted_and_noted(world: tuple[
     counts = daemon.cloud_counts()
     assert (counts["servers"], counts["volumes"], counts["keypairs"]) == (0, 0, 0)
     assert counts["routers"] == 1  # network stays
+
+
+def test_a_commit_arriving_mid_convergence_supersedes_the_one_in_progress(tmp_path: Path) -> None:
+    repo, first = sample_repository(tmp_path / "repo")
+    daemon = DaemonWorld(str(tmp_path / "repo"), tmp_path / "state", sim_latency="0.05")
+    try:
+        daemon.follow()
+        daemon.converge(["network"], first)  # app starts once network's outputs exist ...
+        daemon.daemon.gitops.converge()  # ... and is now under way at the first commit
+        assert str(daemon.daemon.engine.report("app").status) == "PROGRESSING"
+        prod = (tmp_path / "repo" / "environments" / "prod.yaml").read_text()
+
+        second = commit_files(
+            repo, {"environments/prod.yaml": prod.replace("node_count: 2", "node_count: 1")}, "One"
+        )
+        daemon.follow()
+        reports = daemon.converge(["app"], second)
+        daemon.publish()
+    finally:
+        daemon.close()
+
+    assert str(reports["app"].status) == "CONVERGED"
+    assert notes_on(repo, first)["app"].status == "SUPERSEDED"
+    assert notes_on(repo, first)["network"].status == "CONVERGED"
+    assert notes_on(repo, second)["app"].status == "CONVERGED"
