@@ -16,6 +16,7 @@ from reconciler.templates.documents import Path, PathKey, Step
 from reconciler.templates.versions import ALL_FUNCTIONS, TemplateVersion, first_version_with
 
 Where = tuple[PathKey, ...]
+_CONTAINERS = (dict, list)
 
 
 class Call(NamedTuple):
@@ -66,9 +67,15 @@ class Parser:
                 (key,) = data
                 if key in ALL_FUNCTIONS or key in self.version.removed:
                     return self._call(key, data[key], at, references)
-            return {key: self._parse(value, Step(at, key), references) for key, value in data.items()}
+            return {
+                key: self._parse(value, Step(at, key), references) if type(value) in _CONTAINERS else value
+                for key, value in data.items()
+            }
         if kind is list:
-            return [self._parse(value, Step(at, index), references) for index, value in enumerate(data)]
+            return [
+                self._parse(value, Step(at, index), references) if type(value) in _CONTAINERS else value
+                for index, value in enumerate(data)
+            ]
         return data
 
     def _call(self, name: str, raw_args: Any, where: Path, references: References) -> Any:

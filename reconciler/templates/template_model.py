@@ -227,7 +227,7 @@ def _resources(model: TemplateModel, section: Mapping[str, Any], parser: Parser,
             continue
         references = References()
         parsed = {
-            key: parser.parse(raw.get(key), (*where, key), references)
+            key: parser.parse(raw[key], (*where, key), references) if key in raw else None
             for key in ("properties", "metadata", "update_policy", "deletion_policy", "external_id")
         }
         for key in ("properties", "metadata", "update_policy"):
