@@ -90,6 +90,11 @@ def command(
         raise SystemExit(0)
     followers = None
     if not follower and settings.workers > 1:
+        LOG.warning(
+            "with --workers %d each process has its own in-process simulated cloud: stacks on cloud 'sim' "
+            "should use one served by `reconciler sim serve` and named in clouds.yaml instead",
+            settings.workers,
+        )
         state_dir_path = state_directory(settings)
         followers = FollowerProcesses(
             FollowerCommand(
