@@ -134,9 +134,7 @@ def _unknown_names(
     if binding.top_level:
         for name, layers in context.environment.parameters.items():
             if name not in model.parameters:
-                problems.append(
-                    Problem(layers[-1].file, 0, 0, f"The Parameter ({name}) was not defined in template.")
-                )
+                problems.append(layers[-1].problem(f"The Parameter ({name}) was not defined in template."))
 
 
 def _given(

@@ -100,6 +100,15 @@ class Layer:
     value: Any
     strategy: str
     file: str
+    section: str = "parameters"
+    key: str = ""
+    document: Document | None = field(default=None, repr=False, compare=False)
+
+    def problem(self, message: str) -> Problem:
+        """A problem located at this layer's entry in its environment file."""
+        if self.document is None:
+            return Problem(self.file, 0, 0, message)
+        return self.document.problem([self.section, self.key], message)
 
 
 @dataclass
@@ -158,6 +167,7 @@ def merge_environment(environment: Environment, document: Document) -> None:
         for key, value in _section(document, name, dict).items():
             _merge_parameter(
                 environment,
+                section=name,
                 document=document,
                 target=target,
                 key=str(key),
@@ -174,6 +184,7 @@ def merge_environment(environment: Environment, document: Document) -> None:
 def _merge_parameter(
     environment: Environment,
     *,
+    section: str,
     document: Document,
     target: dict[str, list[Layer]],
     key: str,
@@ -198,7 +209,7 @@ def _merge_parameter(
     layers = target.setdefault(key, [])
     if strategy == "overwrite":
         layers.clear()
-    layers.append(Layer(value, strategy, document.path))
+    layers.append(Layer(value, strategy, document.path, section, key, document))
 
 
 def merged_value(layers: list[Layer], parameter_type: str) -> Any:
@@ -212,9 +223,7 @@ def merged_value(layers: list[Layer], parameter_type: str) -> Any:
 def _merged(old: Any, layer: Layer, parameter_type: str) -> Any:
     new = layer.value
     if parameter_type == "boolean":
-        raise TemplateError(
-            [Problem(layer.file, 0, 0, f"the {layer.strategy} strategy cannot merge boolean parameters")]
-        )
+        raise TemplateError([layer.problem(f"the {layer.strategy} strategy cannot merge boolean parameters")])
     if isinstance(old, Mapping) and isinstance(new, Mapping):
         return _merged_map(old, new, deep=layer.strategy == "deep_merge")
     if parameter_type == "comma_delimited_list" or isinstance(old, list):

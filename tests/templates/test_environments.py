@@ -176,3 +176,5 @@ def test_environment_errors(environment: dict[str, Any], message: str) -> None:
     with pytest.raises(TemplateError) as raised:
         _load(environment)
     assert message in str(raised.value)
+    problem = raised.value.problems[0]
+    assert (problem.file, problem.line > 0) == ("env/0.yaml", True)

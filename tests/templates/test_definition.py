@@ -1,0 +1,63 @@
+"""StackDefinition: immutable views, a stable digest that follows every input, the resolver."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import yaml
+
+from reconciler.templates import FunctionError, MemorySource, StackDefinition, Unresolved, load_stack
+
+from .snippets import EmptyCloud, ReadyCloud
+
+TOP = {
+    "heat_template_version": "2018-08-31",
+    "parameters": {"size": {"type": "number", "default": 1}},
+    "resources": {
+        "web": {"type": "lib/web.yaml", "properties": {"size": {"get_param": "size"}}},
+        "config": {"type": "OS::Heat::Value", "properties": {"value": {"get_file": "files/boot.sh"}}},
+    },
+}
+WEB = {"heat_template_version": "2018-08-31", "parameters": {"size": {"type": "number"}}, "resources": {}}
+
+
+def _load(web: dict[str, Any] = WEB, boot: str = "echo hi\n", size: int | None = None) -> StackDefinition:
+    files = {"top.yaml": yaml.safe_dump(TOP), "lib/web.yaml": yaml.safe_dump(web), "files/boot.sh": boot}
+    return load_stack(MemorySource(files), "top.yaml", (), {} if size is None else {"size": size})
+
+
+def test_digest_is_stable_and_follows_every_input() -> None:
+    digest = _load().digest()
+    assert _load().digest() == digest
+    assert _load(size=2).digest() != digest
+    assert _load(boot="echo bye\n").digest() != digest
+    changed_web = {**WEB, "resources": {"x": {"type": "OS::Heat::None"}}}
+    assert _load(web=changed_web).digest() != digest
+
+
+def test_input_files_list_everything_read() -> None:
+    assert _load().input_files == frozenset({"top.yaml", "lib/web.yaml", "files/boot.sh"})
+
+
+def test_views_are_read_only() -> None:
+    definition = _load()
+    with pytest.raises(TypeError):
+        definition.parameters["size"] = 3  # type: ignore[index]
+    with pytest.raises(TypeError):
+        definition.resources["x"] = definition.resources["web"]  # type: ignore[index]
+
+
+def test_resolve_any_snippet_in_the_template_language() -> None:
+    definition = _load()
+    snippet = {"list_join": ["/", [{"get_resource": "web"}, {"get_param": "size"}]]}
+    assert definition.resolve(snippet, ReadyCloud()) == "id-web/1"
+    with pytest.raises(Unresolved) as unresolved:
+        definition.resolve(snippet, EmptyCloud())
+    assert unresolved.value.resource == "web"
+    with pytest.raises(FunctionError, match="not a resource"):
+        definition.resolve({"get_resource": "nope"}, ReadyCloud())
+
+
+def test_get_file_contents_are_resolved_from_what_was_read() -> None:
+    assert _load().resolve_properties("config", EmptyCloud()) == {"value": "echo hi\n"}
