@@ -80,3 +80,8 @@ def mark_sent(connection: sa.Connection, note_ids: Sequence[int], *, now: float)
         sa.update(OUTBOX).where(OUTBOX.c.id.in_(note_ids), OUTBOX.c.sent_at.is_(None)).values(sent_at=now)
     )
     return result.rowcount
+
+
+def purge_sent(connection: sa.Connection, *, sent_before: float) -> int:
+    """Delete note lines sent before `sent_before`; returns how many."""
+    return connection.execute(sa.delete(OUTBOX).where(OUTBOX.c.sent_at < sent_before)).rowcount

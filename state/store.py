@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection
@@ -30,6 +31,14 @@ from state.stacks import Generation, GenerationOutcome, StackRef, StackState, St
 from state.transactions import RetryPolicy, Transactor
 from state.work_queue import ClaimedWorkItem, NewWorkItem, QueueCounts, RetryRequest, Settled
 from state.workers import Heartbeat, LiveWorker, Reaped, WorkerIdentity
+
+
+@dataclass(frozen=True)
+class Purged:
+    """How many finished work items and sent note lines a purge removed."""
+
+    work_items: int
+    notes: int
 
 
 class Store:
@@ -73,6 +82,8 @@ class Store:
     # Leases
     def acquire(self, worker_id: str, shard: int) -> AcquireResult:
         """Take a free or expired shard at a new epoch (or renew it if already held)."""
+        if not 0 <= shard < self.settings.shard_count:
+            raise ValueError(f"shard {shard} does not exist: shards are 0 to {self.settings.shard_count - 1}")
         return self._tx.run(
             "acquire",
             lambda c: leases.acquire(
@@ -155,7 +166,10 @@ class Store:
     def record_generation(
         self, stack: str, *, commit_sha: str, definition_digest: str, inputs: dict[str, Any]
     ) -> GenerationOutcome:
-        """Record a new generation of `stack` only when its definition digest changed."""
+        """Record a new generation of `stack` only when its definition digest changed.
+
+        `inputs` is stored as given and shown to operators: leave hidden parameters' values out.
+        """
 
         def work(connection: Connection) -> GenerationOutcome:
             now = self._clock.now()
@@ -262,6 +276,18 @@ class Store:
         return self._tx.run(
             "fail work", lambda c: work_queue.fail(c, worker_id, item_ids, error, now=self._clock.now())
         )
+
+    def purge_finished(self, *, older_than: float) -> Purged:
+        """Delete work items finished more than `older_than` seconds ago, and note lines sent as long ago."""
+        before = self._clock.now() - older_than
+
+        def work(connection: Connection) -> Purged:
+            purged = work_queue.purge_finished(connection, finished_before=before)
+            return Purged(
+                work_items=purged.work_items, notes=outbox.purge_sent(connection, sent_before=before)
+            )
+
+        return self._tx.run("purge finished", work)
 
     def work_counts(self) -> QueueCounts:
         """How many work items are in each status."""

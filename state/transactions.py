@@ -1,7 +1,7 @@
 """One place where transactions begin, commit and survive dropped connections.
 
 Every store operation is a function of a Connection run inside `Transactor.run`. When the
-connection drops or the database refuses it (restart, failover, SQLite busy), the whole transaction
+connection drops or the database refuses it (restart, failover, SQLite busy, deadlock), the whole transaction
 is rolled back and run again after an exponential, jittered pause, within a time budget read from
 the injected clock; past the budget the caller gets `DatabaseUnavailable` and pauses its work. A drop
 during COMMIT itself is not retried blindly: the outcome is unknown, so the caller gets
@@ -32,8 +32,10 @@ class RetryPolicy:
     max_pause: float = 2.0
 
 
-def is_connection_failure(error: sa.exc.DBAPIError) -> bool:
-    """A failure of the connection or a transient refusal, as opposed to a wrong statement or a conflict."""
+def is_transient_failure(error: sa.exc.DBAPIError) -> bool:
+    """A dropped connection or a transient refusal (server restarting, SQLite busy, a deadlock or
+    serialization failure the server resolved by aborting us), as opposed to a wrong statement or a
+    constraint violation: running the whole transaction again is the documented remedy for each."""
     return error.connection_invalidated or isinstance(error, sa.exc.OperationalError | sa.exc.InterfaceError)
 
 
@@ -65,7 +67,7 @@ class Transactor:
             try:
                 return self._once(operation, work)
             except sa.exc.DBAPIError as error:
-                if not is_connection_failure(error):
+                if not is_transient_failure(error):
                     raise
                 if self._clock.now() + pause > deadline:
                     raise DatabaseUnavailable(operation, attempt, error.__class__.__name__) from error
@@ -84,7 +86,7 @@ class Transactor:
             try:
                 transaction.commit()
             except sa.exc.DBAPIError as error:
-                if is_connection_failure(error) and error.connection_invalidated:
+                if is_transient_failure(error) and error.connection_invalidated:
                     raise CommitOutcomeUnknown(operation, error.__class__.__name__) from error
                 raise
             return result

@@ -159,26 +159,61 @@ def fail(
     return _settle(connection, worker, item_ids, values)
 
 
-def retry(connection: sa.Connection, worker: str, requests: Sequence[RetryRequest], *, now: float) -> Settled:
-    """Put items back in the queue, each due after its own delay."""
-    settled: list[int] = []
-    not_held: list[int] = []
-    for request in requests:
-        outcome = _settle(
-            connection,
-            worker,
-            [request.item_id],
-            {
-                "status": WorkStatus.READY.value,
-                "claimed_by": None,
-                "claimed_at": None,
-                "next_attempt_at": now + request.delay,
-                "last_error": request.error,
-            },
+def _still_held(connection: sa.Connection, worker: str, item_ids: Sequence[int]) -> set[int]:
+    held: set[int] = set()
+    for start in range(0, len(item_ids), ID_CHUNK):
+        query = sa.select(WORK_ITEMS.c.id).where(
+            WORK_ITEMS.c.id.in_(item_ids[start : start + ID_CHUNK]),
+            WORK_ITEMS.c.claimed_by == worker,
+            WORK_ITEMS.c.status == WorkStatus.CLAIMED.value,
         )
-        settled.extend(outcome.settled)
-        not_held.extend(outcome.not_held)
-    return Settled(settled=tuple(sorted(settled)), not_held=tuple(sorted(not_held)))
+        if connection.dialect.name == "postgresql":
+            query = query.with_for_update()
+        held.update(connection.execute(query).scalars())
+    return held
+
+
+def retry(connection: sa.Connection, worker: str, requests: Sequence[RetryRequest], *, now: float) -> Settled:
+    """Put items back in the queue, each due after its own delay, in one batched UPDATE."""
+    held = _still_held(connection, worker, [request.item_id for request in requests])
+    rows = [
+        {"item_id": request.item_id, "due": now + request.delay, "error": request.error}
+        for request in requests
+        if request.item_id in held
+    ]
+    if rows:
+        connection.execute(
+            sa.update(WORK_ITEMS)
+            .where(WORK_ITEMS.c.id == sa.bindparam("item_id"))
+            .values(
+                status=WorkStatus.READY.value,
+                claimed_by=None,
+                claimed_at=None,
+                next_attempt_at=sa.bindparam("due"),
+                last_error=sa.bindparam("error"),
+            ),
+            rows,
+        )
+    asked = {request.item_id for request in requests}
+    return Settled(settled=tuple(sorted(held)), not_held=tuple(sorted(asked - held)))
+
+
+@dataclass(frozen=True)
+class Purged:
+    """How many finished rows a purge removed."""
+
+    work_items: int
+
+
+def purge_finished(connection: sa.Connection, *, finished_before: float) -> Purged:
+    """Delete work items that finished (done or failed) before `finished_before`."""
+    result = connection.execute(
+        sa.delete(WORK_ITEMS).where(
+            WORK_ITEMS.c.status.in_([WorkStatus.DONE.value, WorkStatus.FAILED.value]),
+            WORK_ITEMS.c.completed_at < finished_before,
+        )
+    )
+    return Purged(work_items=result.rowcount)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from state.lease_settings import LeaseSettings
 from state.outbox import NoteLine
 from state.records import RecordWrite
 from state.stacks import NewGeneration, StackStatus, UnchangedGeneration
-from state.store import Store, open_store
+from state.store import Purged, Store, open_store
 from state.work_queue import NewWorkItem, RetryRequest
 from tests.state.stepped_clock import SteppedClock
 
@@ -136,3 +136,47 @@ def test_notes_outbox_lists_pending_lines_until_sent(store: Store) -> None:
     assert [note.id for note in store.pending_notes()] == ids
     assert store.mark_notes_sent(ids) == 1
     assert store.pending_notes() == []
+
+
+def test_retries_settle_only_items_still_held_each_with_its_own_delay(
+    store: Store, clock: SteppedClock
+) -> None:
+    first, second, third = store.enqueue_work([NewWorkItem(0, "app", "create") for _ in range(3)])
+    store.claim_work("w1", 2)
+    store.claim_work("w2", 1)
+
+    outcome = store.retry_work(
+        "w1",
+        [
+            RetryRequest(first, delay=10, error="429"),
+            RetryRequest(second, delay=20, error="503"),
+            RetryRequest(third, 5, ""),
+        ],
+    )
+
+    assert (outcome.settled, outcome.not_held) == ((first, second), (third,))
+    clock.advance(10)
+    assert [item.id for item in store.claim_work("w1", 10)] == [first]
+    clock.advance(10)
+    assert [item.id for item in store.claim_work("w1", 10)] == [second]
+
+
+def test_purging_removes_only_long_finished_work_and_long_sent_notes(
+    store: Store, clock: SteppedClock
+) -> None:
+    done, failed, _still_claimed = store.enqueue_work([NewWorkItem(0, "app", "create") for _ in range(3)])
+    store.claim_work("w1", 3)
+    store.complete_work("w1", [done])
+    store.fail_work("w1", [failed], "quota exceeded")
+    (note,) = store.enqueue_notes([NoteLine("c" * 40, "refs/notes/reconciler", "app", "{}")])
+    store.mark_notes_sent([note])
+
+    assert store.purge_finished(older_than=60) == Purged(work_items=0, notes=0)
+    clock.advance(61)
+    assert store.purge_finished(older_than=60) == Purged(work_items=2, notes=1)
+    assert store.work_counts().by_status == {"claimed": 1}
+
+
+def test_acquiring_a_shard_that_does_not_exist_is_refused_clearly(store: Store) -> None:
+    with pytest.raises(ValueError, match="shard 8 does not exist: shards are 0 to 7"):
+        store.acquire("w1", 8)
