@@ -104,6 +104,7 @@ def bind(model: TemplateModel, context: LoadContext, binding: Binding) -> StackD
         parameters={name: value for name, value in parameters.items() if name not in PSEUDO_PARAMETERS},
         hidden_parameters=frozenset(hidden),
         missing_parameters=frozenset(missing),
+        parameter_schemas=model.parameters,
         resources=resources,
         outputs=outputs,
         warnings=tuple(model.warnings),

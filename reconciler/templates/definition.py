@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from reconciler.templates.errors import FunctionError, Problem, TemplateError
 from reconciler.templates.evaluation import UNKNOWN, AttributeSource, Evaluation, NoCloud
 from reconciler.templates.nodes import Parser, References
+from reconciler.templates.parameters import ParameterSchema
 
 if TYPE_CHECKING:
     from reconciler.templates.loading import LoadContext
@@ -72,12 +73,15 @@ class StackDefinition:
         parsed_outputs: Mapping[str, Any],
         context: LoadContext,
         missing_parameters: frozenset[str] = frozenset(),
+        parameter_schemas: Mapping[str, ParameterSchema] | None = None,
         identity: Any = None,
     ) -> None:
         self.template_path = template_path
         self.parameters = MappingProxyType(dict(parameters))
         self.hidden_parameters = hidden_parameters
         self.missing_parameters = missing_parameters
+        # Each parameter's schema: immutable, label, tags, and the custom constraints providers check.
+        self.parameter_schemas = MappingProxyType(dict(parameter_schemas or {}))
         self.resources = resources if not isinstance(resources, dict) else MappingProxyType(resources)
         self.outputs = MappingProxyType(dict(outputs))
         self.warnings = warnings

@@ -205,3 +205,10 @@ def test_conditions_in_a_cycle_are_an_error() -> None:
     }
     with pytest.raises(TemplateError, match="Circular definition of conditions"):
         load_template(template)
+
+
+def test_parameter_schemas_carry_immutable_and_custom_constraints() -> None:
+    schema = {"type": "string", "immutable": True, "constraints": [{"custom_constraint": "nova.keypair"}]}
+    definition = load_template(_with_parameter(schema), values={"p": "key"})
+    assert definition.parameter_schemas["p"].immutable is True
+    assert definition.parameter_schemas["p"].custom_constraints == ("nova.keypair",)
