@@ -179,8 +179,18 @@ class Engine:
         for run in acting:
             if run.name in self._runs:
                 run.ids_assigned()
+        self._notify_parents(acting)
         self._write_statuses(acting, held)
         return self._progress(acting)
+
+    def _notify_parents(self, runs: list[StackRun]) -> None:
+        """A nested stack that converged again after a repair tells its parent to read its values."""
+        for run in runs:
+            if run.status_due and run.status is StackStatus.CONVERGED and "/" in run.name:
+                parent_name, _, resource = run.name.rpartition("/")
+                parent = self._runs.get(parent_name)
+                if parent is not None:
+                    parent.nested_changed(resource)
 
     def _write_records(self, runs: list[StackRun], held: Mapping[int, int]) -> None:
         by_shard: dict[int, tuple[list[RecordWrite], list[ResourceState], list[int]]] = {}
@@ -270,6 +280,11 @@ class Engine:
             if now >= deadline or (not progress.busy and progress.next_wake is None):
                 return reports  # out of time, or nothing left that could move
             self._wait(progress, deadline)
+
+    def wait_for_calls(self, timeout: float = 5.0) -> None:
+        """Block (real time) until every provider call in flight has come back, or `timeout`."""
+        futures = [flight.future for run in self._runs.values() for flight in run.in_flight.values()]
+        concurrent.futures.wait(futures, timeout=timeout)
 
     def _wait(self, progress: Progress, deadline: float) -> None:
         futures = [flight.future for run in self._runs.values() for flight in run.in_flight.values()]

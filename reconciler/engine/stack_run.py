@@ -94,7 +94,8 @@ class StackRun:
         self.status = StackStatus.PENDING
         self.status_reasons: tuple[str, ...] = ()
         self.outputs: dict[str, Any] = {}
-        self.outputs_due = False
+        self.outputs_due = False  # computed, not written yet
+        self.outputs_stale = True  # a value outputs may read changed since they were computed
         self.status_due = False
         self.next_observe_at = 0.0
         self.next_poll_at = 0.0
@@ -154,7 +155,7 @@ class StackRun:
         self.escalations = {}
         self.replacements = Counter()
         self.counts = Counter()
-        self.outputs_due = False
+        self.outputs_stale = True
         self.status = StackStatus.PROGRESSING
         self.status_due = True
         for key in [key for key in self.retry_at if isinstance(key, str) and key not in self.graph]:
@@ -213,7 +214,8 @@ class StackRun:
 
     @property
     def busy(self) -> bool:
-        return bool(self.in_flight or self.ready or self.waiting_ready or self.awaiting_ids)
+        """Something can move without time passing: calls to collect, decisions to take."""
+        return bool(self.in_flight or self.ready or self.awaiting_ids)
 
     def _collect(self, now: float) -> None:
         for key, flight in list(self.in_flight.items()):
@@ -250,6 +252,8 @@ class StackRun:
 
     def _settle(self, name: str, *, values_changed: bool) -> None:
         self.settled.add(name)
+        if values_changed:
+            self.outputs_stale = True
         self.retry_at.pop(name, None)
         self.drifted.discard(name)
         for dependent in self.dependents.get(name, ()):
@@ -561,6 +565,11 @@ class StackRun:
         self.waiting_children[name] = generation
         self._check_child(name, now)
 
+    def nested_changed(self, name: str) -> None:
+        """The nested stack of `name` settled again on its own (drift repaired): read its values anew."""
+        if name in self.settled and name not in self.waiting_children and name not in self.in_flight:
+            self._unsettle(name)
+
     def _check_children(self, now: float) -> None:
         for name in list(self.waiting_children):
             self._check_child(name, now)
@@ -707,6 +716,7 @@ class StackRun:
             reason = f"{state.type} {state.physical_id} vanished; the data it held cannot be recreated"
             self.escalations[name] = reason
             self._fail_state(state, reason)
+            self.settled.discard(name)  # what requires it waits for a person, untouched
             self.status_due = True
             return
         if not self.policy.self_heal:
@@ -817,8 +827,9 @@ class StackRun:
 
     def _summarize(self, now: float) -> None:
         complete = len(self.settled) == len(self.graph)
+        acting = any(not (isinstance(key, tuple) and key[0] == "observe") for key in self.in_flight)
         pending_work = bool(
-            self.in_flight or self.ready or self.waiting_ready or self.waiting_children or self.awaiting_ids
+            acting or self.ready or self.waiting_ready or self.waiting_children or self.awaiting_ids
         )
         waiting = pending_work or bool(self.retry_at) or bool(self.retiring)
         observing = bool(self.records) and not self.observed_once and not self.removing
@@ -829,9 +840,12 @@ class StackRun:
             drifted=bool(self.drifted),
         )
         reasons = tuple(str(failure) for failure in self.failure_list())
-        if complete and not self.outputs_due and status in (StackStatus.CONVERGED, StackStatus.FAILED):
-            self.outputs = self._resolve_outputs()
-            self.outputs_due = True
+        if complete and self.outputs_stale and status in (StackStatus.CONVERGED, StackStatus.FAILED):
+            self.outputs_stale = False
+            outputs = self._resolve_outputs()
+            if outputs != self.outputs or not self.outputs:
+                self.outputs = outputs
+                self.outputs_due = True
         if status is not self.status or reasons != self.status_reasons:
             self.status = status
             self.status_reasons = reasons
@@ -849,7 +863,13 @@ class StackRun:
         return outputs
 
     def failure_list(self) -> list[Failure]:
-        merged = {**self.failures, **self.escalations}
+        """What needs a person; failures that only follow from an escalated resource are left out."""
+        explained = {
+            name
+            for name in self.failures
+            if name not in self.escalations and self.graph.get(name, frozenset()) & self.escalations.keys()
+        }
+        merged = {**{k: v for k, v in self.failures.items() if k not in explained}, **self.escalations}
         return [Failure(name, reason) for name, reason in sorted(merged.items())]
 
     def report(self) -> StackReport:

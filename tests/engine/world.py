@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -141,6 +142,16 @@ class World:
             self.engine.step()
             self.clock.sleep(min(1.0, until - self.clock.now()))
         return self.converge(*stacks)
+
+    def step_until(self, condition: Callable[[], bool], *, passes: int = 200) -> None:
+        """Run passes (a second of engine time each, calls allowed to come back) until `condition`."""
+        for _ in range(passes):
+            if condition():
+                return
+            self.engine.step()
+            self.engine.wait_for_calls()
+            self.clock.sleep(1.0)
+        raise AssertionError(f"still not true after {passes} passes")
 
     # then
     def outputs(self, stack: str) -> dict[str, Any]:

@@ -1,0 +1,59 @@
+"""Scenario: new commits arrive mid-convergence; the stack ends in the newest, nothing of the others left."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from providers.simulated.settings import CloudSettings
+from reconciler.engine import StackStatus
+from tests.engine.templates import servers
+from tests.engine.world import World
+
+
+@pytest.fixture
+def world(tmp_path: Path, database_url: str) -> Iterator[World]:
+    world = World(tmp_path, database_url, cloud=CloudSettings(time_to_active=20.0))
+    yield world
+    world.close()
+
+
+def live_server_names(world: World) -> list[str]:
+    return sorted(server["name"] for server in world.live("servers"))
+
+
+def test_a_second_commit_mid_convergence_wins(world: World) -> None:
+    """Given servers a, b, c still building; when a commit replaces them by d, e; then only d, e remain."""
+    world.commit({"stack.yaml": servers(["a", "b", "c"])})
+    first = world.submit("app", "stack.yaml")
+    world.step_until(lambda: len(world.live("servers")) == 3)
+    assert world.engine.report("app").status is StackStatus.PROGRESSING
+    assert {server["status"] for server in world.live("servers")} == {"BUILD"}
+
+    world.commit({"stack.yaml": servers(["d", "e"])})
+    second = world.submit("app", "stack.yaml")
+    report = world.converge("app")["app"]
+
+    assert second == first + 1
+    assert report.status is StackStatus.CONVERGED, report.failures
+    assert report.commit == world.commits[-1] and world.commits[0] in report.superseded
+    assert live_server_names(world) == ["d", "e"]
+    assert set(world.records("app")) == {"net", "d", "d_port", "e", "e_port"}
+    assert len(world.live("ports")) == 2
+
+
+def test_ten_overlapping_commits_end_in_the_last_ones_state(world: World) -> None:
+    """Given a burst of ten commits, each a pass apart; then the cloud holds exactly the tenth's servers."""
+    for index in range(10):
+        world.commit({"stack.yaml": servers([f"s{index}x", f"s{index}y"], user_data=f"v{index}")})
+        world.submit("app", "stack.yaml")
+        world.engine.step()
+        world.clock.sleep(3.0)
+    report = world.converge("app")["app"]
+    assert report.status is StackStatus.CONVERGED, report.failures
+    assert report.commit == world.commits[-1]
+    assert live_server_names(world) == ["s9x", "s9y"]
+    assert len(world.live("ports")) == 2 and len(world.live("networks")) == 2  # ours and the public one
+    assert set(world.records("app")) == {"net", "s9x", "s9x_port", "s9y", "s9y_port"}
