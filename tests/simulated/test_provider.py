@@ -20,7 +20,7 @@ from providers.interface import (
 )
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.faults import CallFault
-from providers.simulated.provider import SimulatedProvider
+from providers.simulated.provider import ADAPTERS, SimulatedProvider
 from providers.simulated.settings import CloudSettings
 from tests.simulated.stepping import SteppedClock
 
@@ -262,3 +262,11 @@ def test_observe_reads_pages_not_resources() -> None:
     observed = provider.observe("OS::Neutron::Net", ids)
     assert len(observed) == 2500
     assert provider.cloud.calls["list"] - before == 3
+
+
+@pytest.mark.parametrize(
+    "adapter", [a for a in ADAPTERS if hasattr(a, "passthrough")], ids=lambda a: a.type_name
+)
+def test_adapters_pass_through_only_catalog_properties(adapter: Any) -> None:
+    """A property the simulated provider reads must be one the catalog declares for that type."""
+    assert set(adapter.passthrough) <= set(CATALOG[adapter.type_name].properties)
