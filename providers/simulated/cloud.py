@@ -293,7 +293,9 @@ class SimulatedCloud:
     def hold_in_build(self, collection: str, item_id: str) -> None:
         """Keep a building resource building for ever."""
         with self._lock:
-            self.world.schedule = [entry for entry in self.world.schedule if entry[3] != item_id]
+            self.world.schedule = [
+                entry for entry in self.world.schedule if (entry[2], entry[3]) != (collection, item_id)
+            ]
             heapq.heapify(self.world.schedule)
 
     def count(self, collection: str) -> int:
