@@ -1,0 +1,89 @@
+"""Scenario: a noisy cloud (errors, quotas, builds that never finish) and a worker that dies mid-call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from providers.simulated.faults import CallFault, Faults
+from providers.simulated.settings import CloudSettings
+from reconciler.engine import StackStatus
+from tests.engine.templates import servers
+from tests.engine.world import World
+
+NAMES = ["a", "b", "c", "d", "e", "f", "g", "h"]
+
+
+def test_ten_percent_of_calls_failing_still_converges_without_duplicates(
+    tmp_path: Path, database_url: str
+) -> None:
+    faults = Faults(
+        error_rate=0.1, kinds=(CallFault.SERVER_ERROR, CallFault.TIMEOUT, CallFault.LOST_RESPONSE)
+    )
+    world = World(tmp_path, database_url, faults=faults, cloud=CloudSettings(time_to_active=5.0))
+    world.commit({"stack.yaml": servers(NAMES)})
+    world.submit("app", "stack.yaml")
+
+    report = world.converge("app")["app"]
+
+    assert report.status is StackStatus.CONVERGED, report.failures
+    assert sorted(server["name"] for server in world.live("servers")) == NAMES
+    assert len(world.live("ports")) == len(NAMES)  # lost responses were adopted by marker, not repeated
+    world.close()
+
+
+def test_a_quota_error_fails_that_resource_with_the_clouds_message(tmp_path: Path, database_url: str) -> None:
+    world = World(tmp_path, database_url, cloud=CloudSettings(quotas={"servers": 2}))
+    world.commit({"stack.yaml": servers(["a", "b", "c"])})
+    world.submit("app", "stack.yaml")
+
+    report = world.converge("app")["app"]
+
+    assert report.status is StackStatus.FAILED
+    (failure,) = report.failures
+    assert failure.resource in {"a", "b", "c"} and "uota" in failure.reason
+    assert len(world.live("servers")) == 2
+    world.close()
+
+
+def test_a_server_stuck_in_build_is_replaced_past_its_deadline(tmp_path: Path, database_url: str) -> None:
+    world = World(tmp_path, database_url, cloud=CloudSettings(time_to_active=10.0))
+    world.commit({"stack.yaml": servers(["web"])})
+    world.submit("app", "stack.yaml")
+    world.step_until(lambda: len(world.live("servers")) == 1)
+    (stuck,) = world.live("servers")
+    world.cloud.hold_in_build("servers", str(stuck["id"]))
+
+    report = world.converge("app")["app"]
+
+    assert report.status is StackStatus.CONVERGED, report.failures
+    (server,) = world.live("servers")
+    assert server["id"] != stuck["id"] and server["status"] == "ACTIVE"
+    world.close()
+
+
+def test_a_worker_killed_between_create_and_record_is_taken_over_without_duplicates(
+    tmp_path: Path, database_url: str
+) -> None:
+    """Given worker A whose create calls reached the cloud but whose results were never recorded;
+    when its lease expires and worker B takes the stack over; then B adopts by marker: no duplicate."""
+    world = World(tmp_path, database_url)
+    world.commit({"stack.yaml": servers(["web"])})
+    world.submit("app", "stack.yaml")
+    world.step_until(lambda: len(world.live("servers")) == 1)  # A's last pass dispatched the create
+    worker_a = world.engine
+    worker_a.wait_for_calls()
+    assert world.records("app")["web"].physical_id is None  # created in the cloud, not recorded
+
+    world.clock.sleep(world.store.settings.lease_seconds + 1)  # A is gone: no pass, no renewal
+    world.engine = world.start_worker("worker-b")
+    world.submit("app", "stack.yaml")
+    report = world.converge("app")["app"]
+
+    assert report.status is StackStatus.CONVERGED, report.failures
+    (server,) = world.live("servers")
+    assert world.records("app")["web"].physical_id == server["id"]
+    records_after_takeover = world.records("app")
+    worker_a.step()  # A wakes up: its lease is gone, it writes nothing
+    assert world.records("app") == records_after_takeover
+    worker_a.close()
+    world.close()
