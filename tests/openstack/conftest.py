@@ -54,8 +54,9 @@ class StartCloud:
         settings: CloudSettings = DEFAULT_SETTINGS,
         faults: Faults | None = None,
         timeout: float = 10.0,
+        clock: SteppedClock | None = None,
     ) -> CloudUnderTest:
-        clock = SteppedClock()
+        clock = clock or SteppedClock()
         cloud = SimulatedCloud(settings, faults=faults, clock=clock, random_source=random.Random(7))
         served = self._stack.enter_context(serve_in_thread(cloud))
         self._count += 1
