@@ -17,14 +17,15 @@ DIGEST_ALGORITHMS = ("md5", "sha1", "sha224", "sha256", "sha384", "sha512")
 
 
 def _replacement_text(value: Any, name: str, as_json: bool) -> str:
+    # As Heat: numbers and booleans are written with str(); maps and lists as sorted JSON from 2015-10-15.
     if value is None:
         return ""
     if isinstance(value, str):
         return value
     if isinstance(value, bool | int | float):
-        return json.dumps(value) if isinstance(value, bool) else str(value)
+        return str(value)
     if as_json and isinstance(value, Mapping | list):
-        return json.dumps(value)
+        return json.dumps(value, sort_keys=True)
     raise FunctionError(f'"{name}" params must be strings or numbers, got {type(value).__name__}')
 
 
@@ -71,15 +72,16 @@ def str_replace_vstrict(args: Any, scope: Evaluation) -> str:
 
 
 def _join_item(item: Any, as_json: bool) -> str:
+    # As Heat: before 2015-10-15 only strings join; from then maps and lists join as sorted JSON.
     if item is None:
         return ""
     if isinstance(item, str):
         return item
-    if as_json and isinstance(item, Mapping | list):
-        return json.dumps(item)
-    if isinstance(item, bool | int | float) and not isinstance(item, bool):
-        return str(item)
-    raise FunctionError(f"Items to join must be strings{', maps or lists' if as_json else ''}, not {item!r}")
+    if not as_json:
+        raise FunctionError(f"Items to join must be strings not {item!r}"[:250])
+    if isinstance(item, Mapping | list):
+        return json.dumps(item, sort_keys=True)
+    raise FunctionError(f"Items to join must be string, map or list not {item!r}"[:250])
 
 
 def list_join(args: Any, scope: Evaluation) -> str:
@@ -96,7 +98,7 @@ def list_join(args: Any, scope: Evaluation) -> str:
             continue
         if not isinstance(strings, list):
             raise FunctionError('Incorrect arguments to "list_join": each value to join must be a list')
-        items.extend(_join_item(item, multiple) for item in strings)
+        items.extend(_join_item(item, as_json=multiple) for item in strings)
     return delimiter.join(items)
 
 
@@ -187,7 +189,7 @@ def cfn_join(args: Any, scope: Evaluation) -> str:
         raise FunctionError('Arguments to "Fn::Join" must be of the form [delimiter, [list, of, strings]]')
     if not isinstance(args[0], str):
         raise FunctionError('"Fn::Join" delimiter must be a string')
-    return args[0].join(_join_item(item, False) for item in args[1])
+    return args[0].join(_join_item(item, as_json=False) for item in args[1])
 
 
 def cfn_split(args: Any, scope: Evaluation) -> list[str]:

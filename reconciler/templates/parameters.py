@@ -167,11 +167,7 @@ def typed_value(schema: ParameterSchema, value: Any) -> Any:  # noqa: PLR0911 - 
     if kind == "string":
         if isinstance(value, Mapping | list):
             raise ParameterValueError(f"Value must be a string, not {type(value).__name__}")
-        return (
-            value
-            if isinstance(value, str)
-            else (json.dumps(value) if isinstance(value, bool) else str(value))
-        )
+        return value if isinstance(value, str) else str(value)
     if kind == "number":
         return _to_number(value)
     if kind == "boolean":

@@ -57,6 +57,12 @@ RESOLVES: list[tuple[str, str, Any, Any]] = [
     ),
     ("str_replace number value", ROCKY, {"str_replace": {"template": "n=N", "params": {"N": 5}}}, "n=5"),
     (
+        "str_replace boolean, str() as Heat",
+        ROCKY,
+        {"str_replace": {"template": "b=B", "params": {"B": True}}},
+        "b=True",
+    ),
+    (
         "str_replace map value as JSON (2015-10-15+)",
         "2015-10-15",
         {"str_replace": {"template": "m=M", "params": {"M": {"k": 1}}}},
@@ -77,7 +83,12 @@ RESOLVES: list[tuple[str, str, Any, Any]] = [
     # list_join
     ("list_join", ROCKY, {"list_join": [",", ["a", "b"]]}, "a,b"),
     ("list_join several lists (2015-10-15+)", ROCKY, {"list_join": ["-", ["a"], ["b", "c"]]}, "a-b-c"),
-    ("list_join map item as JSON (2015-10-15+)", ROCKY, {"list_join": [" ", ["x", {"k": 1}]]}, 'x {"k": 1}'),
+    (
+        "list_join map as sorted JSON (2015-10-15+)",
+        ROCKY,
+        {"list_join": [" ", ["x", {"k": 1, "a": 2}]]},
+        'x {"a": 2, "k": 1}',
+    ),
     ("list_join of a parameter", ROCKY, {"list_join": [";", {"get_param": "zones"}]}, "az1; az2"),
     # str_split
     ("str_split", ROCKY, {"str_split": [",", "a,b,c"]}, ["a", "b", "c"]),
@@ -246,6 +257,18 @@ FAILS: list[tuple[str, str, Any, str]] = [
         "list_join",
     ),
     ("list_join not a list", ROCKY, {"list_join": [",", "ab"]}, "must be a list"),
+    (
+        "list_join number item (Heat)",
+        ROCKY,
+        {"list_join": [",", ["a", 1]]},
+        "must be string, map or list not 1",
+    ),
+    (
+        "list_join map before 2015-10-15",
+        "2015-04-30",
+        {"list_join": [",", [{"a": 1}]]},
+        "must be strings not",
+    ),
     ("str_split bad index", ROCKY, {"str_split": [",", "a,b", 5]}, "should be between 0 and 1"),
     ("repeat without for_each", ROCKY, {"repeat": {"template": "x"}}, '"for_each" and "template"'),
     (
