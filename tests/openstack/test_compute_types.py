@@ -69,3 +69,14 @@ def test_a_server_group_is_replaced_and_deleted(sim: CloudUnderTest) -> None:
     assert set(sim.provider.observe(SERVER_GROUP, [old.physical_id, new.physical_id])) == {new.physical_id}
     with pytest.raises(NotFound):
         sim.provider.delete(SERVER_GROUP, old.physical_id)
+
+
+def test_a_server_group_with_rules_speaks_microversion_2_64(sim: CloudUnderTest) -> None:
+    properties = {"policies": ["anti-affinity"], "rules": {"max_server_per_host": 2}}
+
+    created = sim.provider.create(SERVER_GROUP, properties, marker("group"))
+
+    shown = created.attributes["show"]
+    assert shown.get("policy") == "anti-affinity"
+    assert shown.get("rules") == {"max_server_per_host": 2}
+    assert created.properties["policies"] == ["anti-affinity"]
