@@ -50,7 +50,12 @@ def test_views_are_read_only() -> None:
 
 def test_resolve_any_snippet_in_the_template_language() -> None:
     definition = _load()
-    snippet = {"list_join": ["/", [{"get_resource": "web"}, {"get_param": "size"}]]}
+    snippet = {
+        "str_replace": {
+            "template": "ID/SIZE",
+            "params": {"ID": {"get_resource": "web"}, "SIZE": {"get_param": "size"}},
+        }
+    }
     assert definition.resolve(snippet, ReadyCloud()) == "id-web/1"
     with pytest.raises(Unresolved) as unresolved:
         definition.resolve(snippet, EmptyCloud())
