@@ -15,6 +15,7 @@
 | networks absent | server.networks = "auto" |
 | security_groups | server.security_groups: [{name}] |
 | block_device_mapping_v2 | server.block_device_mapping_v2 (see `device_mapping`) |
+| block_device_mapping (v1) | server.block_device_mapping_v2 (see `legacy_device_mapping`) |
 | personality | server.personality: [{path, contents (base64)}] |
 | scheduler_hints | os:scheduler_hints (beside `server`) |
 
@@ -57,10 +58,10 @@ def server_create_body(properties: Mapping[str, Any], marker: Marker, names: Nam
         server["user_data"] = base64.b64encode(str(properties["user_data"]).encode()).decode()
     if properties.get("security_groups"):
         server["security_groups"] = [{"name": group} for group in properties["security_groups"]]
-    if properties.get("block_device_mapping_v2"):
-        server["block_device_mapping_v2"] = [
-            device_mapping(entry, names) for entry in properties["block_device_mapping_v2"]
-        ]
+    mappings = [device_mapping(entry, names) for entry in properties.get("block_device_mapping_v2") or []]
+    mappings += [legacy_device_mapping(entry) for entry in properties.get("block_device_mapping") or []]
+    if mappings:
+        server["block_device_mapping_v2"] = mappings
     if properties.get("personality"):
         server["personality"] = [
             {"path": path, "contents": base64.b64encode(str(text).encode()).decode()}
@@ -129,6 +130,26 @@ def device_mapping(entry: Mapping[str, Any], names: NameLookup) -> dict[str, Any
         "volume_size",
         "delete_on_termination",
     ):
+        if entry.get(key) is not None:
+            mapping[key] = entry[key]
+    return mapping
+
+
+ROOT_DEVICES = ("vda", "sda", "xvda", "hda")
+
+
+def legacy_device_mapping(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """A Heat block_device_mapping (v1) entry in v2 form; the root device name makes it the boot disk."""
+    if entry.get("volume_id"):
+        mapping: dict[str, Any] = {"source_type": "volume", "uuid": entry["volume_id"]}
+    elif entry.get("snapshot_id"):
+        mapping = {"source_type": "snapshot", "uuid": entry["snapshot_id"]}
+    else:
+        raise Permanent("a block_device_mapping entry needs a volume_id or a snapshot_id")
+    device = str(entry.get("device_name") or "")
+    mapping.update(destination_type="volume", device_name=device)
+    mapping["boot_index"] = 0 if device.removeprefix("/dev/") in ROOT_DEVICES else -1
+    for key in ("volume_size", "delete_on_termination"):
         if entry.get(key) is not None:
             mapping[key] = entry[key]
     return mapping

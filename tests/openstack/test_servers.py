@@ -242,3 +242,23 @@ def test_new_security_groups_are_set_on_every_port_of_the_server(sim: CloudUnder
 
     ports = sim.provider.apis.network.get("/ports", {"device_id": created.physical_id})["ports"]
     assert ports and all(port["security_groups"] == [web.physical_id] for port in ports)
+
+
+def test_a_legacy_block_device_mapping_boots_from_its_volume(sim: CloudUnderTest) -> None:
+    given_a_network(sim.provider)
+    volume = sim.provider.create("OS::Cinder::Volume", {"size": 1, "image": IMAGE}, marker("root"))
+    sim.clock.advance(60)
+
+    created = sim.provider.create(
+        SERVER,
+        {
+            "flavor": FLAVOR,
+            "networks": [{"network": "private"}],
+            "block_device_mapping": [{"device_name": "vda", "volume_id": volume.physical_id}],
+        },
+        marker("web"),
+    )
+    sim.clock.advance(60)
+
+    attached = sim.provider.observe("OS::Cinder::Volume", [volume.physical_id])[volume.physical_id]
+    assert attached.attributes["attachments_list"][0]["server_id"] == created.physical_id
