@@ -29,6 +29,8 @@ from reconciler.daemon.sd_notify import SystemdNotifier
 LOG = logging.getLogger(__name__)
 
 WATCHDOG_LOOP = "watchdog"
+STATUS_LOOP = "status"
+STATUS_SECONDS = 2.0
 EXIT_OK = 0
 SIGNAL_POLL_SECONDS = 0.2
 
@@ -83,6 +85,7 @@ class Service:
         self._reload = threading.Event()
         self._wake = threading.Event()
         self._requested: set[str] = set()
+        self._last_status = ""
         self._term_received = False
         self._hup_received = False
         self._requests_lock = threading.Lock()
@@ -110,6 +113,13 @@ class Service:
         else:
             LOG.warning("loops without progress: %s; withholding WATCHDOG=1", ", ".join(sorted(health.loops)))
         self.notifier.status(self.status())
+
+    def report_status(self) -> None:
+        """STATUS= whenever it changed (without a watchdog, `ping_watchdog` does not run)."""
+        status = self.status()
+        if status != self._last_status:
+            self._last_status = status
+            self.notifier.status(status)
 
     def wake(self, name: str) -> None:
         """Run loop `name` as soon as possible (thread-safe; coalesces with a pass already due)."""
@@ -161,12 +171,17 @@ class Service:
             self._scheduler.add_job(
                 self.ping_watchdog, "interval", seconds=self.watchdog_every, id=WATCHDOG_LOOP, coalesce=True
             )
+        else:
+            self._scheduler.add_job(
+                self.report_status, "interval", seconds=STATUS_SECONDS, id=STATUS_LOOP, coalesce=True
+            )
         self._scheduler.start()
 
     def run(self) -> int:
         """Run until stopped; returns the exit status (0 after an orderly stop)."""
         self._start()
-        self.notifier.ready(self.status())
+        self._last_status = self.status()
+        self.notifier.ready(self._last_status)
         while not self._stop.is_set():
             # A bounded wait: a signal delivered to another thread only runs its Python handler
             # when the main thread next runs bytecode, so the main thread must wake up regularly.

@@ -77,6 +77,10 @@ def test_sigterm_mid_convergence_exits_cleanly_and_a_restart_finishes_without_du
         while converged_note(tmp_path / "repo", commit) != {"network": "CONVERGED", "app": "CONVERGED"}:
             assert not give_up.wait(0.2), second.output()
         timer.cancel()
+        status = second.wait_for("STATUS=commit", 10)
+        while "2/2 stacks converged" not in status:  # STATUS= follows the stacks as they settle
+            status = second.wait_for("STATUS=commit", 10)
+        assert status == f"STATUS=commit {commit[:12]}: 2/2 stacks converged"
         assert second.terminate() == 0, second.output()
     finally:
         second.close()
