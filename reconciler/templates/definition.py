@@ -19,7 +19,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from reconciler.templates.errors import FunctionError, Problem, TemplateError
-from reconciler.templates.evaluation import UNKNOWN, AttributeSource, Evaluation, NoCloud
+from reconciler.templates.evaluation import OMITTED, UNKNOWN, AttributeSource, Evaluation, NoCloud
 from reconciler.templates.nodes import Parser, References
 from reconciler.templates.parameters import ParameterSchema
 
@@ -121,7 +121,7 @@ class StackDefinition:
         parsed = parser.parse(value, (), References())
         if problems:
             raise FunctionError("; ".join(problems))
-        return scope.evaluate(parsed)
+        return _present(scope.evaluate(parsed))
 
     def resolve_properties(self, name: str, source: AttributeSource) -> dict[str, Any]:
         """The properties of resource `name` with every function resolved."""
@@ -138,7 +138,7 @@ class StackDefinition:
         output = self.outputs[name]
         if not output.active:
             return None
-        return self._scope(source).evaluate(self._parsed_outputs[name])
+        return _present(self._scope(source).evaluate(self._parsed_outputs[name]))
 
     def output_without_cloud(self, name: str) -> Any:
         """Output `name` as far as it resolves without a cloud: None where a live value is needed.
@@ -148,7 +148,9 @@ class StackDefinition:
         output = self.outputs[name]
         if not output.active:
             return None
-        return _known_part(self._scope(NoCloud(), validating=True).evaluate(self._parsed_outputs[name]))
+        return _known_part(
+            _present(self._scope(NoCloud(), validating=True).evaluate(self._parsed_outputs[name]))
+        )
 
     def nested(self, name: str, properties: Mapping[str, Any]) -> StackDefinition | None:
         """The nested stack of resource `name`, built from its resolved `properties` (None if plain)."""
@@ -215,6 +217,11 @@ class StackDefinition:
             except FunctionError as error:
                 problems.append(document.problem(error.where or (), str(error)))
         return problems
+
+
+def _present(value: Any) -> Any:
+    """A whole value that a wallaby `if` left out is null."""
+    return None if value is OMITTED else value
 
 
 def _known_part(value: Any) -> Any:

@@ -212,3 +212,14 @@ def test_parameter_schemas_carry_immutable_and_custom_constraints() -> None:
     definition = load_template(_with_parameter(schema), values={"p": "key"})
     assert definition.parameter_schemas["p"].immutable is True
     assert definition.parameter_schemas["p"].custom_constraints == ("nova.keypair",)
+
+
+def test_an_output_left_out_by_a_wallaby_if_is_null() -> None:
+    template = {
+        "heat_template_version": "wallaby",
+        "conditions": {"never": False},
+        "outputs": {"maybe": {"value": {"if": ["never", "x"]}}},
+    }
+    definition = load_template(template)
+    assert definition.resolve_output("maybe", EmptyCloud()) is None
+    assert definition.output_without_cloud("maybe") is None
