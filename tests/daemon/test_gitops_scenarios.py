@@ -10,8 +10,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from prometheus_client.parser import text_string_to_metric_families
 
+from reconciler.cli.main import cli
 from reconciler.source.note_lines import REPOSITORY_SCOPE
 from reconciler.source.notes_store import NotesStore, Pushed
 from tests.daemon.gitops_world import DaemonWorld, notes_on, sample_into, sample_repository
@@ -126,25 +128,34 @@ def test_a_pull_request_head_gets_a_plan_note_with_the_actions(world: tuple[Daem
     daemon.follow()
     daemon.converge(["network", "app"], first)
     template = (path / "stacks" / "network" / "template.yaml").read_text()
-    changed = template.replace(
-        "outputs:",
-        "  marker:\n    type: OS::Heat::None\n\noutputs:",
-    ).replace("name: app-net", "name: app-net-renamed")
+    changed = template.replace("outputs:", "  marker:\n    type: OS::Heat::None\n\noutputs:").replace(
+        "name: app-net", "name: app-net-renamed"
+    )
+    config = (path / "reconciler.yaml").read_text().replace("cidr: 10.0.0.0/24", "cidr: 10.0.1.0/24")
     repo.create_head("feature/network").checkout()
 
-    head = commit_files(repo, {"stacks/network/template.yaml": changed}, "Rename the net, add a marker")
+    head = commit_files(
+        repo,
+        {"stacks/network/template.yaml": changed, "reconciler.yaml": config},
+        "Rename the net, move the subnet, add a marker",
+    )
     repo.heads["main"].checkout()
     daemon.follow()
     daemon.publish()
 
     plans = notes_on(repo, head, kind="plan")
-    assert set(plans) == {"network"}
+    assert set(plans) == {"network"}  # app's files and entry did not change
     plan = plans["network"].plan
     assert plan is not None
     assert plan.create == ("marker",)
-    assert "net" in plan.update or "net" in {r.resource for r in plan.replace}
+    assert plan.update == ("net",)  # a network's name changes in place
+    assert [(r.resource, r.because) for r in plan.replace] == [("subnet", ("cidr",))]
+    assert plan.deferred == ("router_interface",)  # it reads the subnet being replaced
     assert plan.delete == ()
+    assert plan.unchanged == 2  # router, web_security_group
     assert daemon.daemon.engine.report("network").commit == first  # nothing applied
+    comment = CliRunner().invoke(cli, ["status", head, "--repo", str(path), "--format", "markdown"])
+    assert "- `±` subnet (replaced because of: cidr)" in comment.output
 
 
 def test_two_daemons_noting_one_remote_both_notes_survive(tmp_path: Path) -> None:
