@@ -11,55 +11,80 @@
 | security_groups | GET /ports?device_id={id}, PUT /ports/{port} {port: {security_groups}} |
 | networks | POST / DELETE /servers/{id}/os-interface |
 
-A resize leaves the server in VERIFY_RESIZE; the observe pass that sees it there confirms it (see
-`ServerHandler.observe`), so no call here waits for Nova.
+Properties that only steer Heat's own choices (the *_update_policy ones, software_config_transport)
+need no call. A resize leaves the server in VERIFY_RESIZE; the observe pass that sees it there
+confirms it (see `ServerHandler.observe`), so no call here waits for Nova.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from providers.openstack.cloud_apis import CloudApis
 from providers.openstack.marker_tags import MARKER_METADATA_KEY, is_marker_tag
 from providers.openstack.server_body import stringified
 
-POLICY_PROPERTIES = {
-    "flavor_update_policy",
-    "image_update_policy",
-    "user_data_update_policy",
-    "software_config_transport",
-    "deployment_swift_data",
-}
+ServerState = Mapping[str, Any]  # the server as Nova showed it before the update
 
 
 def update_server(
     apis: CloudApis, server_id: str, properties: Mapping[str, Any], changed: frozenset[str]
 ) -> None:
-    path = f"/servers/{server_id}"
-    current: dict[str, Any] = apis.compute.get(path)["server"]
-    compute = apis.compute
-    if "name" in changed and properties.get("name"):
-        compute.put(path, {"server": {"name": properties["name"]}})
-    if "metadata" in changed:
-        kept = {k: v for k, v in (current.get("metadata") or {}).items() if k == MARKER_METADATA_KEY}
-        compute.put(
-            f"{path}/metadata", {"metadata": {**stringified(properties.get("metadata") or {}), **kept}}
-        )
-    if "tags" in changed:
-        kept_tags = [tag for tag in current.get("tags") or [] if is_marker_tag(tag)]
-        compute.put(f"{path}/tags", {"tags": [*(properties.get("tags") or []), *kept_tags]})
-    if "flavor" in changed:
-        flavor = apis.names.id_of("flavor", properties["flavor"])
-        compute.post(f"{path}/action", {"resize": {"flavorRef": flavor}})
-    if changed & {"image", "key_name"}:
-        compute.post(f"{path}/action", {"rebuild": rebuild_body(apis, current, properties)})
-    if "admin_pass" in changed and properties.get("admin_pass"):
-        compute.post(f"{path}/action", {"changePassword": {"adminPass": properties["admin_pass"]}})
-    if "security_groups" in changed:
-        update_security_groups(apis, server_id, properties.get("security_groups") or [])
-    if "networks" in changed:
-        update_networks(apis, server_id, properties.get("networks") or [])
+    """Run the step of every kind of change in `changed`, in the table's order."""
+    current: ServerState = apis.compute.get(f"/servers/{server_id}")["server"]
+    for triggers, step in STEPS:
+        if changed & triggers:
+            step(apis, server_id, current, properties)
+
+
+def rename(apis: CloudApis, server_id: str, current: ServerState, properties: Mapping[str, Any]) -> None:
+    if properties.get("name"):
+        apis.compute.put(f"/servers/{server_id}", {"server": {"name": properties["name"]}})
+
+
+def replace_metadata(
+    apis: CloudApis, server_id: str, current: ServerState, properties: Mapping[str, Any]
+) -> None:
+    kept = {k: v for k, v in (current.get("metadata") or {}).items() if k == MARKER_METADATA_KEY}
+    metadata = {**stringified(properties.get("metadata") or {}), **kept}
+    apis.compute.put(f"/servers/{server_id}/metadata", {"metadata": metadata})
+
+
+def replace_tags(
+    apis: CloudApis, server_id: str, current: ServerState, properties: Mapping[str, Any]
+) -> None:
+    kept = [tag for tag in current.get("tags") or [] if is_marker_tag(tag)]
+    apis.compute.put(f"/servers/{server_id}/tags", {"tags": [*(properties.get("tags") or []), *kept]})
+
+
+def resize(apis: CloudApis, server_id: str, current: ServerState, properties: Mapping[str, Any]) -> None:
+    flavor = apis.names.id_of("flavor", properties["flavor"])
+    apis.compute.post(f"/servers/{server_id}/action", {"resize": {"flavorRef": flavor}})
+
+
+def rebuild(apis: CloudApis, server_id: str, current: ServerState, properties: Mapping[str, Any]) -> None:
+    apis.compute.post(f"/servers/{server_id}/action", {"rebuild": rebuild_body(apis, current, properties)})
+
+
+def change_password(
+    apis: CloudApis, server_id: str, current: ServerState, properties: Mapping[str, Any]
+) -> None:
+    if properties.get("admin_pass"):
+        body = {"changePassword": {"adminPass": properties["admin_pass"]}}
+        apis.compute.post(f"/servers/{server_id}/action", body)
+
+
+def set_security_groups(
+    apis: CloudApis, server_id: str, current: ServerState, properties: Mapping[str, Any]
+) -> None:
+    update_security_groups(apis, server_id, properties.get("security_groups") or [])
+
+
+def set_networks(
+    apis: CloudApis, server_id: str, current: ServerState, properties: Mapping[str, Any]
+) -> None:
+    update_networks(apis, server_id, properties.get("networks") or [])
 
 
 def rebuild_body(
@@ -102,3 +127,16 @@ def update_networks(apis: CloudApis, server_id: str, desired: list[Mapping[str, 
         apis.compute.post(path, {"interfaceAttachment": {"port_id": port}})
     for network in unmatched:
         apis.compute.post(path, {"interfaceAttachment": {"net_id": network}})
+
+
+Step = Callable[[CloudApis, str, ServerState, Mapping[str, Any]], None]
+STEPS: tuple[tuple[frozenset[str], Step], ...] = (
+    (frozenset({"name"}), rename),
+    (frozenset({"metadata"}), replace_metadata),
+    (frozenset({"tags"}), replace_tags),
+    (frozenset({"flavor"}), resize),
+    (frozenset({"image", "key_name"}), rebuild),
+    (frozenset({"admin_pass"}), change_password),
+    (frozenset({"security_groups"}), set_security_groups),
+    (frozenset({"networks"}), set_networks),
+)
