@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import threading
 import uuid
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -127,8 +128,16 @@ class AssembledDaemon:
             self.http.stop()
 
     def stop_work(self, deadline: float) -> None:
-        """After the last pass: let calls in flight finish, publish notes, hand leases back."""
-        self.engine.close()
+        """After the last pass: let calls in flight end (up to `deadline` s), publish notes, release leases.
+
+        Results of calls that finish now are not recorded by this worker; whoever converges the
+        stack next adopts what they made by its idempotency marker, so nothing is made twice.
+        """
+        closing = threading.Thread(target=self.engine.close, name="engine-close", daemon=True)
+        closing.start()
+        closing.join(deadline)
+        if closing.is_alive():
+            LOG.warning("cloud calls still running after %.0f s; leaving them behind", deadline)
         self.clouds.save()
         try:
             self.gitops.publish()
