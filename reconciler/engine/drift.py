@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from providers.interface import LiveResource, LiveStatus
+from reconciler.engine.record_rows import plain_json
 from reconciler.engine.resource_state import ResourceState
 
 # Where a record keeps the cloud's account of its properties at apply time, beside its attributes.
@@ -34,7 +35,7 @@ def baseline_of(state: ResourceState) -> Mapping[str, Any] | None:
 def remember_baseline(state: ResourceState, live: LiveResource) -> None:
     """Keep what the cloud says now as the reference later observations are compared with."""
     if live.properties:
-        state.attributes[BASELINE] = dict(live.properties)
+        state.attributes[BASELINE] = plain_json(live.properties)
 
 
 def detect_drift(state: ResourceState, live: LiveResource | None) -> Drift:

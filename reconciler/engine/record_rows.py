@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from providers.interface import LiveResource
 from reconciler.engine.resource_state import RecordStatus, ResourceState
 from state.records import RecordedResource, RecordWrite
 
@@ -20,6 +21,19 @@ def plain_json(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [plain_json(item) for item in value]
     return value
+
+
+# Heat's `show` is the whole live body: too big to keep per resource, it is not recorded.
+UNRECORDED_ATTRIBUTES = frozenset({"show"})
+
+
+def recorded_attributes(live: LiveResource) -> dict[str, Any]:
+    """The attributes worth keeping from a live resource, as plain JSON values."""
+    return {
+        name: plain_json(value)
+        for name, value in live.attributes.items()
+        if name not in UNRECORDED_ATTRIBUTES
+    }
 
 
 def state_from_record(record: RecordedResource) -> ResourceState:

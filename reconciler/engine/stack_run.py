@@ -34,10 +34,12 @@ from reconciler.engine.outcomes import (
 )
 from reconciler.engine.provider_calls import call_create, call_delete, call_observe, call_update
 from reconciler.engine.provider_set import ProviderSet
+from reconciler.engine.record_rows import recorded_attributes
 from reconciler.engine.report import ActionCounts, Failure, StackReport
 from reconciler.engine.resource_state import RecordStatus, ResourceState
 from reconciler.engine.run_context import RunContext
 from reconciler.engine.stack_status import StackStatus, summarize_status
+from reconciler.engine.unchanged_inputs import inputs_beside_template_unchanged
 from reconciler.plan import Action, RecordedResource, plan_resource
 from reconciler.templates.errors import Unresolved
 
@@ -75,6 +77,10 @@ class StackRun:
         self.records: dict[str, ResourceState] = {}
         self.retiring: list[ResourceState] = []
         self.settled: set[str] = set()
+        self.previously_settled: set[str] = set()
+        self.previous_definition: DesiredStack | None = None
+        self.reuse_decisions = False
+        self.values_changed: set[str] = set()
         self.acted: set[str] = set()
         self.queued: set[str] = set()
         self.ready: deque[str] = deque()
@@ -135,6 +141,14 @@ class StackRun:
         """Converge to `definition` from now on (None: converge to nothing, the stack is going away)."""
         if self.commit is not None and self.commit != commit and not self._settled_status():
             self.superseded.append(self.commit)
+        self.previously_settled = self.settled
+        self.previous_definition = self.definition
+        self.reuse_decisions = (
+            self.definition is not None
+            and definition is not None
+            and inputs_beside_template_unchanged(self.definition, definition)
+        )
+        self.values_changed = set()
         self.definition = definition
         self.removing = definition is None
         self.generation = generation
@@ -254,6 +268,7 @@ class StackRun:
         self.settled.add(name)
         if values_changed:
             self.outputs_stale = True
+            self.values_changed.add(name)
         self.retry_at.pop(name, None)
         self.drifted.discard(name)
         for dependent in self.dependents.get(name, ()):
@@ -285,6 +300,11 @@ class StackRun:
         assert self.definition is not None
         resource = self.definition.resources[name]
         state = self.records.get(name)
+        if self._decision_still_holds(name, resource, state):
+            assert state is not None
+            state.generation = self.generation
+            self._settle(name, values_changed=False)
+            return
         try:
             desired = self.definition.resolve_properties(name, self.values)
         except Unresolved:
@@ -311,6 +331,15 @@ class StackRun:
         else:
             assert state is not None
             self._replace(state, resource.type, desired, failing="status" in plan.replace_reasons, now=now)
+
+    def _decision_still_holds(self, name: str, resource: Any, state: ResourceState | None) -> bool:
+        """Settled last generation with the same definition, and nothing it reads changed since."""
+        if not self.reuse_decisions or state is None or state.status is not RecordStatus.READY:
+            return False
+        if name not in self.previously_settled or self.values_changed & self.graph[name]:
+            return False
+        previous = self.previous_definition.resources.get(name) if self.previous_definition else None
+        return previous is not None and resource.nested_kind is None and previous == resource
 
     def _already_applied(self, state: ResourceState, now: float) -> None:
         if state.status is RecordStatus.READY:
@@ -406,7 +435,7 @@ class StackRun:
         """A create or update came back with `live`: ready, still building, or failed in the cloud."""
         previous_attributes = state.attributes
         state.physical_id = live.physical_id
-        state.attributes = {**state.attributes, **live.attributes}
+        state.attributes = {**state.attributes, **recorded_attributes(live)}
         remember_baseline(state, live)
         state.attempts = 0
         state.next_attempt_at = None
@@ -657,7 +686,7 @@ class StackRun:
         elif live.status is LiveStatus.READY:
             del self.waiting_ready[name]
             state.status = RecordStatus.READY
-            state.attributes = {**state.attributes, **live.attributes}
+            state.attributes = {**state.attributes, **recorded_attributes(live)}
             remember_baseline(state, live)
             self._mark_dirty(state)
             self._finished(state, values_changed=True)
@@ -703,7 +732,7 @@ class StackRun:
         drift = detect_drift(state, live)
         if drift is Drift.IN_SYNC:
             if live is not None and live.attributes:
-                state.attributes = {**state.attributes, **live.attributes}
+                state.attributes = {**state.attributes, **recorded_attributes(live)}
             if live is not None and baseline_of(state) is None:
                 remember_baseline(state, live)
                 self._mark_dirty(state)
