@@ -21,6 +21,7 @@ from pathlib import Path
 import click
 import git
 
+from providers.simulated.cloud import SimulatedCloud
 from reconciler.source.note_lines import newest_per_stack
 from reconciler.source.note_rendering import render_text
 from reconciler.source.notes_store import NotesStore
@@ -29,6 +30,8 @@ SAMPLES = Path(__file__).resolve().parents[2] / "samples-repo"
 STAGE_SECONDS = 120.0
 STACKS = ("network", "app")
 SETTLED = frozenset({"CONVERGED", "FAILED", "INVALID"})
+SIM_CLOUD_FILE = "state.sqlite.sim-cloud.json"  # beside the daemon's default SQLite file
+SHOWN_COLLECTIONS = ("servers", "volumes", "ports", "routers")
 
 
 def make_sample_repository(destination: Path) -> git.Repo:
@@ -56,6 +59,17 @@ def wait_for_note(
             return statuses
         threading.Event().wait(0.2)
     return statuses
+
+
+def describe_cloud(state: Path) -> None:
+    """What the simulated cloud holds now, read from the file the daemon saved it to."""
+    path = state / SIM_CLOUD_FILE
+    if not path.exists():
+        stage("the simulated cloud was never saved: nothing was created")
+        return
+    cloud = SimulatedCloud.open(path)
+    held = ", ".join(f"{cloud.count(collection)} {collection}" for collection in SHOWN_COLLECTIONS)
+    stage(f"the simulated cloud now holds {held}")
 
 
 def stage(message: str) -> None:
@@ -103,6 +117,7 @@ def run_demo(workdir: Path) -> int:
         daemon.send_signal(signal.SIGTERM)
         code = daemon.wait(timeout=STAGE_SECONDS)
         stage(f"sent SIGTERM; the daemon stopped with exit status {code}")
+        describe_cloud(workdir / "state")
 
 
 @click.command()
