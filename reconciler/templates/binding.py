@@ -261,6 +261,8 @@ def _resource(
     depends_on.discard(resource.name)
     effective_type, nested_kind, template_file = _effective_type(model, resource, context)
     deletion_policy = _static(resource.deletion_policy, scope) or "Delete"
+    if isinstance(deletion_policy, str) and deletion_policy.islower():
+        deletion_policy = deletion_policy.capitalize()  # the 2016-10-14 aliases
     definition = ResourceDefinition(
         name=resource.name,
         type=effective_type,

@@ -82,6 +82,10 @@ class Parser:
         if name in self.version.removed:
             self.report_error(where, f'The function "{name}" is not supported in this version of HOT.')
             return None
+        if self.in_conditions and name in self.version.functions and name not in self.admitted:
+            # As Heat: a resource function inside a condition is an error there, not data.
+            self.report_error(where, f'The function "{name}" is invalid in this context')
+            return None
         if name not in self.admitted:
             self._warn_unadmitted(name, where)
             return {name: self._parse(raw_args, Step(where, name), references)}

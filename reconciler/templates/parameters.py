@@ -24,6 +24,7 @@ SCHEMA_KEYS = frozenset(
 CONSTRAINT_KEYS = frozenset(
     {"length", "range", "modulo", "allowed_values", "allowed_pattern", "custom_constraint", "description"}
 )
+TAGS_SINCE = "2018-03-02"  # parameter tags arrived with Heat's 2018-03-02 parameter schema
 _TRUE = {"true", "t", "yes", "y", "on", "1"}
 _FALSE = {"false", "f", "no", "n", "off", "0"}
 
@@ -66,7 +67,8 @@ def parse_schema(name: str, raw: Any, version: TemplateVersion) -> ParameterSche
     """The schema of parameter `name`; `ValueError` with a clear message when malformed."""
     if not isinstance(raw, Mapping):
         raise ValueError(f"Parameter {name}: the definition must be a map with a 'type'")
-    unknown = sorted(set(raw) - SCHEMA_KEYS)
+    admitted = SCHEMA_KEYS if version.date >= TAGS_SINCE else SCHEMA_KEYS - {"tags"}
+    unknown = sorted(set(raw) - admitted)
     if unknown:
         raise ValueError(f"Parameter {name}: invalid key(s) {', '.join(map(str, unknown))}")
     kind = raw.get("type")

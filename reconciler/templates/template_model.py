@@ -25,6 +25,7 @@ from reconciler.templates.parameters import typed_value as typed_parameter_value
 from reconciler.templates.versions import TemplateVersion, known_version_names, version_named
 
 DELETION_POLICIES = ("Delete", "Retain", "Snapshot")
+LOWERCASE_POLICIES_SINCE = "2016-10-14"  # Heat accepts delete, retain and snapshot from then on
 PSEUDO_PARAMETERS = ("OS::stack_name", "OS::stack_id", "OS::project_id")
 CFN_VERSION_KEYS = ("AWSTemplateFormatVersion", "HeatTemplateFormatVersion")
 
@@ -254,8 +255,16 @@ def _resources(model: TemplateModel, section: Mapping[str, Any], parser: Parser,
             references=references,
             where=where,
         )
-        if isinstance(raw.get("deletion_policy"), str) and raw["deletion_policy"] not in DELETION_POLICIES:
+        if isinstance(raw.get("deletion_policy"), str) and not _known_policy(
+            raw["deletion_policy"], model.version
+        ):
             check.error((*where, "deletion_policy"), f'Invalid deletion policy "{raw["deletion_policy"]}"')
+
+
+def _known_policy(policy: str, version: TemplateVersion) -> bool:
+    if version.date >= LOWERCASE_POLICIES_SINCE:
+        return policy in DELETION_POLICIES or (policy.capitalize() in DELETION_POLICIES and policy.islower())
+    return policy in DELETION_POLICIES
 
 
 def _depends_on(name: str, raw: Any, where: Where, check: _Checker) -> tuple[str, ...]:

@@ -124,9 +124,15 @@ def test_cfn_functions_are_removed_after_2013(version: str, function: str) -> No
 @pytest.mark.parametrize("version", [v.date for v in VERSIONS if v.date >= "2016-10-14"])
 @pytest.mark.parametrize("function", sorted(CONDITION_FIRST))
 def test_condition_functions_per_version(version: str, function: str) -> None:
-    parsed, _, warnings = _parse(version, {function: [True, True]}, in_conditions=True)
-    assert isinstance(parsed, Call) == (version >= CONDITION_FIRST[function])
-    assert bool(warnings) == (version < CONDITION_FIRST[function])
+    parsed, errors, warnings = _parse(version, {function: [True, True]}, in_conditions=True)
+    admitted = version >= CONDITION_FIRST[function]
+    resource_function = version >= EXPECTED_FIRST.get(function, "9999")
+    assert isinstance(parsed, Call) == admitted
+    # As Heat: a resource function is an error inside a condition; an unknown name is data.
+    assert errors == (
+        [] if admitted or not resource_function else [f'The function "{function}" is invalid in this context']
+    )
+    assert bool(warnings) == (not admitted and not resource_function)
 
 
 SECTION_ROWS = [
@@ -167,6 +173,24 @@ SECTION_ROWS = [
         "2018-08-31",
         {"resources": {"r": {"type": "T", "deletion_policy": "Keep"}}},
         'Invalid deletion policy "Keep"',
+    ),
+    (
+        "lowercase policy before 2016-10-14",
+        "2016-04-08",
+        {"resources": {"r": {"type": "T", "deletion_policy": "retain"}}},
+        'Invalid deletion policy "retain"',
+    ),
+    (
+        "parameter tags before 2018-03-02",
+        "2017-09-01",
+        {"parameters": {"p": {"type": "string", "tags": ["a"]}}},
+        "invalid key(s) tags",
+    ),
+    (
+        "a resource function inside a condition",
+        "2018-08-31",
+        {"conditions": {"c": {"equals": [{"str_split": [",", "a"]}, []]}}},
+        'The function "str_split" is invalid in this context',
     ),
     (
         "depends_on unknown",
@@ -224,3 +248,19 @@ def test_unadmitted_function_warning_names_file_and_line() -> None:
     (warning,) = definition.warnings
     assert warning.file == "t.yaml" and warning.line > 0
     assert '"yaql" is plain data' in warning.message and "2016-10-14" in warning.message
+
+
+def test_lowercase_deletion_policies_from_2016_10_14() -> None:
+    template = {
+        "heat_template_version": "2016-10-14",
+        "resources": {"r": {"type": "T", "deletion_policy": "retain"}},
+    }
+    assert load_template(template).resources["r"].deletion_policy == "Retain"
+
+
+def test_parameter_tags_from_2018_03_02() -> None:
+    template = {
+        "heat_template_version": "2018-03-02",
+        "parameters": {"p": {"type": "string", "tags": ["role"]}},
+    }
+    assert load_template(template).parameter_schemas["p"].tags == ("role",)
