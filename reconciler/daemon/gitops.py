@@ -163,6 +163,7 @@ class GitOps:
             try:
                 self.repository.refresh()
             except RemoteUnavailable as error:
+                LOG.warning("%s", error)
                 return FetchFailed(str(error))
         with self._lock:
             return self._follow_heads()
