@@ -10,6 +10,12 @@ from reconciler.templates.evaluation import UNKNOWN, Evaluation
 
 PSEUDO_PARAMETERS = ("OS::stack_name", "OS::stack_id", "OS::project_id")
 ALL_ATTRIBUTES = ""
+# The CFN pseudo parameters Ref knows in 2013-05-23 templates; None: only the cloud knows it.
+CFN_PSEUDO_PARAMETERS = {
+    "AWS::StackName": "OS::stack_name",
+    "AWS::StackId": "OS::stack_id",
+    "AWS::Region": None,
+}
 
 
 def get_param(args: Any, scope: Evaluation) -> Any:
@@ -140,6 +146,9 @@ def ref(args: Any, scope: Evaluation) -> Any:
     """`Ref: name` (2013-05-23): a parameter's value or a resource's physical id."""
     if not isinstance(args, str):
         raise FunctionError('Function "Ref" takes a name (a string)')
+    if args in CFN_PSEUDO_PARAMETERS:
+        pseudo = CFN_PSEUDO_PARAMETERS[args]
+        return get_param(pseudo, scope) if pseudo else scope.live_value(args)
     if args in scope.parameters:
         return get_param(args, scope)
     if args in scope.all_resources:

@@ -26,7 +26,14 @@ from reconciler.templates.versions import TemplateVersion, known_version_names, 
 
 DELETION_POLICIES = ("Delete", "Retain", "Snapshot")
 LOWERCASE_POLICIES_SINCE = "2016-10-14"  # Heat accepts delete, retain and snapshot from then on
-PSEUDO_PARAMETERS = ("OS::stack_name", "OS::stack_id", "OS::project_id")
+PSEUDO_PARAMETERS = (
+    "OS::stack_name",
+    "OS::stack_id",
+    "OS::project_id",
+    "AWS::StackName",
+    "AWS::StackId",
+    "AWS::Region",
+)
 CFN_VERSION_KEYS = ("AWSTemplateFormatVersion", "HeatTemplateFormatVersion")
 
 

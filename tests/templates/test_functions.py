@@ -179,6 +179,7 @@ RESOLVES: list[tuple[str, str, Any, Any]] = [
     ),
     ("Ref to a parameter", "2013-05-23", {"Ref": "name"}, "web"),
     ("Ref to a resource", "2013-05-23", {"Ref": "other"}, "id-other"),
+    ("Ref to AWS::StackName", "2013-05-23", {"Ref": "AWS::StackName"}, "demo"),
     ("Fn::ResourceFacade", "2013-05-23", {"Fn::ResourceFacade": "DeletionPolicy"}, "Delete"),
     (
         "get_attr then select (2013-05-23)",
