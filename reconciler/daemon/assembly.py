@@ -160,6 +160,8 @@ def assemble(
     `reread_settings` is called on SIGHUP: the loops' intervals follow the new settings at once;
     the repository, database, listen address and worker count need a restart (logged as such).
     """
+    host, port = parse_listen(settings.listen)  # bad input fails before anything is opened
+    sim_options = _sim_options(settings)
     clock = SystemClock()
     state_dir = state_directory(settings, environ)
     url = database_url(settings, state_dir)
@@ -171,7 +173,7 @@ def assemble(
     )
     keeper = ShardKeeper(store, identity, clock=clock)
     keeper.tick()
-    clouds = CloudRoot(clock, sim_path=sim_cloud_path(url), sim_options=_sim_options(settings))
+    clouds = CloudRoot(clock, sim_path=sim_cloud_path(url), sim_options=sim_options)
     meter = CallMeter()
     engine = Engine(
         store, MeteredClouds(clouds, meter), clock, identity.id, leases=KeeperShards(keeper), sleeper=clock
@@ -258,7 +260,6 @@ def assemble(
         watchdog_every=watchdog_interval() if leader else None,
     )
     holder["service"] = service
-    host, port = parse_listen(settings.listen)
     http = HttpEndpoints(
         host,
         port,
