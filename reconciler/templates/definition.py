@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from reconciler.templates.errors import FunctionError, Problem, TemplateError
+from reconciler.templates.errors import FunctionError, Problem
 from reconciler.templates.evaluation import OMITTED, UNKNOWN, AttributeSource, Evaluation, NoCloud
 from reconciler.templates.nodes import Parser, References
 from reconciler.templates.parameters import ParameterSchema
@@ -269,9 +269,3 @@ class LazyMapping(Mapping[str, Any]):
         if self._position(key) is None:
             raise KeyError(key)
         return self._produce(key)
-
-
-def raise_problems(problems: list[Problem]) -> None:
-    """Raise a `TemplateError` when there are problems."""
-    if problems:
-        raise TemplateError(problems)

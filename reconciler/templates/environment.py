@@ -290,8 +290,3 @@ def _merge_resource_entries(registry: Registry, document: Document, name: str, e
             registry.hooks[name] = tuple(hooks)
             continue
         types[str(key)] = _mapping(document, [*where, str(key)], value)
-
-
-def problem_in(document: Document, message: str) -> Problem:
-    """A problem about an environment file as a whole."""
-    return Problem(document.path, 0, 0, message)

@@ -91,9 +91,6 @@ class Facade:
     update_policy: Any = None
 
 
-MISSING = UNKNOWN  # a parameter with neither a value nor a default evaluates as unknown
-
-
 @cache
 def _function_tables() -> tuple[
     Mapping[str, Callable[[Any, Evaluation], Any]], Mapping[str, Callable[[Any, Evaluation], Any]]

@@ -136,14 +136,3 @@ class Parser:
             references.has_if = True
             if isinstance(args, list) and args and isinstance(args[0], str):
                 references.conditions.setdefault(args[0], where)
-
-
-def contains_call(node: Any) -> bool:
-    """Whether a parsed snippet holds any call (a literal needs no resolving)."""
-    if type(node) is Call:
-        return True
-    if type(node) is dict:
-        return any(contains_call(value) for value in node.values())
-    if type(node) is list:
-        return any(contains_call(value) for value in node)
-    return False
