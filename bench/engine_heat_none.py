@@ -86,7 +86,8 @@ def main() -> None:
     if arguments.group:
         load, create, status = bench.converge("group", group(arguments.group), "c1")
         print(
-            f"ResourceGroup of {arguments.group} OS::Heat::None: {status} in {create:.1f} s (+{load:.2f} s load)"
+            f"ResourceGroup of {arguments.group} OS::Heat::None: {status} in {create:.1f} s "
+            f"(+{load:.2f} s load)"
         )
         print(f"  peak memory {peak_mib():.0f} MiB")
     bench.engine.close()

@@ -20,7 +20,7 @@ from reconciler.engine.held_shards import HeldShards
 from reconciler.engine.progress import Progress
 from reconciler.engine.provider_set import CloudProviders
 from reconciler.engine.record_rows import state_from_record, write_for
-from reconciler.engine.report import StackReport
+from reconciler.engine.report import Failure, StackReport
 from reconciler.engine.resource_state import ResourceState
 from reconciler.engine.run_context import RunContext
 from reconciler.engine.settings import EngineSettings
@@ -89,7 +89,8 @@ class Engine:
         reasons = tuple(reasons)
         self._store.ensure_stack(stack)
         self._store.set_status(stack, StackStatus.INVALID, reasons=reasons)
-        self._invalid[stack] = StackReport(stack, StackStatus.INVALID, commit, None)
+        failures = tuple(Failure("template", reason) for reason in reasons)
+        self._invalid[stack] = StackReport(stack, StackStatus.INVALID, commit, None, failures=failures)
 
     def _submit(
         self,

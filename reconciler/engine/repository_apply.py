@@ -12,7 +12,8 @@ from typing import Any
 
 from reconciler.engine.desired import DesiredGeneration
 from reconciler.engine.engine import Engine
-from reconciler.engine.report import StackReport
+from reconciler.engine.report import Failure, StackReport
+from reconciler.engine.stack_status import StackStatus
 from reconciler.templates import (
     FileSource,
     RepositoryConfig,
@@ -49,6 +50,16 @@ def submit_stack(engine: Engine, config: RepositoryConfig, files: FileSource, na
     return True
 
 
+def unconverged_sources(spec: StackSpec, reports: Mapping[str, StackReport]) -> list[Failure]:
+    """The stacks this one takes outputs from that did not converge: it waits for them."""
+    sources = {value.stack for value in spec.parameters.values() if isinstance(value, StackOutputRef)}
+    return [
+        Failure(f"from_stack {source}", f"waits for stack {source}, which is {reports[source].status.value}")
+        for source in sorted(sources)
+        if source in reports and reports[source].status is not StackStatus.CONVERGED
+    ]
+
+
 def apply_repository(
     engine: Engine, files: FileSource, commit: str, deadline: float
 ) -> dict[str, StackReport]:
@@ -56,7 +67,14 @@ def apply_repository(
     config = load_repository_config(files)
     reports: dict[str, StackReport] = {}
     for wave in stack_order(config):
-        submitted = [name for name in wave if submit_stack(engine, config, files, name, commit)]
-        reports.update({name: engine.report(name) for name in wave if name not in submitted})
+        submitted: list[str] = []
+        for name in wave:
+            waiting = unconverged_sources(config.stacks[name], reports)
+            if waiting:
+                reports[name] = StackReport(name, StackStatus.PENDING, commit, None, failures=tuple(waiting))
+            elif submit_stack(engine, config, files, name, commit):
+                submitted.append(name)
+            else:
+                reports[name] = engine.report(name)
         reports.update(engine.converge(submitted, deadline))
     return reports

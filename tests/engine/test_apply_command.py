@@ -1,0 +1,68 @@
+"""`reconciler apply` on a copy of samples-repo converges it on the simulated cloud; again changes nothing."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import git
+from click.testing import CliRunner
+
+from reconciler.cli.main import cli
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples-repo"
+
+
+def samples_copy(destination: Path) -> Path:
+    shutil.copytree(SAMPLES, destination)
+    repo = git.Repo.init(destination, initial_branch="main")
+    with repo.config_writer() as config:
+        config.set_value("user", "name", "Scenario")
+        config.set_value("user", "email", "scenario@reconciler.invalid")
+    repo.git.add(A=True)
+    repo.index.commit("samples")
+    return destination
+
+
+def test_apply_converges_the_samples_and_running_again_changes_nothing(tmp_path: Path) -> None:
+    repo = samples_copy(tmp_path / "samples-repo-copy")
+    database = f"sqlite:///{tmp_path / 'state.sqlite'}"
+    runner = CliRunner()
+
+    first = runner.invoke(cli, ["apply", "--repo", str(repo), "--database", database])
+    assert first.exit_code == 0, first.output
+    assert "network: CONVERGED" in first.output and "app: CONVERGED" in first.output
+
+    second = runner.invoke(cli, ["apply", "--repo", str(repo), "--database", database])
+    assert second.exit_code == 0, second.output
+    assert "created 0, updated 0, replaced 0, deleted 0" in second.output
+
+    outputs = runner.invoke(cli, ["outputs", "app", "--database", database, "--format", "json"])
+    assert outputs.exit_code == 0, outputs.output
+    values = json.loads(outputs.output)
+    assert values["node_count"] == 2 and len(values["node_addresses"]) == 2
+    network = json.loads(
+        runner.invoke(cli, ["outputs", "network", "--database", database, "--format", "json"]).output
+    )
+    assert set(network) == {"net_id", "subnet_id", "security_group"}
+
+
+def test_apply_exits_1_with_the_reason_when_a_stack_fails(tmp_path: Path) -> None:
+    repo = samples_copy(tmp_path / "broken")
+    template = repo / "stacks" / "network" / "template.yaml"
+    template.write_text(template.read_text().replace("get_resource: net}", "get_resource: no_such_net}", 1))
+    git.Repo(repo).git.commit("-am", "break it")
+
+    result = CliRunner().invoke(
+        cli, ["apply", "--repo", str(repo), "--database", f"sqlite:///{tmp_path / 's.db'}"]
+    )
+
+    assert result.exit_code == 1
+    assert "network: INVALID" in result.output and "no_such_net" in result.output
+    assert "app: PENDING" in result.output and "waits for stack network, which is INVALID" in result.output
+
+
+def test_outputs_of_an_unknown_stack_is_an_error(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["outputs", "nope", "--database", f"sqlite:///{tmp_path / 's.db'}"])
+    assert result.exit_code == 1 and "no stack named 'nope'" in result.output
