@@ -31,12 +31,43 @@ SQLITE_PRAGMAS = (
 )
 
 
-def create_database_engine(raw_url: str | URL) -> sa.Engine:
-    """An Engine for the URL, configured for the store's transactions on that backend."""
+# libpq: give up connecting after 5 s, and notice a silently dead peer (partition) within ~11 s.
+POSTGRES_CONNECT_ARGS = {
+    "connect_timeout": 5,
+    "keepalives": 1,
+    "keepalives_idle": 5,
+    "keepalives_interval": 2,
+    "keepalives_count": 3,
+}
+
+
+def create_database_engine(raw_url: str | URL, *, idle_transaction_timeout: float | None = None) -> sa.Engine:
+    """An Engine for the URL, configured for the store's transactions on that backend.
+
+    `idle_transaction_timeout` (PostgreSQL): the server ends a session that sits idle inside a
+    transaction that long, e.g. a worker frozen (SIGSTOP, swapped out) between two statements of a
+    fenced write. Its share lock on the lease row would otherwise keep the shard from being taken
+    over for as long as the freeze lasts; with the timeout, the row is free again shortly after.
+    """
     url = database_url(raw_url)
     if url.get_backend_name() == "sqlite":
         return _sqlite_engine(url)
-    return sa.create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
+    engine = sa.create_engine(
+        url, pool_pre_ping=True, pool_size=5, max_overflow=5, connect_args=dict(POSTGRES_CONNECT_ARGS)
+    )
+    if idle_transaction_timeout is not None:
+        _limit_idle_transactions(engine, milliseconds=max(1, round(idle_transaction_timeout * 1000)))
+    return engine
+
+
+def _limit_idle_transactions(engine: sa.Engine, *, milliseconds: int) -> None:
+    @event.listens_for(engine, "connect")
+    def _configure(dbapi_connection: Any, _record: Any) -> None:
+        autocommit = dbapi_connection.autocommit
+        dbapi_connection.autocommit = True
+        with dbapi_connection.cursor() as cursor:
+            cursor.execute(f"SET idle_in_transaction_session_timeout = {milliseconds}")
+        dbapi_connection.autocommit = autocommit
 
 
 def is_postgresql(engine: sa.Engine) -> bool:

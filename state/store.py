@@ -320,12 +320,13 @@ def open_store(
     """Open the store at `url` (any SQLAlchemy URL; `postgresql://` means psycopg 3).
 
     Brings the schema up to date first (`upgrade_schema=False` to skip) and makes sure every shard
-    has its lease row.
+    has its lease row. On PostgreSQL, a session idle inside a transaction for a third of the lease
+    is ended by the server, so a frozen worker cannot hold a lease row locked past its expiry.
     """
     settings = settings or LeaseSettings()
     if upgrade_schema:
         upgrade(url)
-    engine = create_database_engine(url)
+    engine = create_database_engine(url, idle_transaction_timeout=settings.lease_seconds / 3)
     transactor = Transactor(
         engine, clock=clock, sleeper=sleeper or SystemClock(), policy=retry, jitter=jitter
     )

@@ -22,6 +22,12 @@ from state.errors import CommitOutcomeUnknown, DatabaseUnavailable
 
 T = TypeVar("T")
 
+# PostgreSQL error codes after which the whole transaction may simply run again: connection
+# exceptions (08), transaction rollback such as deadlock or serialization failure (40), operator
+# intervention such as a server shutting down (57), and a session ended for idling in a transaction.
+TRANSIENT_SQLSTATE_CLASSES = ("08", "40", "57")
+TRANSIENT_SQLSTATES = frozenset({"25P03"})
+
 
 @dataclass(frozen=True)
 class RetryPolicy:
@@ -36,7 +42,10 @@ def is_transient_failure(error: sa.exc.DBAPIError) -> bool:
     """A dropped connection or a transient refusal (server restarting, SQLite busy, a deadlock or
     serialization failure the server resolved by aborting us), as opposed to a wrong statement or a
     constraint violation: running the whole transaction again is the documented remedy for each."""
-    return error.connection_invalidated or isinstance(error, sa.exc.OperationalError | sa.exc.InterfaceError)
+    if error.connection_invalidated or isinstance(error, sa.exc.OperationalError | sa.exc.InterfaceError):
+        return True
+    sqlstate = getattr(error.orig, "sqlstate", None) or ""
+    return sqlstate.startswith(TRANSIENT_SQLSTATE_CLASSES) or sqlstate in TRANSIENT_SQLSTATES
 
 
 class Transactor:

@@ -6,6 +6,7 @@ The server really drops the connections (`pg_terminate_backend`) and really refu
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -15,10 +16,12 @@ from sqlalchemy.engine import URL, make_url
 
 from state.database import create_database_engine
 from state.errors import DatabaseUnavailable
+from state.fencing import Fence, check_fence
+from state.lease_results import Acquired, HeldBy
 from state.lease_settings import LeaseSettings
 from state.shard_keeper import Kept, NotHeld, Paused, ShardKeeper
 from state.store import open_store
-from state.transactions import RetryPolicy, Transactor
+from state.transactions import RetryPolicy, Transactor, is_transient_failure
 from state.workers import WorkerIdentity
 from tests.state.stepped_clock import SteppedClock
 
@@ -141,4 +144,31 @@ def test_a_worker_cut_off_from_the_database_stops_acting_before_its_leases_can_e
         assert sorted(keeper.fences()) == [0, 1, 2, 3]
         assert all(fence.epoch == 2 for fence in keeper.fences().values())
     finally:
+        store.close()
+
+
+def test_a_worker_frozen_inside_a_fenced_write_cannot_keep_its_shard_from_being_taken_over(
+    postgres_url: str,
+) -> None:
+    clock = SteppedClock()
+    settings = LeaseSettings(shard_count=1, lease_seconds=1.5, renew_seconds=0.5, safety_margin=0.2)
+    store = open_store(postgres_url, clock=clock, sleeper=clock, settings=settings)
+    frozen = create_database_engine(postgres_url, idle_transaction_timeout=0.3)
+    try:
+        assert isinstance(store.acquire("frozen", 0), Acquired)
+        connection = frozen.connect()
+        connection.begin()
+        check_fence(connection, Fence(0, 1), now=clock.now())  # holds the lease row, then freezes
+        clock.advance(settings.lease_seconds)
+
+        assert isinstance(store.acquire("other", 0), HeldBy)  # the row is locked: skipped, not waited on
+        time.sleep(1.0)  # the server's own idle-transaction timer, which no injected clock can step
+
+        assert store.acquire("other", 0) == Acquired(0, 2, clock.now() + settings.lease_seconds)
+        with pytest.raises(sa.exc.DBAPIError) as ended:
+            connection.execute(sa.text("SELECT 1"))
+        assert is_transient_failure(ended.value)  # a store would run the transaction again and get StaleLease
+        connection.invalidate()
+    finally:
+        frozen.dispose()
         store.close()
