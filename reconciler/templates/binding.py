@@ -50,6 +50,9 @@ class Binding:
     top_level: bool = True
     facade: Facade = field(default_factory=Facade)
     values_are_properties: bool = False  # unknown names are "Unknown Property" errors
+    # OS::stack_name, OS::stack_id, OS::project_id as the caller knows them; absent ones are unknown
+    # (validation goes on; resolving a value that needs one raises Unresolved).
+    pseudo: Mapping[str, str] = field(default_factory=dict)
 
 
 def bind(model: TemplateModel, context: LoadContext, binding: Binding) -> StackDefinition:
@@ -114,6 +117,7 @@ def bind(model: TemplateModel, context: LoadContext, binding: Binding) -> StackD
         parsed_properties=parsed_properties,
         parsed_outputs={name: output.value for name, output in model.outputs.items()},
         context=context,
+        pseudo_parameters=binding.pseudo,
     )
 
 
@@ -186,9 +190,8 @@ def _parameters(
             problems.append(
                 model.document.problem(("parameters", name), f"Parameter {name} ({origin}): {message}")
             )
-    values["OS::stack_name"] = context.stack_name if binding.top_level and context.stack_name else UNKNOWN
-    values["OS::stack_id"] = UNKNOWN
-    values["OS::project_id"] = UNKNOWN
+    for pseudo in ("OS::stack_name", "OS::stack_id", "OS::project_id"):
+        values[pseudo] = binding.pseudo.get(pseudo, UNKNOWN)
     return values, hidden, missing
 
 

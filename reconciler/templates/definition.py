@@ -74,6 +74,7 @@ class StackDefinition:
         context: LoadContext,
         missing_parameters: frozenset[str] = frozenset(),
         parameter_schemas: Mapping[str, ParameterSchema] | None = None,
+        pseudo_parameters: Mapping[str, str] | None = None,
         identity: Any = None,
     ) -> None:
         self.template_path = template_path
@@ -82,6 +83,8 @@ class StackDefinition:
         self.missing_parameters = missing_parameters
         # Each parameter's schema: immutable, label, tags, and the custom constraints providers check.
         self.parameter_schemas = MappingProxyType(dict(parameter_schemas or {}))
+        # The values OS::stack_name, OS::stack_id and OS::project_id were given (the rest unknown).
+        self.pseudo_parameters = MappingProxyType(dict(pseudo_parameters or {}))
         self.resources = resources if not isinstance(resources, dict) else MappingProxyType(resources)
         self.outputs = MappingProxyType(dict(outputs))
         self.warnings = warnings
@@ -152,14 +155,21 @@ class StackDefinition:
             _present(self._scope(NoCloud(), validating=True).evaluate(self._parsed_outputs[name]))
         )
 
-    def nested(self, name: str, properties: Mapping[str, Any]) -> StackDefinition | None:
-        """The nested stack of resource `name`, built from its resolved `properties` (None if plain)."""
+    def nested(
+        self, name: str, properties: Mapping[str, Any], *, pseudo_parameters: Mapping[str, str] | None = None
+    ) -> StackDefinition | None:
+        """The nested stack of resource `name`, built from its resolved `properties` (None if plain).
+
+        `pseudo_parameters` gives the nested stack's own OS::stack_name / OS::stack_id when the
+        caller knows them; OS::project_id is inherited from this stack.
+        """
         resource = self.resources[name]
         if resource.nested_kind is None:
             return None
         from reconciler.templates.nesting import nested_definition
 
-        return nested_definition(self, resource, properties)
+        inherited = {key: value for key, value in self.pseudo_parameters.items() if key == "OS::project_id"}
+        return nested_definition(self, resource, properties, {**inherited, **(pseudo_parameters or {})})
 
     def digest(self) -> str:
         """A stable hash of everything this definition wants (parameters, resources, outputs, files)."""

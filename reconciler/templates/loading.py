@@ -29,13 +29,10 @@ from reconciler.templates.template_model import TemplateModel, build_model
 class LoadContext:
     """The files, environment and cached models shared by one stack and all its nested stacks."""
 
-    def __init__(
-        self, files: FileSource, limits: Limits, environment: Environment, stack_name: str | None = None
-    ) -> None:
+    def __init__(self, files: FileSource, limits: Limits, environment: Environment) -> None:
         self.files = files
         self.limits = limits
         self.environment = environment
-        self.stack_name = stack_name
         self._contents: dict[str, bytes] = {}
         self._models: dict[str, TemplateModel] = {}
         self._file_texts: dict[str, dict[str, str]] = {}  # model path -> get_file reference -> text
@@ -136,11 +133,14 @@ def load_stack(
     *,
     limits: Limits | None = None,
     stack_name: str | None = None,
+    pseudo_parameters: Mapping[str, str] | None = None,
 ) -> StackDefinition:
     """The stack definition of a template (or of a `StackSpec`) with its environments and values.
 
     Parameter values must already be plain values (StackOutputRefs resolved by the caller); a
-    `StackSpec` brings its own template, environments, parameters and name.
+    `StackSpec` brings its own template, environments, parameters and name. `pseudo_parameters`
+    gives OS::stack_id and OS::project_id when the caller knows them (OS::stack_name comes from
+    `stack_name`); a value needing an unknown one raises `Unresolved` with that name.
     """
     with garbage_collection_paused():
         return _load_stack(
@@ -150,6 +150,7 @@ def load_stack(
             parameters=parameters,
             limits=limits,
             stack_name=stack_name,
+            pseudo_parameters=pseudo_parameters or {},
         )
 
 
@@ -161,20 +162,22 @@ def _load_stack(
     parameters: Mapping[str, Any] | None,
     limits: Limits | None,
     stack_name: str | None,
+    pseudo_parameters: Mapping[str, str],
 ) -> StackDefinition:
     limits = limits or Limits()
     template_path, environments, values, stack_name = _inputs(
         spec_or_template_path, environments, parameters, stack_name
     )
     environment, _ = load_environments(files, environments, limits)
-    context = LoadContext(files, limits, environment, stack_name)
+    context = LoadContext(files, limits, environment)
     for path in environments:
         context.read(path)
         context.note_use(template_path, path)
     model = context.model(template_path)
     from reconciler.templates.nested_checks import check_nested_tree
 
-    definition = bind(model, context, Binding(values=dict(values)))
+    pseudo = {**({"OS::stack_name": stack_name} if stack_name else {}), **pseudo_parameters}
+    definition = bind(model, context, Binding(values=dict(values), pseudo=pseudo))
     check_nested_tree(definition, chain=(template_path,), depth=0)
     problems = definition.problems_without_cloud()
     if problems:

@@ -22,16 +22,19 @@ from reconciler.templates.file_source import relative_to
 
 
 def nested_definition(
-    parent: StackDefinition, resource: ResourceDefinition, properties: Mapping[str, Any]
+    parent: StackDefinition,
+    resource: ResourceDefinition,
+    properties: Mapping[str, Any],
+    pseudo: Mapping[str, str],
 ) -> StackDefinition:
     """The nested stack of `resource` (of `parent`), given its resolved properties."""
     kind = resource.nested_kind
     if kind == "template":
-        return template_stack(parent, resource, properties)
+        return template_stack(parent, resource, properties, pseudo)
     if kind == "stack":
-        return inline_stack(parent, resource, properties)
+        return inline_stack(parent, resource, properties, pseudo)
     spec = member_spec(parent, resource, properties)
-    return group_stack(parent, resource, spec, properties)
+    return group_stack(parent, resource, spec, properties, pseudo)
 
 
 def _facade(resource: ResourceDefinition) -> Facade:
@@ -43,19 +46,27 @@ def _facade(resource: ResourceDefinition) -> Facade:
 
 
 def template_stack(
-    parent: StackDefinition, resource: ResourceDefinition, properties: Mapping[str, Any]
+    parent: StackDefinition,
+    resource: ResourceDefinition,
+    properties: Mapping[str, Any],
+    pseudo: Mapping[str, str],
 ) -> StackDefinition:
     """A template resource's nested stack: its template with the properties as parameters."""
     context = parent.context
     assert resource.template_file is not None
     model = context.model(resource.template_file)
     values = {name: value for name, value in properties.items() if value is not None}
-    binding = Binding(values=values, top_level=False, facade=_facade(resource), values_are_properties=True)
+    binding = Binding(
+        values=values, top_level=False, facade=_facade(resource), values_are_properties=True, pseudo=pseudo
+    )
     return bind(model, context, binding)
 
 
 def inline_stack(
-    parent: StackDefinition, resource: ResourceDefinition, properties: Mapping[str, Any]
+    parent: StackDefinition,
+    resource: ResourceDefinition,
+    properties: Mapping[str, Any],
+    pseudo: Mapping[str, str],
 ) -> StackDefinition:
     """OS::Heat::Stack: the template text of its `template` property, with its `parameters`."""
     template = properties.get("template")
@@ -65,7 +76,7 @@ def inline_stack(
         )
     model = parent.context.model_from_text(f"{parent.template_path}#{resource.name}", template)
     values = properties.get("parameters") or {}
-    return bind(model, parent.context, Binding(values=dict(values), top_level=False))
+    return bind(model, parent.context, Binding(values=dict(values), top_level=False, pseudo=pseudo))
 
 
 class MemberSpec:
@@ -197,7 +208,11 @@ def member_definition(parent: StackDefinition, spec: MemberSpec, name: str) -> R
 
 
 def group_stack(
-    parent: StackDefinition, resource: ResourceDefinition, spec: MemberSpec, properties: Mapping[str, Any]
+    parent: StackDefinition,
+    resource: ResourceDefinition,
+    spec: MemberSpec,
+    properties: Mapping[str, Any],
+    pseudo: Mapping[str, str],
 ) -> StackDefinition:
     """The nested stack of a group: lazily produced members, no parameters, no outputs."""
     resources = LazyMapping(spec.names, lambda name: member_definition(parent, spec, name))
@@ -216,6 +231,7 @@ def group_stack(
         parsed_properties=parsed,
         parsed_outputs={},
         context=parent.context,
+        pseudo_parameters=pseudo,
         identity={
             "group": resource.name,
             "of": parent.template_path,

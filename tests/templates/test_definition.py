@@ -66,3 +66,18 @@ def test_resolve_any_snippet_in_the_template_language() -> None:
 
 def test_get_file_contents_are_resolved_from_what_was_read() -> None:
     assert _load().resolve_properties("config", EmptyCloud()) == {"value": "echo hi\n"}
+
+
+def test_pseudo_parameters_are_given_by_the_caller_and_unresolved_otherwise() -> None:
+    template = {
+        "heat_template_version": "2018-08-31",
+        "resources": {
+            "r": {"type": "OS::Heat::Value", "properties": {"value": {"get_param": "OS::stack_id"}}}
+        },
+    }
+    source = MemorySource({"t.yaml": yaml.safe_dump(template)})
+    known = load_stack(source, "t.yaml", pseudo_parameters={"OS::stack_id": "stack-1"})
+    assert known.resolve_properties("r", EmptyCloud()) == {"value": "stack-1"}
+    with pytest.raises(Unresolved) as unresolved:
+        load_stack(source, "t.yaml").resolve_properties("r", ReadyCloud())
+    assert unresolved.value.resource == "OS::stack_id"
