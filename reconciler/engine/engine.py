@@ -314,11 +314,14 @@ class Engine:
         return self._submit(child, commit, definition, policy, group_member=group_member, is_group=is_group)
 
     def remove_nested(self, child: str) -> bool:
+        """Converge a stack (nested or not) to nothing; True once it holds no resources any more."""
         run = self._runs.get(child)
         if run is None:
             if not self._store.read_records(child):
                 return True
-            run = self._open_run(child, "sim")
+            newest = self._store.newest_generation(child)
+            cloud = str(newest.inputs.get("cloud", "sim")) if newest is not None else "sim"
+            run = self._open_run(child, cloud)
         if not run.removing:
             run.set_desired(run.generation, run.commit or "", None, run.policy)
         if not run.records and not run.retiring and not run.in_flight:

@@ -1,0 +1,118 @@
+"""Scenario: native Heat types on the injected clock, and a group of template resources with outputs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reconciler.engine import StackStatus
+from tests.engine.world import World
+
+WAITING = """
+heat_template_version: 2018-08-31
+resources:
+  slow:
+    type: OS::Heat::TestResource
+    properties: {value: ready, wait_secs: 30}
+  after:
+    type: OS::Heat::Value
+    properties: {value: {get_attr: [slow, output]}}
+  secret:
+    type: OS::Heat::RandomString
+    properties: {length: 12}
+outputs:
+  after: {value: {get_attr: [after, value]}}
+  secret: {value: {get_attr: [secret, value]}}
+"""
+
+FAILING = """
+heat_template_version: 2018-08-31
+resources:
+  broken:
+    type: OS::Heat::TestResource
+    properties: {fail: true}
+  fine:
+    type: OS::Heat::None
+"""
+
+NODE = """
+heat_template_version: 2018-08-31
+parameters:
+  index: {type: string}
+resources:
+  value:
+    type: OS::Heat::Value
+    properties: {value: {list_join: ["-", [node, {get_param: index}]]}}
+outputs:
+  label: {value: {get_attr: [value, value]}}
+"""
+
+GROUP = """
+heat_template_version: 2018-08-31
+parameters:
+  count: {type: number, default: 3}
+resources:
+  nodes:
+    type: OS::Heat::ResourceGroup
+    properties:
+      count: {get_param: count}
+      resource_def:
+        type: node.yaml
+        properties: {index: "%index%"}
+outputs:
+  labels: {value: {get_attr: [nodes, label]}}
+"""
+
+
+def test_a_waiting_test_resource_holds_its_dependents_until_the_clock_says(
+    tmp_path: Path, sqlite_url: str
+) -> None:
+    world = World(tmp_path, sqlite_url)
+    world.commit({"stack.yaml": WAITING})
+    started = world.clock.now()
+    world.submit("native", "stack.yaml")
+
+    report = world.converge("native")["native"]
+
+    assert report.status is StackStatus.CONVERGED, report.failures
+    assert world.clock.now() - started >= 30
+    outputs = world.outputs("native")
+    assert outputs["after"] == "ready" and len(outputs["secret"]) == 12
+    world.close()
+
+
+def test_a_failing_test_resource_fails_the_stack_and_the_rest_converges(
+    tmp_path: Path, sqlite_url: str
+) -> None:
+    world = World(tmp_path, sqlite_url)
+    world.commit({"stack.yaml": FAILING})
+    world.submit("native", "stack.yaml")
+
+    report = world.converge("native")["native"]
+
+    assert report.status is StackStatus.FAILED
+    assert [failure.resource for failure in report.failures] == ["broken"]
+    assert "Test Resource failed" in report.failures[0].reason
+    assert world.records("native")["fine"].status == "READY"
+    world.close()
+
+
+def test_a_group_of_template_resources_is_a_tree_of_stacks_and_shrinks_by_pruning(
+    tmp_path: Path, database_url: str
+) -> None:
+    world = World(tmp_path, database_url)
+    world.commit({"stack.yaml": GROUP, "node.yaml": NODE})
+    world.submit("tree", "stack.yaml")
+    report = world.converge("tree")["tree"]
+    assert report.status is StackStatus.CONVERGED, report.failures
+    assert world.outputs("tree") == {"labels": ["node-0", "node-1", "node-2"]}
+    assert set(world.records("tree/nodes")) == {"0", "1", "2"}
+    assert world.outputs("tree/nodes/2") == {"label": "node-2"}
+
+    world.submit("tree", "stack.yaml", {"count": 1})
+    report = world.converge("tree")["tree"]
+
+    assert report.status is StackStatus.CONVERGED, report.failures
+    assert world.outputs("tree") == {"labels": ["node-0"]}
+    assert set(world.records("tree/nodes")) == {"0"}
+    assert world.records("tree/nodes/2") == {}
+    world.close()
