@@ -35,3 +35,16 @@ def test_a_ref_change_calls_back(tmp_path: Path, change: Callable[[object], obje
         assert seen.wait(WAIT_SECONDS)
     finally:
         watcher.stop()
+
+
+def test_a_note_being_written_is_not_news(tmp_path: Path) -> None:
+    repo = init_repository(tmp_path / "repo")
+    sha = commit_files(repo, {"a": "1\n"})
+    seen = threading.Event()
+    watcher = RefWatcher(Path(repo.git_dir), seen.set)
+    watcher.start()
+    try:
+        repo.git.notes("--ref=refs/notes/reconciler", "add", "-m", "{}", sha)
+        assert not seen.wait(1.0)  # a negative: waiting the whole second is the point
+    finally:
+        watcher.stop()
