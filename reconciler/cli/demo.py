@@ -68,8 +68,8 @@ def describe_cloud(state: Path) -> None:
         stage("the simulated cloud was never saved: nothing was created")
         return
     cloud = SimulatedCloud.open(path)
-    held = ", ".join(f"{cloud.count(collection)} {collection}" for collection in SHOWN_COLLECTIONS)
-    stage(f"the simulated cloud now holds {held}")
+    held = ", ".join(f"{collection} {cloud.count(collection)}" for collection in SHOWN_COLLECTIONS)
+    stage(f"the simulated cloud now holds: {held}")
 
 
 def stage(message: str) -> None:

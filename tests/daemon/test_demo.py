@@ -18,4 +18,4 @@ def test_the_demo_converges_two_commits_and_shows_both_notes(
     assert "git log --notes=reconciler shows both notes:" in shown
     assert shown.count('"status":"CONVERGED"') == 3  # network and app on the first, app on the second
     assert "the daemon stopped with exit status 0" in shown
-    assert "the simulated cloud now holds 3 servers, 3 volumes" in shown
+    assert "the simulated cloud now holds: servers 3, volumes 3" in shown
