@@ -147,3 +147,22 @@ def test_hidden_values_never_appear_in_errors(tmp_path: Path) -> None:
         load_stack(source, "t.yaml", (), {"password": "hunter2-secret"})
     assert "hunter2-secret" not in str(raised.value)
     assert "length must be at least 20" in str(raised.value)
+
+
+def test_json_templates_load_and_errors_have_lines(tmp_path: Path) -> None:
+    valid = '{"heat_template_version": "2018-08-31",\n "resources": {"a": {"type": "T"}}}\n'
+    assert list(load_stack(_repository(tmp_path, {"t.json": valid}), "t.json").resources) == ["a"]
+    broken = (
+        '{"heat_template_version": "2018-08-31",\n "resources": {"a": {"type": "T", "depends_on": "b"}}}\n'
+    )
+    with pytest.raises(TemplateError) as raised:
+        load_stack(_repository(tmp_path, {"u.json": broken}), "u.json")
+    assert raised.value.problems[0].line == 2
+    with pytest.raises(TemplateError, match=r"u2.json:2:\d+: invalid JSON"):
+        load_stack(_repository(tmp_path, {"u2.json": '{"a": 1,\n ]'}), "u2.json")
+
+
+def test_the_size_limit_is_configurable(tmp_path: Path) -> None:
+    source = _repository(tmp_path, {"t.yaml": HEADER + "resources: {}\n" + "#" * 2000})
+    assert "over the limit of 1024 bytes" in _error(source, limits=Limits(max_template_bytes=1024))
+    assert load_stack(source, "t.yaml").resources == {}
