@@ -86,6 +86,7 @@ class Service:
         self._wake = threading.Event()
         self._requested: set[str] = set()
         self._last_status = ""
+        self._failures: dict[str, str] = {}  # loop -> the error its last pass failed with
         self._term_received = False
         self._hup_received = False
         self._requests_lock = threading.Lock()
@@ -97,13 +98,23 @@ class Service:
                 self._requested.discard(loop.name)
             try:
                 loop.run_pass()
-            except Exception:
-                LOG.exception("loop %s: pass failed", loop.name)
+            except Exception as error:
+                self._log_failure(loop.name, error)
                 return
+            self._failures.pop(loop.name, None)
             self.progress.made_progress(loop.name)
             with self._requests_lock:
                 if loop.name not in self._requested:
                     return
+
+    def _log_failure(self, name: str, error: Exception) -> None:
+        """A failing pass is logged with its traceback once, not ten times a second while it repeats."""
+        text = f"{error.__class__.__name__}: {error}"
+        if self._failures.get(name) == text:
+            LOG.debug("loop %s: pass failed again: %s", name, text)
+            return
+        self._failures[name] = text
+        LOG.exception("loop %s: pass failed (repeats are logged at debug level)", name)
 
     def ping_watchdog(self) -> None:
         """WATCHDOG=1 when every loop made progress in time (withheld otherwise), and STATUS=."""

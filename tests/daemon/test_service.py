@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import socket
 import threading
 from pathlib import Path
 
-from reconciler.daemon.progress import ProgressMonitor
+import pytest
+
+from reconciler.daemon.progress import ProgressMonitor, Stalled
 from reconciler.daemon.sd_notify import SystemdNotifier
 from reconciler.daemon.service import Loop, Service, watchdog_interval
 from tests.daemon.stepped_clock import SteppedClock
@@ -124,3 +127,39 @@ def test_watchdog_pings_only_while_loops_make_progress(tmp_path: Path) -> None:
     service.ping_watchdog()
     assert receiver.recv(4096) == b"WATCHDOG=1"
     receiver.close()
+
+
+def test_a_failing_loop_is_logged_once_and_makes_no_progress(caplog: pytest.LogCaptureFixture) -> None:
+    failures = threading.Semaphore(0)
+
+    def broken() -> None:
+        failures.release()
+        raise RuntimeError("the database is on fire")
+
+    clock = SteppedClock()
+    progress = ProgressMonitor(clock, {"broken": 30})
+    service = Service(
+        [Loop("broken", 0.01, broken)],
+        notifier=SystemdNotifier(None),
+        progress=progress,
+        status=lambda: "ok",
+        on_reload=lambda: None,
+        on_stop=lambda _deadline: None,
+        shutdown_deadline=5,
+    )
+
+    def operator() -> None:
+        for _ in range(5):
+            assert failures.acquire(timeout=WAIT)
+        service.request_stop()
+
+    thread = threading.Thread(target=operator)
+    thread.start()
+    with caplog.at_level(logging.INFO, logger="reconciler.daemon.service"):
+        assert service.run() == 0
+    thread.join(WAIT)
+
+    logged = [record for record in caplog.records if "pass failed" in record.getMessage()]
+    assert len(logged) == 1
+    clock.advance(31)
+    assert progress.health() == Stalled({"broken": 31})
