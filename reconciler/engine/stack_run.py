@@ -76,6 +76,7 @@ class StackRun:
         self.dependents: dict[str, list[str]] = {}
         self.records: dict[str, ResourceState] = {}
         self.retiring: list[ResourceState] = []
+        self.prune_pending = False  # records left the template while a call for them was in flight
         self.settled: set[str] = set()
         self.previously_settled: set[str] = set()
         self.previous_definition: DesiredStack | None = None
@@ -179,10 +180,12 @@ class StackRun:
             self._consider(name)
 
     def _retire_pruned(self) -> None:
+        self.prune_pending = False
         if not (self.policy.prune or self.removing):
             return
         for name in [name for name in self.records if name not in self.graph]:
             if name in self.in_flight or name in self.waiting_ready:
+                self.prune_pending = True
                 continue  # retired once its call is back
             state = self.records.pop(name)
             state.status = RecordStatus.RETIRED
@@ -199,7 +202,8 @@ class StackRun:
         self._drain_ready(now)
         self._poll_readiness(now)
         self._observe_if_due(now)
-        self._retire_pruned()
+        if self.prune_pending:
+            self._retire_pruned()
         self._delete_retirees(now)
         self._summarize(now)
 
