@@ -19,25 +19,23 @@ from pathlib import Path
 
 from bench.openstack_served import ServedProvider, served_provider
 from providers.openstack.json_api import PAGE_SIZE
+from providers.openstack.marker_tags import MANAGED_TAG
 from providers.simulated.cloud import SimulatedCloud
 
 IMAGE = "cirros-0.6.2-x86_64-disk"
 
 
 def filled_cloud(state: Path, servers: int, ports: int) -> tuple[list[str], list[str]]:
-    """A saved cloud holding `servers` ACTIVE servers and `ports` ports; their ids."""
+    """A saved cloud holding `servers` ACTIVE servers and `ports` ports, tagged as the provider tags
+    what it creates; their ids."""
     cloud = SimulatedCloud.open(state)
     image = next(body["id"] for body in cloud.list("images") if body["name"] == IMAGE)
     network = cloud.create("networks", {"name": "fleet"})
     cloud.create("subnets", {"name": "fleet", "network_id": network["id"], "cidr": "10.128.0.0/9"})
-    server_ids = [
-        cloud.create(
-            "servers", {"name": f"s{index}", "flavorRef": "1", "imageRef": image, "networks": "none"}
-        )["id"]
-        for index in range(servers)
-    ]
+    server = {"flavorRef": "1", "imageRef": image, "networks": "none", "tags": [MANAGED_TAG]}
+    server_ids = [cloud.create("servers", {**server, "name": f"s{index}"})["id"] for index in range(servers)]
     port_ids = [
-        cloud.create("ports", {"network_id": network["id"], "name": f"p{index}"})["id"]
+        cloud.create("ports", {"network_id": network["id"], "tags": [MANAGED_TAG]})["id"]
         for index in range(ports)
     ]
     cloud.save()

@@ -17,6 +17,7 @@ from typing import Any
 from providers.interface import LiveResource, Marker
 from providers.openstack.cloud_apis import CloudApis
 from providers.openstack.marker_tags import (
+    MANAGED_TAG,
     is_marker_tag,
     marker_from_tags,
     marker_tag,
@@ -88,12 +89,26 @@ class NeutronResourceHandler:
         return None
 
     def listed(self, wanted: set[str]) -> Iterator[dict[str, Any]]:
+        """Few ids: `id` filters. Many: this provider's items (the managed tag), then the whole
+        project's list only when some wanted id was not among them."""
         if not wanted:
             return
-        if len(wanted) > ID_FILTER_LIMIT:
-            yield from self.apis.network.list_all(self.table.path, self.table.collection)
+        if len(wanted) <= ID_FILTER_LIMIT:
+            yield from self.apis.network.list_all(
+                self.table.path, self.table.collection, {"id": sorted(wanted)}
+            )
             return
-        yield from self.apis.network.list_all(self.table.path, self.table.collection, {"id": sorted(wanted)})
+        missing = set(wanted)
+        if self.table.tagged:
+            for item in self.apis.network.list_all(
+                self.table.path, self.table.collection, {"tags": MANAGED_TAG}
+            ):
+                missing.discard(item["id"])
+                yield item
+        if missing:
+            for item in self.apis.network.list_all(self.table.path, self.table.collection):
+                if item["id"] in missing:
+                    yield item
 
     def live(self, item: Mapping[str, Any]) -> LiveResource:
         tags = item.get("tags") or []

@@ -14,7 +14,7 @@ from typing import Any
 
 from providers.interface import LiveResource, LiveStatus, Marker
 from providers.openstack.cloud_apis import CloudApis
-from providers.openstack.marker_tags import NOVA_TAG_LIMIT, marker_tag
+from providers.openstack.marker_tags import MANAGED_TAG, NOVA_TAG_LIMIT, marker_tag
 from providers.openstack.server_body import server_create_body
 from providers.openstack.server_live import SERVER_TYPE, is_gone, live_server
 from providers.openstack.server_update import update_server
@@ -45,18 +45,25 @@ class ServerHandler:
         self.apis.compute.delete(f"/servers/{physical_id}")
 
     def observe(self, physical_ids: Collection[str]) -> Mapping[str, LiveResource]:
+        """One paged list of this provider's servers (the managed tag); only when some wanted id is
+        not among them (its tags were stripped, or it is really gone) the whole project's list."""
         wanted = set(physical_ids)
-        if not wanted:
-            return {}
-        seen = {
-            server["id"]: server
-            for server in self.apis.compute.list_all("/servers/detail", "servers")
-            if server["id"] in wanted and not is_gone(server)
-        }
+        seen = self.listed(wanted, {"tags": MANAGED_TAG})
+        if wanted - seen.keys():
+            seen.update(self.listed(wanted - seen.keys(), {}))
         for server_id, server in seen.items():
             if server.get("status") == "VERIFY_RESIZE":
                 self.apis.compute.post(f"/servers/{server_id}/action", {"confirmResize": None})
         return {server_id: live_server(server, self.apis.names) for server_id, server in seen.items()}
+
+    def listed(self, wanted: set[str], query: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+        if not wanted:
+            return {}
+        return {
+            server["id"]: server
+            for server in self.apis.compute.list_all("/servers/detail", "servers", query)
+            if server["id"] in wanted and not is_gone(server)
+        }
 
     def find_by_marker(self, marker: Marker) -> LiveResource | None:
         query = {"tags": marker_tag(marker, NOVA_TAG_LIMIT)}
