@@ -15,9 +15,17 @@ from typing import Any
 
 from reconciler.templates.binding import Binding, bind
 from reconciler.templates.definition import ResourceDefinition, StackDefinition
+from reconciler.templates.documents import Document
 from reconciler.templates.environment import TEMPLATE_SUFFIXES
 from reconciler.templates.errors import Problem, TemplateError
 from reconciler.templates.file_source import relative_to
+from reconciler.templates.parameters import (
+    ParameterSchema,
+    ParameterValueError,
+    check_constraints,
+    typed_value,
+)
+from reconciler.templates.versions import ALL_FUNCTIONS
 
 Chain = tuple[str, ...]
 
@@ -116,6 +124,8 @@ def _check_template(
                     )
                 ]
             )
+    if resource.nested_kind == "template" and isinstance(properties, Mapping):
+        _check_literal_values(document, resource, model.parameters, properties)
     if template_file in context.checked:
         return
     nested = bind(model, context, Binding(values={}, top_level=False))
@@ -124,3 +134,37 @@ def _check_template(
         raise TemplateError(problems)
     check_nested_tree(nested, (*chain, template_file), depth)
     context.checked.add(template_file)
+
+
+def _check_literal_values(
+    document: Document,
+    resource: ResourceDefinition,
+    schemas: Mapping[str, ParameterSchema],
+    properties: Mapping[str, Any],
+) -> None:
+    """Literal property values of a template resource must fit the nested parameters (as Heat)."""
+    problems: list[Problem] = []
+    for name, value in properties.items():
+        schema = schemas.get(name)
+        if schema is None or value is None or _has_call(value):
+            continue
+        where = ("resources", resource.name, "properties", name)
+        try:
+            messages = check_constraints(schema, typed_value(schema, value))
+        except ParameterValueError as error:
+            messages = ["the value is not valid" if schema.hidden else str(error)]
+        problems.extend(
+            document.problem(where, f"Resource {resource.name}: property {name}: {m}") for m in messages
+        )
+    if problems:
+        raise TemplateError(problems)
+
+
+def _has_call(value: Any) -> bool:
+    if isinstance(value, Mapping):
+        if len(value) == 1 and next(iter(value)) in ALL_FUNCTIONS:
+            return True
+        return any(_has_call(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_has_call(item) for item in value)
+    return False

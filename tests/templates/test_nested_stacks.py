@@ -209,3 +209,12 @@ def test_get_attr_path_on_a_group_applies_to_each_member() -> None:
             return nested_attribute(definition.resources[resource], MEMBERS, name)
 
     assert definition.resolve_output("firsts", GroupCloud()) == [1, 3]
+
+
+def test_literal_property_values_must_fit_the_nested_parameters() -> None:
+    top = {
+        **HEADER,
+        "resources": {"web": {"type": "lib/server.yaml", "properties": {"name": "w", "size": "big"}}},
+    }
+    with pytest.raises(TemplateError, match="Resource web: property size: Value 'big' is not a number"):
+        _load(top)
