@@ -10,11 +10,13 @@ from pathlib import Path
 import click
 
 from reconciler.daemon.assembly import assemble, database_url, state_directory
+from reconciler.daemon.service import Loop
 from reconciler.daemon.settings import DaemonSettings, SettingsError, load_settings
 from reconciler.daemon.worker_processes import FollowerCommand, FollowerProcesses
 from reconciler.source.repository import RepositoryUnavailable
 
 LOG = logging.getLogger("reconciler")
+FOLLOWER_CHECK_SECONDS = 5.0  # how often the leader looks for crashed worker processes
 # A line per scheduled pass, per skipped overlapping wake-up or per migration step drowns the journal.
 QUIET_LOGGERS = {"apscheduler": logging.ERROR, "alembic": logging.WARNING}
 
@@ -105,6 +107,7 @@ def command(
             settings.workers - 1,
         )
         followers.start()
+        daemon.service.add_loop(Loop("followers", FOLLOWER_CHECK_SECONDS, followers.revive))
     code = daemon.run()
     if followers is not None:
         followers.stop(settings.shutdown_deadline)

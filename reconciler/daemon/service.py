@@ -139,6 +139,10 @@ class Service:
         if self._scheduler.running and not self._stop.is_set():
             self._scheduler.modify_job(name, next_run_time=datetime.now(UTC))
 
+    def add_loop(self, loop: Loop) -> None:
+        """One more loop (before `run`)."""
+        self.loops[loop.name] = loop
+
     def reschedule(self, name: str, seconds: float) -> None:
         """Run loop `name` every `seconds` from now on (a reloaded setting)."""
         if self._scheduler.running:

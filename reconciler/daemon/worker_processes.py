@@ -63,6 +63,19 @@ class FollowerProcesses:
             LOG.info("started worker %d (pid %d)", index, child.pid)
             self.children.append(child)
 
+    def revive(self) -> list[int]:
+        """Start again every child that exited (a crash); the indexes of the ones restarted."""
+        revived = []
+        for index, child in enumerate(self.children, start=1):
+            code = child.poll()
+            if code is not None:
+                LOG.warning(
+                    "worker %d (pid %d) exited with status %d; starting it again", index, child.pid, code
+                )
+                self.children[index - 1] = subprocess.Popen(self.command.argv(index))
+                revived.append(index)
+        return revived
+
     def stop(self, deadline: float) -> list[int | None]:
         """SIGTERM every child, wait up to `deadline` seconds in all, SIGKILL the ones left; exit codes."""
         for child in self.children:

@@ -2,11 +2,14 @@
 
 Given a repository of four stacks of native Heat types (no cloud state to share between
 processes), when the daemon runs with two workers, then both register, both end up holding shards,
-every stack's convergence note reaches git through the leader, and SIGTERM stops both cleanly.
+every stack's convergence note reaches git through the leader, a follower killed with SIGKILL is
+started again, and SIGTERM stops both cleanly.
 """
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 from pathlib import Path
 
@@ -77,6 +80,14 @@ def test_two_worker_processes_share_the_shards_and_the_leader_notes_every_stack(
         assert poll(all_noted, READY_SECONDS), daemon.output()
         assert poll(lambda: len(store.live_workers()) == 2, READY_SECONDS), daemon.output()
         assert poll(shards_split, SHARE_SECONDS), daemon.output()
+
+        def follower_pid() -> int | None:
+            return next((worker.pid for worker in store.live_workers() if worker.id == "follower-1"), None)
+
+        crashed = follower_pid()
+        assert crashed is not None
+        os.kill(crashed, signal.SIGKILL)  # the leader starts it again
+        assert poll(lambda: follower_pid() not in (None, crashed), READY_SECONDS), daemon.output()
         assert daemon.terminate() == 0, daemon.output()
     finally:
         daemon.close()
