@@ -87,7 +87,8 @@ class StackDefinition:
         self.pseudo_parameters = MappingProxyType(dict(pseudo_parameters or {}))
         self.resources = resources if not isinstance(resources, dict) else MappingProxyType(resources)
         self.outputs = MappingProxyType(dict(outputs))
-        self.warnings = warnings
+        self._own_warnings = warnings
+        self._warnings: tuple[Problem, ...] | None = None
         self._input_files = input_files
         self._graph = graph
         self._evaluation = evaluation
@@ -99,6 +100,14 @@ class StackDefinition:
 
     def __repr__(self) -> str:
         return f"StackDefinition({self.template_path!r}, {len(self.resources)} resources)"
+
+    @property
+    def warnings(self) -> tuple[Problem, ...]:
+        """Warnings of this template and of every nested template it uses, each in its own file."""
+        if self._warnings is None:
+            nested = sorted(self.input_files - {self.template_path})
+            self._warnings = self._own_warnings + self._context.warnings_of(nested)
+        return self._warnings
 
     @property
     def input_files(self) -> frozenset[str]:

@@ -86,6 +86,12 @@ class LoadContext:
         self._file_texts[model.path] = texts
         return model
 
+    def warnings_of(self, paths: Sequence[str]) -> tuple[Problem, ...]:
+        """The warnings found in the templates at `paths` (files that are not templates have none)."""
+        return tuple(
+            warning for path in paths if path in self._models for warning in self._models[path].warnings
+        )
+
     def files_of(self, path: str) -> Mapping[str, str]:
         """The get_file contents of the template at `path`, by reference as written."""
         return self._file_texts.get(path, {})

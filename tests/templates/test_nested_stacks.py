@@ -218,3 +218,13 @@ def test_literal_property_values_must_fit_the_nested_parameters() -> None:
     }
     with pytest.raises(TemplateError, match="Resource web: property size: Value 'big' is not a number"):
         _load(top)
+
+
+def test_warnings_of_nested_templates_travel_on_the_definition() -> None:
+    nested = {"heat_template_version": "2015-04-30", "outputs": {"o": {"value": {"str_split": [",", "a"]}}}}
+    files = {
+        "top.yaml": yaml.safe_dump({**HEADER, "resources": {"n": {"type": "nested.yaml"}}}),
+        "nested.yaml": yaml.safe_dump(nested),
+    }
+    (warning,) = load_stack(MemorySource(files), "top.yaml").warnings
+    assert warning.file == "nested.yaml" and '"str_split" is plain data' in warning.message
