@@ -12,9 +12,10 @@ from state.lease_settings import LeaseSettings
 from state.migrate import upgrade
 from state.outbox import NoteLine, PendingNote
 from state.records import RecordedResource, RecordsWritten, RecordWrite
+from state.shard_keeper import Kept, NotHeld, Paused, ShardKeeper
 from state.sharding import DEFAULT_SHARD_COUNT, shard_for
 from state.stacks import Generation, NewGeneration, StackRef, StackState, StackStatus, UnchangedGeneration
-from state.store import Store, open_store
+from state.store import Purged, Store, open_store
 from state.work_queue import ClaimedWorkItem, NewWorkItem, RetryRequest, Settled, WorkStatus
 from state.workers import Heartbeat, LiveWorker, WorkerIdentity
 
@@ -31,19 +32,24 @@ __all__ = [
     "HeldBy",
     "HeldShard",
     "InvalidDatabaseUrl",
+    "Kept",
     "LeaseSettings",
     "LiveWorker",
     "Lost",
     "NewGeneration",
     "NewWorkItem",
+    "NotHeld",
     "NoteLine",
+    "Paused",
     "PendingNote",
+    "Purged",
     "RecordWrite",
     "RecordedResource",
     "RecordsWritten",
     "Released",
     "RetryRequest",
     "Settled",
+    "ShardKeeper",
     "Sleeper",
     "StackRef",
     "StackState",
