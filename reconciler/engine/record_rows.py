@@ -13,12 +13,17 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def plain_json(value: Any) -> Any:
-    """The value with every mapping a dict and every sequence a list, as JSON columns need."""
-    if isinstance(value, dict) and all(type(item) in _SCALARS for item in value.values()):
+    """The value with every mapping a dict and every sequence a list, as JSON columns need.
+
+    Called once, where a value enters the engine (resolved properties, live attributes), so that
+    writing a record is a plain copy of what the state already holds.
+    """
+    kind = type(value)
+    if kind in _SCALARS:
         return value
-    if isinstance(value, Mapping):
-        return {str(key): plain_json(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
+    if kind is dict or isinstance(value, Mapping):
+        return {key if type(key) is str else str(key): plain_json(item) for key, item in value.items()}
+    if kind is list or kind is tuple:
         return [plain_json(item) for item in value]
     return value
 
@@ -65,8 +70,8 @@ def write_for(stack: str, state: ResourceState) -> RecordWrite:
         status=state.status.value,
         generation=state.generation,
         physical_id=state.physical_id,
-        properties=plain_json(state.properties),
-        attributes=plain_json(state.attributes),
+        properties=state.properties,
+        attributes=state.attributes,
         replaced_by=state.replaced_by,
         attempts=state.attempts,
         next_attempt_at=state.next_attempt_at,

@@ -34,7 +34,7 @@ from reconciler.engine.outcomes import (
 )
 from reconciler.engine.provider_calls import call_create, call_delete, call_observe, call_update
 from reconciler.engine.provider_set import ProviderSet
-from reconciler.engine.record_rows import recorded_attributes
+from reconciler.engine.record_rows import plain_json, recorded_attributes
 from reconciler.engine.report import ActionCounts, Failure, StackReport
 from reconciler.engine.resource_state import RecordStatus, ResourceState
 from reconciler.engine.run_context import RunContext
@@ -310,7 +310,7 @@ class StackRun:
             self._settle(name, values_changed=False)
             return
         try:
-            desired = self.definition.resolve_properties(name, self.values)
+            desired = plain_json(self.definition.resolve_properties(name, self.values))
         except Unresolved:
             return  # considered again when what it reads settles
         except Exception as error:
@@ -620,7 +620,7 @@ class StackRun:
         self._mark_dirty(state)
         if report.status is StackStatus.CONVERGED:
             state.status = RecordStatus.READY
-            state.attributes = dict(self.context.nested.nested_outputs(state.physical_id))
+            state.attributes = plain_json(dict(self.context.nested.nested_outputs(state.physical_id)))
             state.last_error = None
             self._finished(state, values_changed=True)
         else:
@@ -768,7 +768,7 @@ class StackRun:
             )
         else:
             assert live is not None
-            state.properties = {**state.properties, **managed_drift(state, live)}
+            state.properties = {**state.properties, **plain_json(managed_drift(state, live))}
             self._unsettle(name)
 
     # Deleting what was replaced or pruned ----------------------------------------------------
@@ -890,7 +890,7 @@ class StackRun:
         outputs: dict[str, Any] = {}
         for name in self.definition.outputs:
             try:
-                outputs[name] = self.definition.resolve_output(name, self.values)
+                outputs[name] = plain_json(self.definition.resolve_output(name, self.values))
             except Exception:  # an output of a failed resource: unknown, like Heat's None
                 outputs[name] = None
         return outputs
