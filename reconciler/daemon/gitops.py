@@ -53,6 +53,8 @@ from reconciler.source.touched_stacks import changed_paths, touched_stacks
 from state import StackStatus, Store
 
 LOG = logging.getLogger(__name__)
+# a stack's outputs are final at its newest generation once it converged (drift repair keeps them)
+OUTPUTS_SETTLED = frozenset({StackStatus.CONVERGED, StackStatus.DEGRADED})
 
 
 class Clock(Protocol):
@@ -247,13 +249,19 @@ class GitOps:
         return lines
 
     def _outputs_ready(self, stack: str) -> Mapping[str, Any] | None:
+        """`stack`'s outputs once they are those of its newest generation, else None (wait).
+
+        An INVALID stack keeps its last good generation, so the outputs it has are the ones to use.
+        """
         if stack in self.pending:
             return None
         state = self.store.read_stack(stack)
         newest = self.store.newest_generation(stack)
-        if state is None or newest is None or state.status is not StackStatus.CONVERGED:
+        if state is None or newest is None:
             return None
-        if state.status_generation != newest.generation:
+        if state.status is StackStatus.INVALID:
+            return state.outputs or None
+        if state.status not in OUTPUTS_SETTLED or state.status_generation != newest.generation:
             return None
         return state.outputs
 

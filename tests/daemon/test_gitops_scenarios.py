@@ -283,3 +283,33 @@ def test_a_commit_arriving_mid_convergence_supersedes_the_one_in_progress(tmp_pa
     assert notes_on(repo, first)["app"].status == "SUPERSEDED"
     assert notes_on(repo, first)["network"].status == "CONVERGED"
     assert notes_on(repo, second)["app"].status == "CONVERGED"
+
+
+def test_a_stack_reading_an_invalid_stacks_outputs_uses_its_last_good_ones(
+    world: tuple[DaemonWorld, Path],
+) -> None:
+    daemon, path = world
+    repo = daemon.daemon.repository.repo
+    first = repo.head.commit.hexsha
+    daemon.follow()
+    daemon.converge(["network", "app"], first)
+    template = (path / "stacks" / "network" / "template.yaml").read_text()
+    prod = (path / "environments" / "prod.yaml").read_text()
+
+    both = commit_files(
+        repo,
+        {
+            "stacks/network/template.yaml": template.replace("type: OS::Neutron::Net", "type: [broken"),
+            "environments/prod.yaml": prod.replace("node_count: 2", "node_count: 3"),
+        },
+        "Break the network, grow the app",
+    )
+    daemon.follow()
+    reports = daemon.converge(["app"], both)
+    daemon.publish()
+
+    notes = notes_on(repo, both)
+    assert notes["network"].status == "INVALID"
+    assert notes["app"].status == "CONVERGED"
+    assert str(reports["app"].status) == "CONVERGED"
+    assert daemon.cloud_counts()["servers"] == 3
