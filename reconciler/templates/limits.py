@@ -17,3 +17,4 @@ class Limits:
     max_nested_stack_depth: int = 5  # Heat's max_nested_stack_depth
     yaql_memory_quota: int = 10_000  # Heat's yaql memory_quota
     yaql_limit_iterators: int = 200  # Heat's yaql limit_iterators
+    yaql_max_calls: int = 1_000_000  # Python calls one yaql evaluation may make (about a second)

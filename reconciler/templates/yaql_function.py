@@ -1,9 +1,19 @@
-"""The `yaql` function, evaluated by the yaql library within Heat's memory and iteration limits."""
+"""The `yaql` function, evaluated by the yaql library within bounded memory, iterations and work.
+
+Heat bounds yaql by its memory quota and iterator limit; those leave nested loops free to run for
+seconds (range(100) inside range(100) makes two million Python calls). Here the work is bounded
+too, deterministically and without a clock: a trace hook counts the calls the evaluation makes and
+stops it past `Limits.yaql_max_calls`. The standard context is built once and every evaluation
+gets a child of it.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import collections.abc  # noqa: F401 - yaql uses collections.abc without importing it
+import sys
+from collections.abc import Callable, Mapping
 from functools import cache
+from types import FrameType
 from typing import Any
 
 import yaql
@@ -19,6 +29,32 @@ def _engine(memory_quota: int, limit_iterators: int) -> Any:
     return yaql.factory.YaqlFactory().create(options=options)
 
 
+@cache
+def _root_context() -> Any:
+    return yaql.create_context()
+
+
+class _WorkExceeded(Exception):
+    """The evaluation made more calls than allowed."""
+
+
+def _bounded(run: Callable[[], Any], max_calls: int) -> Any:
+    calls = 0
+
+    def count(frame: FrameType, event: str, argument: Any) -> None:
+        nonlocal calls
+        calls += 1
+        if calls > max_calls:
+            raise _WorkExceeded
+
+    previous = sys.gettrace()
+    sys.settrace(count)
+    try:
+        return run()
+    finally:
+        sys.settrace(previous)
+
+
 def evaluate_yaql(args: Any, scope: Evaluation) -> Any:
     """`yaql: {expression, data}`: the expression's value, with the data as `$.data`."""
     if not isinstance(args, Mapping) or set(args) != {"expression", "data"}:
@@ -26,11 +62,16 @@ def evaluate_yaql(args: Any, scope: Evaluation) -> Any:
     expression = args["expression"]
     if not isinstance(expression, str):
         raise FunctionError('The "expression" argument to "yaql" must be a string')
-    engine = _engine(scope.limits.yaql_memory_quota, scope.limits.yaql_limit_iterators)
+    limits = scope.limits
+    engine = _engine(limits.yaql_memory_quota, limits.yaql_limit_iterators)
     try:
         parsed = engine(expression)
-        context = yaql.create_context()
-        return parsed.evaluate(data={"data": args["data"]}, context=context)
+        context = _root_context().create_child_context()
+        return _bounded(
+            lambda: parsed.evaluate(data={"data": args["data"]}, context=context), limits.yaql_max_calls
+        )
+    except _WorkExceeded:
+        raise FunctionError(f"yaql: the expression needs more than {limits.yaql_max_calls} steps") from None
     except (yaql_errors.YaqlException, ValueError, TypeError, KeyError, IndexError) as error:
         raise FunctionError(f"Bad expression in yaql: {error}") from None
     except MemoryError:

@@ -294,6 +294,12 @@ FAILS: list[tuple[str, str, Any, str]] = [
     ("make_url bad port", ROCKY, {"make_url": {"host": "x", "port": 99999}}, "out of range"),
     ("yaql bad expression", ROCKY, {"yaql": {"expression": "$.data.(", "data": {}}}, "Bad expression"),
     ("yaql memory quota", ROCKY, {"yaql": {"expression": "range(1000000).list()", "data": {}}}, "yaql"),
+    (
+        "yaql work bound",
+        ROCKY,
+        {"yaql": {"expression": "range(150).select(range(150).sum()).sum()", "data": {}}},
+        "needs more than 1000000 steps",
+    ),
     ("if with two arguments before wallaby", ROCKY, {"if": [True, "a"]}, '"if"'),
     ("if with an unknown condition", ROCKY, {"if": ["nope", "a", "b"]}, "Invalid condition 'nope'"),
     ("Fn::Join after 2013-05-23", "2014-10-16", {"Fn::Join": [",", ["a"]]}, '"Fn::Join" is not supported'),
