@@ -102,15 +102,18 @@ class MemberSpec:
         self.types = types
 
 
-def _count(value: Any, name: str, resource: ResourceDefinition) -> int:
+def _count(parent: StackDefinition, value: Any, name: str, resource: ResourceDefinition) -> int:
+    document = parent.context.model(parent.template_path).document
+    where = ("resources", resource.name, "properties", name)
     try:
         count = int(value)
     except (TypeError, ValueError):
-        raise TemplateError(
-            [Problem("", 0, 0, f"Resource {resource.name}: {name} must be an integer, not {value!r}")]
-        ) from None
+        message = f"Resource {resource.name}: {name} must be an integer, not {value!r}"
+        raise TemplateError([document.problem(where, message)]) from None
     if count < 0:
-        raise TemplateError([Problem("", 0, 0, f"Resource {resource.name}: {name} must not be negative")])
+        raise TemplateError(
+            [document.problem(where, f"Resource {resource.name}: {name} must not be negative")]
+        )
     return count
 
 
@@ -142,7 +145,7 @@ def member_spec(
     kind = resource.nested_kind
     if kind == "group":
         definition = properties.get("resource_def") or {}
-        count = _count(properties.get("count", 1), "count", resource)
+        count = _count(parent, properties.get("count", 1), "count", resource)
         names = _names(count, set(removed_members(properties)))
         return MemberSpec(
             names,
@@ -154,9 +157,8 @@ def member_spec(
     if kind == "autoscaling":
         definition = properties.get("resource") or {}
         desired = properties.get("desired_capacity")
-        count = _count(
-            desired if desired is not None else properties.get("min_size", 0), "desired_capacity", resource
-        )
+        size = desired if desired is not None else properties.get("min_size", 0)
+        count = _count(parent, size, "desired_capacity", resource)
         return MemberSpec(range(count), str(definition.get("type", "")), definition.get("properties") or {})
     types = tuple(str(item) for item in properties.get("resources") or [])
     return MemberSpec(

@@ -228,3 +228,12 @@ def test_warnings_of_nested_templates_travel_on_the_definition() -> None:
     }
     (warning,) = load_stack(MemorySource(files), "top.yaml").warnings
     assert warning.file == "nested.yaml" and '"str_split" is plain data' in warning.message
+
+
+def test_a_group_count_that_is_not_a_number_is_located() -> None:
+    definition = _load(_group(1))
+    with pytest.raises(TemplateError) as raised:
+        definition.nested("nodes", {"count": "many", "resource_def": {"type": "OS::Heat::None"}})
+    problem = raised.value.problems[0]
+    assert (problem.file, problem.line > 0) == ("stacks/top.yaml", True)
+    assert "count must be an integer, not 'many'" in problem.message
