@@ -407,7 +407,7 @@ class GitOps:
         """Write pending note lines into git and push them (leader only)."""
         if not self.leader:
             return None
-        published = publish_pending(self.store, self.repository.repo)
+        published = publish_pending(self.store, self.repository.repo, now=self.clock.now())
         self.unshared |= published.refs
         outcome: PushOutcome | None = None
         for ref in sorted(self.unshared):

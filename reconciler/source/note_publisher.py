@@ -24,6 +24,7 @@ from state import NoteLine as OutboxLine
 from state import PendingNote
 
 LOG = logging.getLogger(__name__)
+UNKNOWN_COMMIT_PATIENCE = 3600.0  # seconds a line waits for its commit to be fetched here
 
 
 class NotesOutbox(Protocol):
@@ -38,11 +39,12 @@ class NotesOutbox(Protocol):
 
 @dataclass(frozen=True)
 class Published:
-    """How many lines were written, to which refs, and how many were dropped as unusable."""
+    """Lines written (and to which refs), dropped as unusable, and left waiting for their commit."""
 
     written: int
     refs: frozenset[str]
     dropped: int
+    waiting: int = 0
 
 
 def outbox_line(line: NoteLine, notes_ref: str) -> OutboxLine:
@@ -58,32 +60,52 @@ def _is_commit(repo: git.Repo, sha: str) -> bool:
     return True
 
 
-def publish_pending(outbox: NotesOutbox, repo: git.Repo, limit: int = 1000) -> Published:
-    """Write every pending outbox line into the repository's notes and mark them sent."""
+def publish_pending(
+    outbox: NotesOutbox,
+    repo: git.Repo,
+    *,
+    now: float,
+    patience: float = UNKNOWN_COMMIT_PATIENCE,
+    limit: int = 1000,
+) -> Published:
+    """Write every pending outbox line into the repository's notes and mark them sent.
+
+    A line about a commit this clone does not have yet stays pending: another host may have
+    recorded it before this one fetched that commit. After `patience` seconds it is dropped.
+    """
     pending = outbox.pending_notes(limit)
-    grouped: dict[tuple[str, str], list[tuple[int, NoteLine]]] = defaultdict(list)
+    grouped: dict[tuple[str, str], list[tuple[int, float, NoteLine]]] = defaultdict(list)
     dropped: list[int] = []
     for entry in pending:
         try:
-            grouped[(entry.notes_ref, entry.commit_sha)].append((entry.id, parse_line(entry.line)))
+            line = parse_line(entry.line)
         except NoteFormatError as error:
             LOG.warning("dropping outbox entry %d: %s", entry.id, error)
             dropped.append(entry.id)
+            continue
+        grouped[(entry.notes_ref, entry.commit_sha)].append((entry.id, entry.created_at, line))
     written = 0
+    waiting = 0
+    refs: set[str] = set()
     for (notes_ref, commit), entries in grouped.items():
+        ids = [entry_id for entry_id, _created, _line in entries]
         if not _is_commit(repo, commit):
-            LOG.warning("cannot note %s under %s: no such commit here; dropped", commit[:12], notes_ref)
-            dropped.extend(entry_id for entry_id, _line in entries)
+            if all(now - created > patience for _id, created, _line in entries):
+                LOG.warning("cannot note %s under %s: no such commit here; dropped", commit[:12], notes_ref)
+                dropped.extend(ids)
+            else:
+                waiting += len(ids)
             continue
         try:
-            NotesStore(repo, notes_ref).write_all(commit, [line for _id, line in entries])
+            NotesStore(repo, notes_ref).write_all(commit, [line for _id, _created, line in entries])
         except git.GitCommandError as error:
             LOG.warning(
                 "cannot note commit %s under %s (exit %s); dropped", commit[:12], notes_ref, error.status
             )
-            dropped.extend(entry_id for entry_id, _line in entries)
+            dropped.extend(ids)
             continue
-        outbox.mark_notes_sent([entry_id for entry_id, _line in entries])
-        written += len(entries)
+        outbox.mark_notes_sent(ids)
+        written += len(ids)
+        refs.add(notes_ref)
     outbox.mark_notes_sent(dropped)
-    return Published(written=written, refs=frozenset(ref for ref, _commit in grouped), dropped=len(dropped))
+    return Published(written=written, refs=frozenset(refs), dropped=len(dropped), waiting=waiting)
