@@ -1,8 +1,9 @@
 """Engines tuned per backend: SQLite in WAL with immediate write transactions, PostgreSQL on psycopg 3.
 
 SQLite: WAL lets readers run beside the one writer; `BEGIN IMMEDIATE` takes the write lock at the
-start of every transaction, so a read-then-write (fencing check, queue claim) can never be overtaken
-by another writer between its read and its write; `busy_timeout` makes waiting writers queue
+start of every writing transaction, so a read-then-write (fencing check, queue claim) can never be
+overtaken by another writer between its read and its write (transactions marked read-only begin
+deferred and read a WAL snapshot beside the writer); `busy_timeout` makes waiting writers queue
 instead of failing. The pysqlite driver's own transaction handling is switched off so SQLAlchemy's
 BEGIN is the one that counts (the recipe SQLAlchemy documents for pysqlite).
 
@@ -20,6 +21,7 @@ from sqlalchemy.engine import URL
 
 from state.urls import database_url
 
+READ_ONLY_OPTION = "reconciler_read_only"  # execution option: this transaction only reads
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 SQLITE_PRAGMAS = (
     "PRAGMA journal_mode=WAL",
@@ -89,7 +91,8 @@ def _sqlite_engine(url: URL) -> sa.Engine:
         cursor.close()
 
     @event.listens_for(engine, "begin")
-    def _begin_immediate(connection: sa.Connection) -> None:
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+    def _begin(connection: sa.Connection) -> None:
+        reading = connection.get_execution_options().get(READ_ONLY_OPTION, False)
+        connection.exec_driver_sql("BEGIN" if reading else "BEGIN IMMEDIATE")
 
     return engine

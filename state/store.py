@@ -65,7 +65,7 @@ class Store:
 
     def live_workers(self) -> list[LiveWorker]:
         """Workers with a heartbeat within the dead-after period."""
-        return self._tx.run(
+        return self._tx.read(
             "live workers",
             lambda c: workers.live_workers(c, now=self._clock.now(), dead_after=self.settings.dead_after),
         )
@@ -143,15 +143,15 @@ class Store:
 
     def shards_held(self, worker_id: str) -> list[HeldShard]:
         """The shards the worker holds unexpired, with their epochs."""
-        return self._tx.run("shards held", lambda c: leases.shards_held(c, worker_id, now=self._clock.now()))
+        return self._tx.read("shards held", lambda c: leases.shards_held(c, worker_id, now=self._clock.now()))
 
     def lease_table(self) -> list[ShardLeaseView]:
         """Every shard's lease."""
-        return self._tx.run("lease table", lambda c: lease_table(c, now=self._clock.now()))
+        return self._tx.read("lease table", lambda c: lease_table(c, now=self._clock.now()))
 
     def check_fence(self, fence: Fence) -> None:
         """Raise `StaleLease` unless `fence` is current (a read; writes check it themselves)."""
-        self._tx.run("check fence", lambda c: check_fence(c, fence, now=self._clock.now()))
+        self._tx.read("check fence", lambda c: check_fence(c, fence, now=self._clock.now()))
 
     # Stacks and generations
     def ensure_stack(self, name: str) -> StackRef:
@@ -187,7 +187,7 @@ class Store:
 
     def newest_generation(self, stack: str) -> Generation | None:
         """The stack's newest generation (None before the first)."""
-        return self._tx.run("newest generation", lambda c: stacks.newest_generation(c, stack))
+        return self._tx.read("newest generation", lambda c: stacks.newest_generation(c, stack))
 
     def set_status(
         self,
@@ -223,7 +223,7 @@ class Store:
 
     def read_stack(self, stack: str) -> StackState | None:
         """A stack's shard, status, reasons and outputs (None if unknown)."""
-        return self._tx.run("read stack", lambda c: stacks.read_stack(c, stack))
+        return self._tx.read("read stack", lambda c: stacks.read_stack(c, stack))
 
     def read_outputs(self, stack: str) -> dict[str, Any]:
         """A stack's outputs, name -> value (empty when unknown)."""
@@ -232,12 +232,12 @@ class Store:
 
     def stacks_on_shards(self, shards: Sequence[int]) -> list[StackRef]:
         """The stacks on the given shards."""
-        return self._tx.run("stacks on shards", lambda c: stacks.stacks_on_shards(c, list(shards)))
+        return self._tx.read("stacks on shards", lambda c: stacks.stacks_on_shards(c, list(shards)))
 
     # Resource records
     def read_records(self, stack: str) -> list[RecordedResource]:
         """Every record of a stack."""
-        return self._tx.run("read records", lambda c: records.read_records(c, stack))
+        return self._tx.read("read records", lambda c: records.read_records(c, stack))
 
     def write_records(
         self, fence: Fence, upserts: Sequence[RecordWrite] = (), deletes: Sequence[int] = ()
@@ -291,7 +291,7 @@ class Store:
 
     def work_counts(self) -> QueueCounts:
         """How many work items are in each status."""
-        return self._tx.run("work counts", work_queue.count_by_status)
+        return self._tx.read("work counts", work_queue.count_by_status)
 
     # Notes outbox
     def enqueue_notes(self, notes: Sequence[NoteLine]) -> list[int]:
@@ -300,7 +300,7 @@ class Store:
 
     def pending_notes(self, limit: int = 1000) -> list[PendingNote]:
         """The oldest unsent note lines."""
-        return self._tx.run("pending notes", lambda c: outbox.pending_notes(c, limit))
+        return self._tx.read("pending notes", lambda c: outbox.pending_notes(c, limit))
 
     def mark_notes_sent(self, note_ids: Sequence[int]) -> int:
         """Mark note lines sent."""

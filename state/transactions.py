@@ -18,6 +18,7 @@ from typing import TypeVar
 import sqlalchemy as sa
 
 from state.clock import Clock, Sleeper
+from state.database import READ_ONLY_OPTION
 from state.errors import CommitOutcomeUnknown, DatabaseUnavailable
 
 T = TypeVar("T")
@@ -66,7 +67,11 @@ class Transactor:
         self._policy = policy or RetryPolicy()
         self._jitter = jitter or random.Random()
 
-    def run(self, operation: str, work: Callable[[sa.Connection], T]) -> T:
+    def read(self, operation: str, work: Callable[[sa.Connection], T]) -> T:
+        """Like `run`, for work that only reads: on SQLite it does not take the write lock."""
+        return self.run(operation, work, read_only=True)
+
+    def run(self, operation: str, work: Callable[[sa.Connection], T], *, read_only: bool = False) -> T:
         """Run `work` in one transaction and commit it; retry the whole of it on connection failure."""
         deadline = self._clock.now() + self._policy.budget_seconds
         pause = self._policy.first_pause
@@ -74,7 +79,7 @@ class Transactor:
         while True:
             attempt += 1
             try:
-                return self._once(operation, work)
+                return self._once(operation, work, read_only)
             except sa.exc.DBAPIError as error:
                 if not is_transient_failure(error):
                     raise
@@ -83,8 +88,9 @@ class Transactor:
                 self._sleeper.sleep(pause * (0.5 + self._jitter.random() / 2))
                 pause = min(pause * 2, self._policy.max_pause)
 
-    def _once(self, operation: str, work: Callable[[sa.Connection], T]) -> T:
+    def _once(self, operation: str, work: Callable[[sa.Connection], T], read_only: bool) -> T:
         with self.engine.connect() as connection:
+            connection.execution_options(**{READ_ONLY_OPTION: read_only})
             transaction = connection.begin()
             try:
                 result = work(connection)
