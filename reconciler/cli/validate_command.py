@@ -70,7 +70,7 @@ def _outputs(definition: StackDefinition) -> dict[str, Any]:
         try:
             outputs[name] = _hide_secrets(definition.output_without_cloud(name), definition)
         except FunctionError as error:
-            outputs[name] = {"error": str(error)}
+            outputs[name] = {"error": definition.without_secrets(str(error))}
     return outputs
 
 

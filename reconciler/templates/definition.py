@@ -218,6 +218,14 @@ class StackDefinition:
         """The evaluation scope (version, parameters, conditions, files) without a cloud."""
         return self._evaluation
 
+    def without_secrets(self, text: str) -> str:
+        """`text` with the value of every hidden parameter replaced by asterisks."""
+        for name in self.hidden_parameters:
+            value = self.parameters.get(name)
+            for shown in {str(value), json.dumps(value)} if value not in (None, "", UNKNOWN) else ():
+                text = text.replace(shown, "******")
+        return text
+
     def problems_without_cloud(self) -> list[Problem]:
         """Functions that fail with only what is known without a cloud, at their positions.
 
@@ -234,7 +242,7 @@ class StackDefinition:
             try:
                 scope.evaluate(parsed)
             except FunctionError as error:
-                problems.append(document.problem(error.where or (), str(error)))
+                problems.append(document.problem(error.where or (), self.without_secrets(str(error))))
         return problems
 
 

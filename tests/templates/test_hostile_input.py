@@ -166,3 +166,15 @@ def test_the_size_limit_is_configurable(tmp_path: Path) -> None:
     source = _repository(tmp_path, {"t.yaml": HEADER + "resources: {}\n" + "#" * 2000})
     assert "over the limit of 1024 bytes" in _error(source, limits=Limits(max_template_bytes=1024))
     assert load_stack(source, "t.yaml").resources == {}
+
+
+def test_hidden_values_are_scrubbed_from_function_errors(tmp_path: Path) -> None:
+    template = HEADER + (
+        "parameters:\n  password: {type: string, hidden: true, default: hunter2-secret}\n"
+        "resources:\n  r:\n    type: T\n    properties:\n"
+        "      p: {list_join: [',', [{get_param: password}, {str_split: [',', 'a', 3]}]]}\n"
+        "      q: {Fn::Select: [0, {get_param: password}]}\n"
+    ).replace("2018-08-31", "2015-04-30")
+    source = _repository(tmp_path, {"t.yaml": template})
+    message = _error(source)
+    assert "hunter2-secret" not in message
