@@ -123,6 +123,13 @@ class StackDefinition:
     def _scope(self, source: AttributeSource, *, validating: bool = False) -> Evaluation:
         return dataclasses.replace(self._evaluation, source=source, validating=validating)
 
+    def _evaluate(self, scope: Evaluation, parsed: Any) -> Any:
+        """Evaluate `parsed`; a failing function's message never carries a hidden value."""
+        try:
+            return scope.evaluate(parsed)
+        except FunctionError as error:
+            raise FunctionError(self.without_secrets(str(error)), error.where) from None
+
     def resolve(self, value: Any, source: AttributeSource) -> Any:
         """Any snippet written in this template's language, resolved against `source`."""
         scope = self._scope(source)
@@ -133,7 +140,7 @@ class StackDefinition:
         parsed = parser.parse(value, (), References())
         if problems:
             raise FunctionError("; ".join(problems))
-        return _present(scope.evaluate(parsed))
+        return _present(self._evaluate(scope, parsed))
 
     def resolve_properties(self, name: str, source: AttributeSource) -> dict[str, Any]:
         """The properties of resource `name` with every function resolved."""
@@ -142,7 +149,7 @@ class StackDefinition:
         parsed = self._parsed_properties.get(name)
         if parsed is None:
             parsed = self.resources[name].properties
-        value = self._scope(source).evaluate(parsed)
+        value = self._evaluate(self._scope(source), parsed)
         return dict(value) if isinstance(value, Mapping) else {}
 
     def resolve_output(self, name: str, source: AttributeSource) -> Any:
@@ -150,7 +157,7 @@ class StackDefinition:
         output = self.outputs[name]
         if not output.active:
             return None
-        return _present(self._scope(source).evaluate(self._parsed_outputs[name]))
+        return _present(self._evaluate(self._scope(source), self._parsed_outputs[name]))
 
     def output_without_cloud(self, name: str) -> Any:
         """Output `name` as far as it resolves without a cloud: None where a live value is needed.
@@ -160,9 +167,8 @@ class StackDefinition:
         output = self.outputs[name]
         if not output.active:
             return None
-        return _known_part(
-            _present(self._scope(NoCloud(), validating=True).evaluate(self._parsed_outputs[name]))
-        )
+        scope = self._scope(NoCloud(), validating=True)
+        return _known_part(_present(self._evaluate(scope, self._parsed_outputs[name])))
 
     def nested(
         self, name: str, properties: Mapping[str, Any], *, pseudo_parameters: Mapping[str, str] | None = None
