@@ -31,7 +31,10 @@ class KeyPairHandler:
         try:
             created = self.apis.compute.post("/os-keypairs", {"keypair": body})["keypair"]
         except Retryable:
-            return self.adopt_existing(properties)
+            existing = self.existing(properties["name"])
+            if existing is None:
+                raise
+            return adopted(existing, properties)
         keep_private = bool(properties.get("save_private_key"))
         return live_keypair(created, private_key=created.get("private_key") if keep_private else None)
 
@@ -53,16 +56,19 @@ class KeyPairHandler:
     def find_by_marker(self, marker: Marker) -> LiveResource | None:
         return None  # key pairs hold no marker; `create` adopts an identical one instead
 
-    def adopt_existing(self, properties: Mapping[str, Any]) -> LiveResource:
-        """After a conflicting create: the existing key pair if it is the template's, else Permanent."""
-        name = properties["name"]
+    def existing(self, name: str) -> dict[str, Any] | None:
         try:
-            existing = self.apis.compute.get(f"/os-keypairs/{name}")["keypair"]
+            found: dict[str, Any] = self.apis.compute.get(f"/os-keypairs/{name}")["keypair"]
         except NotFound:
-            raise Retryable(f"creating key pair {name!r} conflicted, and no such key pair exists") from None
-        if properties.get("public_key") and same_key(existing.get("public_key"), properties["public_key"]):
-            return live_keypair(existing)
-        raise Permanent(f"a key pair named {name!r} already exists with another key")
+            return None
+        return found
+
+
+def adopted(existing: Mapping[str, Any], properties: Mapping[str, Any]) -> LiveResource:
+    """The key pair already there, when it is the template's (same public key); else Permanent."""
+    if properties.get("public_key") and same_key(existing.get("public_key"), properties["public_key"]):
+        return live_keypair(existing)
+    raise Permanent(f"a key pair named {properties['name']!r} already exists with another key")
 
 
 def same_key(left: Any, right: Any) -> bool:
