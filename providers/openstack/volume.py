@@ -5,7 +5,7 @@
 | size, name (default: stack-resource-id), description, availability_zone | same names |
 | image (name or id) | volume.imageRef |
 | volume_type, snapshot_id, source_volid, backup_id, multiattach | same names |
-| metadata (+ the marker entry) | volume.metadata |
+| metadata (+ the marker and managed entries) | volume.metadata |
 | scheduler_hints | OS-SCH-HNT:scheduler_hints (beside `volume`) |
 
 Updates: name and description by `PUT /volumes/{id}`, metadata by `PUT /volumes/{id}/metadata`
@@ -22,12 +22,22 @@ from typing import Any
 
 from providers.interface import LiveResource, LiveStatus, Marker, Permanent
 from providers.openstack.cloud_apis import CloudApis
-from providers.openstack.marker_tags import MARKER_METADATA_KEY, marker_from_metadata, physical_name
+from providers.openstack.marker_tags import (
+    MANAGED_TAG,
+    MARKER_METADATA_KEY,
+    marker_from_metadata,
+    physical_name,
+)
 
 TYPE_NAME = "OS::Cinder::Volume"
 PLAIN_KEYS = ("size", "description", "availability_zone", "volume_type", "snapshot_id", "source_volid")
 MORE_PLAIN_KEYS = ("backup_id", "multiattach")
 READY_STATES = {"available", "in-use"}
+PROVIDER_KEYS = (MARKER_METADATA_KEY, MANAGED_TAG)  # the metadata entries this provider writes
+
+
+def marker_metadata(marker: Marker) -> dict[str, str]:
+    return {MARKER_METADATA_KEY: marker.tag, MANAGED_TAG: "true"}
 
 
 @dataclass(frozen=True)
@@ -37,7 +47,7 @@ class VolumeHandler:
     def create(self, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
         volume: dict[str, Any] = {
             "name": properties.get("name") or physical_name(marker),
-            "metadata": {**text_values(properties.get("metadata") or {}), MARKER_METADATA_KEY: marker.tag},
+            "metadata": {**text_values(properties.get("metadata") or {}), **marker_metadata(marker)},
         }
         for key in (*PLAIN_KEYS, *MORE_PLAIN_KEYS):
             if properties.get(key) is not None:
@@ -58,7 +68,7 @@ class VolumeHandler:
         if renamed:
             self.apis.block_storage.put(path, {"volume": renamed})
         if "metadata" in changed:
-            kept = {k: v for k, v in (current.get("metadata") or {}).items() if k == MARKER_METADATA_KEY}
+            kept = {k: v for k, v in (current.get("metadata") or {}).items() if k in PROVIDER_KEYS}
             metadata = {**text_values(properties.get("metadata") or {}), **kept}
             self.apis.block_storage.put(f"{path}/metadata", {"metadata": metadata})
         if "size" in changed:
@@ -81,10 +91,18 @@ class VolumeHandler:
         self.apis.block_storage.delete(f"/volumes/{physical_id}")
 
     def observe(self, physical_ids: Collection[str]) -> Mapping[str, LiveResource]:
+        """This provider's volumes (the managed metadata entry) first; the whole project's list only
+        when some wanted id is not among them."""
         wanted = set(physical_ids)
+        seen = self.listed(wanted, {"metadata": json.dumps({MANAGED_TAG: "true"})})
+        if wanted - seen.keys():
+            seen.update(self.listed(wanted - seen.keys(), {}))
+        return seen
+
+    def listed(self, wanted: set[str], query: Mapping[str, str]) -> dict[str, LiveResource]:
         if not wanted:
             return {}
-        listed = self.apis.block_storage.list_all("/volumes/detail", "volumes")
+        listed = self.apis.block_storage.list_all("/volumes/detail", "volumes", query)
         return {item["id"]: live_volume(item) for item in listed if item["id"] in wanted}
 
     def find_by_marker(self, marker: Marker) -> LiveResource | None:
@@ -114,7 +132,8 @@ def volume_status(item: Mapping[str, Any]) -> tuple[LiveStatus, str]:
 def live_volume(item: Mapping[str, Any]) -> LiveResource:
     metadata = dict(item.get("metadata") or {})
     marker = marker_from_metadata(metadata)
-    metadata.pop(MARKER_METADATA_KEY, None)
+    for key in PROVIDER_KEYS:
+        metadata.pop(key, None)
     status, reason = volume_status(item)
     attachments = item.get("attachments") or []
     return LiveResource(

@@ -70,3 +70,22 @@ def test_observe_lists_only_managed_servers_and_finds_a_stripped_one_in_the_whol
     sim.log.clear()
     assert set(sim.provider.observe("OS::Nova::Server", ours)) == set(ours)
     assert sim.log.count() == 2
+
+
+def test_observe_lists_only_managed_volumes_and_finds_a_stripped_one_in_the_whole_list(
+    sim: CloudUnderTest,
+) -> None:
+    ours = [
+        sim.provider.create("OS::Cinder::Volume", {"size": 1}, marker(f"v{index}")).physical_id
+        for index in range(3)
+    ]
+    sim.cloud.create("volumes", {"size": 1, "name": "someone-elses"})
+    sim.log.clear()
+
+    assert set(sim.provider.observe("OS::Cinder::Volume", ours)) == set(ours)
+    assert sim.log.count() == 1
+
+    sim.cloud.change("volumes", ours[0], {"metadata": {}})
+    sim.log.clear()
+    assert set(sim.provider.observe("OS::Cinder::Volume", ours)) == set(ours)
+    assert sim.log.count() == 2
