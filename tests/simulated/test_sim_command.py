@@ -14,7 +14,7 @@ from openstack.config import OpenStackConfig
 
 from reconciler.cli.main import cli
 
-STARTUP_SECONDS = 30
+STARTUP_SECONDS = 120  # generous: the whole CLI is imported, and test runs share two cores
 
 
 def start(clouds_yaml: Path, state: Path) -> subprocess.Popen[str]:
@@ -24,15 +24,17 @@ def start(clouds_yaml: Path, state: Path) -> subprocess.Popen[str]:
     ]  # fmt: skip
     process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
     assert process.stderr is not None
+    said: list[str] = []
     deadline = time.monotonic() + STARTUP_SECONDS
     while time.monotonic() < deadline:
         line = process.stderr.readline()
+        said.append(line)
         if "serving at" in line:
             return process
         if process.poll() is not None:
             break
     process.kill()
-    raise AssertionError("reconciler sim serve did not start")
+    raise AssertionError(f"reconciler sim serve did not start: {''.join(said)}")
 
 
 def stop(process: subprocess.Popen[str]) -> None:
