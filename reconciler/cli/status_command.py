@@ -8,9 +8,9 @@ import click
 import git
 
 from reconciler.source.commit_files import CommitFileSource
+from reconciler.source.config_keys import notes_ref_of
 from reconciler.source.note_lines import NoteFormatError
 from reconciler.source.note_rendering import RENDERERS
-from reconciler.source.notes_ref_setting import notes_ref_of
 from reconciler.source.notes_store import NotesStore
 
 

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import git
 
+from reconciler.source.config_keys import branch_named_at, default_head
 from reconciler.source.heads import Heads, read_heads
 from reconciler.source.notes_store import NotesStore, NothingToPush, PushOutcome
 from reconciler.source.ref_watcher import RefWatcher
 from reconciler.source.remote_cache import Fetched, RemoteCache, looks_like_remote
-from reconciler.source.tracked_branch import branch_named_at, default_head
 
 
 class RepositoryUnavailable(Exception):
