@@ -45,14 +45,14 @@ def test_samples_repo_converges_through_the_openstack_provider(
     repo = samples_on(CLOUD_NAME, tmp_path / "repo")
     arguments = ["apply", "--repo", str(repo), "--database", f"sqlite:///{tmp_path / 'state.sqlite'}"]
 
-    first = CliRunner().invoke(cli, [*arguments, "--timeout", "120"])
+    first = CliRunner().invoke(cli, [*arguments, "--timeout", "600"])
 
     assert first.exit_code == 0, first.output
     assert "network: CONVERGED" in first.output and "app: CONVERGED" in first.output
     assert sim.cloud.count("servers") == 2 and sim.cloud.count("volumes") == 2
     writes = sum(sim.cloud.calls[kind] for kind in WRITES)
 
-    second = CliRunner().invoke(cli, [*arguments, "--timeout", "120"])
+    second = CliRunner().invoke(cli, [*arguments, "--timeout", "600"])
 
     assert second.exit_code == 0, second.output
     assert sum(sim.cloud.calls[kind] for kind in WRITES) == writes
