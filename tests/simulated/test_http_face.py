@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
+import threading
 
 import openstack
 import pytest
@@ -10,7 +12,10 @@ import requests
 from keystoneauth1.exceptions.connection import ConnectFailure
 from openstack import exceptions
 
-from providers.simulated.http.embedded import ServedCloud
+from providers.simulated.cloud import SimulatedCloud
+from providers.simulated.http.embedded import ServedCloud, serve_in_thread
+from providers.simulated.settings import CloudSettings, Latency
+from tests.simulated.conftest import connect
 from tests.simulated.stepping import SteppedClock
 
 Connection = openstack.connection.Connection
@@ -225,3 +230,43 @@ def test_nova_pages_newest_first_and_refuses_an_unknown_marker(connection: Conne
     unknown = connection.compute.get("/servers/detail", params={"marker": "no-such-server"})
     assert unknown.status_code == 400
     assert "marker [no-such-server] not found" in unknown.text
+
+
+def test_over_the_concurrency_limit_the_face_answers_429_with_retry_after() -> None:
+    """Given a cloud limited to one call in flight, a second concurrent call is refused, not queued."""
+    entered, release = threading.Event(), threading.Event()
+
+    def held_sleep(_: float) -> None:
+        entered.set()
+        release.wait(10)
+
+    settings = CloudSettings(latency=Latency(1.0), max_concurrent=1, reject_over_limit=True, retry_after=2.0)
+    with serve_in_thread(SimulatedCloud(settings, sleep=held_sleep)) as served:
+        connection = connect(served)
+        first = threading.Thread(target=lambda: list(connection.network.networks()))
+        first.start()
+        assert entered.wait(10)
+        second = connect(served).network.get("/networks")
+        release.set()
+        first.join()
+    assert second.status_code == 429
+    assert second.headers["Retry-After"] == "2"
+    assert "Over the limit of 1 concurrent calls" in second.text
+
+
+def test_concurrent_clients_each_get_their_own_answer(served: ServedCloud) -> None:
+    """Twenty threads creating at once, over keep-alive connections: twenty networks, none lost."""
+    token = str(connect(served).auth_token)
+    url = f"{served.url}/networking/v2.0/networks"
+
+    def create(index: int) -> int:
+        with requests.Session() as session:
+            answer = session.post(
+                url, json={"network": {"name": f"c{index}"}}, headers={"X-Auth-Token": token}
+            )
+            return answer.status_code
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=20) as pool:
+        statuses = list(pool.map(create, range(20)))
+    assert statuses == [201] * 20
+    assert served.cloud.count("networks") == 21  # and the seeded public network
