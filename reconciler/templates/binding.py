@@ -118,6 +118,9 @@ def bind(model: TemplateModel, context: LoadContext, binding: Binding) -> StackD
         parsed_outputs={name: output.value for name, output in model.outputs.items()},
         context=context,
         pseudo_parameters=binding.pseudo,
+        needs_evaluation=frozenset(
+            name for name in resources if model.resources[name].references.needs_evaluation
+        ),
     )
 
 

@@ -75,6 +75,7 @@ class StackDefinition:
         missing_parameters: frozenset[str] = frozenset(),
         parameter_schemas: Mapping[str, ParameterSchema] | None = None,
         pseudo_parameters: Mapping[str, str] | None = None,
+        needs_evaluation: frozenset[str] | None = None,
         identity: Any = None,
     ) -> None:
         self.template_path = template_path
@@ -96,6 +97,7 @@ class StackDefinition:
         self._parsed_outputs = parsed_outputs
         self._context = context
         self._identity = identity
+        self._needs_evaluation = needs_evaluation  # resources whose check needs evaluating (None: all)
         self._digest: str | None = None
 
     def __repr__(self) -> str:
@@ -241,7 +243,11 @@ class StackDefinition:
         """
         scope = self._scope(NoCloud(), validating=True)
         document = self._context.model(self.template_path).document
-        snippets = list(self._parsed_properties.values())
+        snippets = [
+            parsed
+            for name, parsed in self._parsed_properties.items()
+            if self._needs_evaluation is None or name in self._needs_evaluation
+        ]
         snippets += [parsed for name, parsed in self._parsed_outputs.items() if self.outputs[name].active]
         problems: list[Problem] = []
         for parsed in snippets:

@@ -19,6 +19,25 @@ Where = tuple[PathKey, ...]
 _CONTAINERS = (dict, list)
 
 
+def _checked_by_parsing(name: str, args: Any) -> bool:
+    if name in ("get_resource", "get_file"):
+        return isinstance(args, str)
+    if name == "get_param":
+        return isinstance(args, str) or _literal_path(args, 1)
+    if name == "get_attr":
+        return _literal_path(args, 2)
+    return False
+
+
+def _literal_path(args: Any, shortest: int) -> bool:
+    return (
+        isinstance(args, list)
+        and len(args) >= shortest
+        and isinstance(args[0], str)
+        and all(type(item) in (str, int) for item in args)
+    )
+
+
 class Call(NamedTuple):
     """An intrinsic function call: its name, parsed arguments and where it is written.
 
@@ -39,6 +58,9 @@ class References:
     conditions: dict[str, Path] = field(default_factory=dict)
     files: dict[str, Path] = field(default_factory=dict)
     has_if: bool = False
+    # Whether any call needs evaluating to be checked: everything but get_param, get_resource,
+    # get_attr and get_file with literal arguments, which parsing checks completely.
+    needs_evaluation: bool = False
 
 
 @dataclass
@@ -121,6 +143,8 @@ class Parser:
         )
 
     def _record(self, name: str, args: Any, where: Path, references: References) -> None:
+        if not references.needs_evaluation and not _checked_by_parsing(name, args):
+            references.needs_evaluation = True
         if name in ("get_resource", "Ref") and isinstance(args, str):
             if name == "get_resource" or not args.startswith("OS::"):
                 references.resources.setdefault(args, where)
