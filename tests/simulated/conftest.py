@@ -8,18 +8,12 @@ from collections.abc import Iterator
 
 import openstack
 import pytest
-from openstack.config import OpenStackConfig
 
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.http.embedded import ServedCloud, serve_in_thread
 from providers.simulated.settings import CloudSettings
+from tests.simulated.sdk_connection import connect
 from tests.simulated.stepping import SteppedClock
-
-
-def connect(served: ServedCloud) -> openstack.connection.Connection:
-    """An openstacksdk connection made the way any OpenStack tool makes one: from clouds.yaml."""
-    config = OpenStackConfig(config_files=[str(served.clouds_yaml)], load_envvars=False)
-    return openstack.connection.Connection(config=config.get_one(cloud=served.cloud_name))
 
 
 @pytest.fixture

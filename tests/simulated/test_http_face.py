@@ -15,7 +15,7 @@ from openstack import exceptions
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.http.embedded import ServedCloud, serve_in_thread
 from providers.simulated.settings import CloudSettings, Latency
-from tests.simulated.conftest import connect
+from tests.simulated.sdk_connection import connect
 from tests.simulated.stepping import SteppedClock
 
 Connection = openstack.connection.Connection
