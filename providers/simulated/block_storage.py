@@ -88,7 +88,10 @@ class Volumes:
 
 
 def volume_action(world: CloudWorld, volume: Body, action: str, request: Mapping[str, Any]) -> Body:
-    """Cinder's volume actions: extend (grow only), set bootable, read-only flag."""
+    """Cinder's volume actions: extend (grow only), retype, set bootable, read-only flag.
+
+    Any volume type name is accepted by a retype: the simulated cloud does not model volume types.
+    """
     if action == "os-extend":
         new_size = request.get("new_size")
         if not isinstance(new_size, int) or new_size <= volume["size"]:
@@ -98,6 +101,10 @@ def volume_action(world: CloudWorld, volume: Body, action: str, request: Mapping
             )
         Volumes._check_gigabytes(world, new_size - volume["size"])
         return {**volume, "size": new_size}
+    if action == "os-retype":
+        if not request.get("new_type"):
+            raise BadRequest("Invalid input received: new_type is required for os-retype.")
+        return {**volume, "volume_type": request["new_type"]}
     if action == "os-set_bootable":
         return {**volume, "bootable": "true" if request.get("bootable") else "false"}
     if action == "os-update_readonly_flag":

@@ -61,11 +61,19 @@ ItemAction = Callable[[CloudWorld, Body, str, Mapping[str, Any]], Body]
 ITEM_ACTIONS: Mapping[tuple[str, str], ItemAction] = {
     **{
         ("servers", name): compute.server_action
-        for name in ("resize", "confirmResize", "revertResize", "rebuild", "os-stop", "os-start")
+        for name in (
+            "resize",
+            "confirmResize",
+            "revertResize",
+            "rebuild",
+            "os-stop",
+            "os-start",
+            "changePassword",
+        )
     },
     **{
         ("volumes", name): block_storage.volume_action
-        for name in ("os-extend", "os-set_bootable", "os-update_readonly_flag")
+        for name in ("os-extend", "os-retype", "os-set_bootable", "os-update_readonly_flag")
     },
 }
 
@@ -100,6 +108,8 @@ RelatedAction = Callable[[CloudWorld, Body, Mapping[str, Any]], Body]
 RELATED_ACTIONS: Mapping[tuple[str, str], RelatedAction] = {
     ("servers", "attach_volume"): _attach,
     ("servers", "detach_volume"): _detach,
+    ("servers", "attach_interface"): compute.attach_interface,
+    ("servers", "detach_interface"): compute.detach_interface,
     ("routers", "add_router_interface"): network.add_router_interface,
     ("routers", "remove_router_interface"): network.remove_router_interface,
 }

@@ -11,7 +11,7 @@ from typing import Any
 
 from providers.simulated.errors import BadRequest, Conflict, ItemNotFound
 from providers.simulated.inventory import Body
-from providers.simulated.network import Ports, addresses_of
+from providers.simulated.network import Ports, addresses_of, refresh_server_addresses
 from providers.simulated.world import Building, CloudWorld
 
 NOVA_QUOTA_STATUS = 403
@@ -223,7 +223,10 @@ class Servers(Nova):
 
 
 def server_action(world: CloudWorld, server: Body, action: str, request: Mapping[str, Any]) -> Body:
-    """Nova's server actions: resize (then confirm or revert), rebuild, stop and start."""
+    """Nova's server actions: resize (then confirm or revert), rebuild, stop, start, changePassword.
+
+    A new administrator password is accepted and forgotten: the simulated cloud keeps no secrets.
+    """
     ready = SERVER_BUILDING.ready
     if action == "resize":
         flavor = world.inventory("flavors").get(str(request.get("flavorRef")))
@@ -252,6 +255,12 @@ def server_action(world: CloudWorld, server: Body, action: str, request: Mapping
         return world.start_building("servers", {**server, "image": {"id": image}, "status": "BUILD"})
     if action in ("os-stop", "os-start"):
         return {**server, "status": "SHUTOFF" if action == "os-stop" else ready}
+    if action == "changePassword":
+        if not request.get("adminPass"):
+            raise BadRequest(
+                "Invalid input for field/attribute changePassword: 'adminPass' is a required property"
+            )
+        return server
     raise BadRequest(f"Unsupported server action {action!r}.")
 
 
@@ -366,3 +375,55 @@ class ServerGroups(Nova):
 
 
 BEHAVIOURS = (Flavors(), Servers(), KeyPairs(), ServerGroups())
+
+
+def interface_of(port: Body) -> Body:
+    """A port as Nova's os-interface API shows it."""
+    return {
+        "port_id": port["id"],
+        "net_id": port["network_id"],
+        "mac_addr": port["mac_address"],
+        "port_state": port["status"],
+        "fixed_ips": port["fixed_ips"],
+    }
+
+
+def attach_interface(world: CloudWorld, server: Body, request: Mapping[str, Any]) -> Body:
+    """Nova's interface attach: bind a given port, or create one on a network (Nova then owns it)."""
+    wanted: list[dict[str, Any]] = []
+    if request.get("port_id"):
+        wanted.append({"port": request["port_id"]})
+    elif request.get("net_id"):
+        fixed = (request.get("fixed_ips") or [{}])[0].get("ip_address")
+        wanted.append({"uuid": request["net_id"], **({"fixed_ip": fixed} if fixed else {})})
+    else:
+        raise BadRequest(
+            "Invalid input for field/attribute interfaceAttachment: port_id or net_id is required."
+        )
+    ports, created = Servers._ports(world, server["id"], wanted, [])
+    attached = {
+        **server,
+        "_ports": [*server["_ports"], ports[0]["id"]],
+        "_created_ports": [*server["_created_ports"], *created],
+        "updated": world.timestamp(),
+    }
+    world.add("servers", attached)
+    refresh_server_addresses(world, server["id"])
+    return interface_of(ports[0])
+
+
+def detach_interface(world: CloudWorld, server: Body, request: Mapping[str, Any]) -> Body:
+    """Nova's interface detach: a port Nova created is deleted, a port it was given is unbound."""
+    port_id = str(request.get("port_id"))
+    if port_id not in server["_ports"]:
+        raise ItemNotFound(f"Port {port_id} is not attached to server {server['id']}.")
+    remaining = [port for port in server["_ports"] if port != port_id]
+    world.add("servers", {**server, "_ports": remaining, "updated": world.timestamp()})
+    port = world.inventory("ports").get(port_id)
+    if port is not None:
+        if port_id in server["_created_ports"]:
+            Ports().delete(world, port)
+        else:
+            world.add("ports", {**port, "device_id": "", "device_owner": "", "status": "DOWN"})
+    refresh_server_addresses(world, server["id"])
+    return {}

@@ -270,3 +270,24 @@ def test_concurrent_clients_each_get_their_own_answer(served: ServedCloud) -> No
         statuses = list(pool.map(create, range(20)))
     assert statuses == [201] * 20
     assert served.cloud.count("networks") == 21  # and the seeded public network
+
+
+def test_interfaces_attach_and_detach_and_a_password_change(connection: Connection) -> None:
+    network = connection.network.create_network(name="extra")
+    connection.network.create_subnet(network_id=network.id, cidr="10.7.0.0/24", ip_version=4)
+    server_id = boot(connection)
+    interface = connection.compute.create_server_interface(server_id, net_id=network.id)
+    assert interface.fixed_ips[0]["ip_address"] == "10.7.0.2"
+    assert [i.port_id for i in connection.compute.server_interfaces(server_id)] == [interface.port_id]
+    assert connection.compute.get_server(server_id).addresses["extra"][0]["addr"] == "10.7.0.2"
+    connection.compute.delete_server_interface(interface.port_id, server=server_id)
+    assert list(connection.compute.server_interfaces(server_id)) == []
+    assert connection.network.find_port(interface.port_id, ignore_missing=True) is None  # Nova made it
+    connection.compute.change_server_password(server_id, "new-password")
+
+
+def test_a_volume_is_retyped(connection: Connection, clock: SteppedClock) -> None:
+    volume = connection.block_storage.create_volume(size=1)
+    clock.advance(5.0)
+    connection.block_storage.retype_volume(volume.id, "fast")
+    assert connection.block_storage.get_volume(volume.id).volume_type == "fast"

@@ -270,3 +270,29 @@ def test_observe_reads_pages_not_resources() -> None:
 def test_adapters_pass_through_only_catalog_properties(adapter: Any) -> None:
     """A property the simulated provider reads must be one the catalog declares for that type."""
     assert set(adapter.passthrough) <= set(CATALOG[adapter.type_name].properties)
+
+
+def test_a_servers_networks_and_security_groups_change_in_place() -> None:
+    """Networks gained are attached, networks lost detached (Nova's own port deleted), groups set on ports."""
+    provider = make_provider()
+    fixture = Fixture(provider)
+    other = provider.create("OS::Neutron::Net", {"name": "other"}, marker("other")).physical_id
+    provider.create("OS::Neutron::Subnet", {"network": other, "cidr": "10.3.0.0/24"}, marker("other-subnet"))
+    desired = {
+        "flavor": "m1.tiny",
+        "image": IMAGE,
+        "networks": [{"network": "other"}],
+        "security_groups": ["web"],
+    }
+    changed = frozenset({"networks", "security_groups", "admin_pass"})
+    updated = provider.update(
+        "OS::Nova::Server", fixture.server, {**desired, "admin_pass": "s3cret"}, changed
+    )
+    assert updated.physical_id == fixture.server
+    assert updated.attributes["networks"] == {"other": ["10.3.0.2"]}
+    ports = provider.cloud.list("ports", where={"device_id": fixture.server})
+    assert [port["security_groups"] for port in ports] == [[fixture.group]]
+    assert (
+        provider.cloud.list("ports", where={"network_id": fixture.net, "device_owner": "compute:nova"}) == []
+    )
+    assert "s3cret" not in str(provider.cloud.get("servers", fixture.server))

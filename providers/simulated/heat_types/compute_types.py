@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from providers.interface import LiveResource, Marker, Permanent
+from providers.interface import LiveResource, Marker
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.errors import Conflict
 from providers.simulated.heat_types.adapter import TaggedCollection
@@ -63,11 +63,12 @@ class Server(TaggedCollection):
         properties: Mapping[str, Any],
         changed: frozenset[str],
     ) -> LiveResource:
-        unsupported = changed & {"networks", "security_groups", "admin_pass"}
-        if unsupported:
-            raise Permanent(
-                f"the simulated cloud cannot change {', '.join(sorted(unsupported))} of a server in place"
-            )
+        if "admin_pass" in changed and properties.get("admin_pass"):
+            cloud.act("servers", physical_id, "changePassword", {"adminPass": properties["admin_pass"]})
+        if "networks" in changed:
+            self._update_networks(cloud, physical_id, properties.get("networks") or [])
+        if "security_groups" in changed:
+            self._update_security_groups(cloud, physical_id, properties.get("security_groups") or [])
         if "name" in changed:
             cloud.update("servers", physical_id, {"name": properties.get("name") or ""})
         if "metadata" in changed:
@@ -81,8 +82,43 @@ class Server(TaggedCollection):
         if "image" in changed or "key_name" in changed:
             image = self.resolver.id_of("images", str(properties.get("image")), "Image")
             cloud.act("servers", physical_id, "rebuild", {"imageRef": image})
-        rest = changed - {"name", "metadata", "flavor", "image", "key_name"}
+        rest = changed - {
+            "name",
+            "metadata",
+            "flavor",
+            "image",
+            "key_name",
+            "admin_pass",
+            "networks",
+            "security_groups",
+        }
         return super().update(cloud, physical_id, properties, frozenset(rest & {"tags"}))
+
+    def _update_networks(
+        self, cloud: SimulatedCloud, server_id: str, desired: list[Mapping[str, Any]]
+    ) -> None:
+        """Attach the interfaces the template gained, detach the ones it lost (as Heat does)."""
+        ports = cloud.list("ports", ids=cloud.get("servers", server_id)["_ports"])
+        wanted = [self._network(entry) for entry in desired]
+        wanted_ports = {entry["port"] for entry in wanted if "port" in entry}
+        wanted_networks = [entry["uuid"] for entry in wanted if "uuid" in entry]
+        for port in ports:
+            if port["id"] in wanted_ports:
+                wanted_ports.discard(port["id"])
+            elif port["network_id"] in wanted_networks:
+                wanted_networks.remove(port["network_id"])
+            else:
+                cloud.act("servers", server_id, "detach_interface", {"port_id": port["id"]})
+        for port_id in sorted(wanted_ports):
+            cloud.act("servers", server_id, "attach_interface", {"port_id": port_id})
+        for network_id in wanted_networks:
+            cloud.act("servers", server_id, "attach_interface", {"net_id": network_id})
+
+    def _update_security_groups(self, cloud: SimulatedCloud, server_id: str, desired: list[str]) -> None:
+        groups = [self.resolver.id_of("security_groups", group, "Security group") for group in desired]
+        for port in cloud.list("ports", ids=cloud.get("servers", server_id)["_ports"]):
+            if sorted(port["security_groups"]) != sorted(groups):
+                cloud.update("ports", port["id"], {"security_groups": groups})
 
     def properties_of(self, body: Body) -> dict[str, Any]:
         observed = super().properties_of(body)

@@ -19,7 +19,7 @@ from providers.simulated.inventory import Body
 
 SERVICE = "cinder"
 MIN_VERSION, MAX_VERSION = "3.0", "3.70"
-VOLUME_ACTIONS = ("os-extend", "os-set_bootable", "os-update_readonly_flag")
+VOLUME_ACTIONS = ("os-extend", "os-retype", "os-set_bootable", "os-update_readonly_flag")
 VOLUME_TYPES = ({"id": "5f1c6a2e-7f0b-4c8e-9d61-3a1b2c3d4e5f", "name": "lvmdriver-1", "is_public": True,
                  "description": None, "extra_specs": {}},)  # fmt: skip
 VERSIONED = Callable[[ApiRequest, Mapping[str, str], str], ApiResponse]

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from providers.simulated.cloud import SimulatedCloud
+from providers.simulated.compute import interface_of
 from providers.simulated.errors import BadRequest, ItemNotFound
 from providers.simulated.http import microversions
 from providers.simulated.http.exchange import ApiRequest, ApiResponse, reply
@@ -22,7 +23,15 @@ SERVICE = "nova"
 PREFIX = "/compute/v2.1"
 MIN_VERSION, MAX_VERSION = "2.1", "2.100"
 LEGACY_HEADER = "X-OpenStack-Nova-API-Version"
-SERVER_ACTIONS = ("resize", "confirmResize", "revertResize", "rebuild", "os-stop", "os-start")
+SERVER_ACTIONS = (
+    "resize",
+    "confirmResize",
+    "revertResize",
+    "rebuild",
+    "os-stop",
+    "os-start",
+    "changePassword",
+)
 
 
 def at_least(version: str, wanted: str) -> bool:
@@ -56,6 +65,9 @@ class Nova:
             ("GET", "/servers/{id}/os-volume_attachments/{volume}", self.get_attachment),
             ("DELETE", "/servers/{id}/os-volume_attachments/{volume}", self.detach),
             ("GET", "/servers/{id}/os-interface", self.list_interfaces),
+            ("POST", "/servers/{id}/os-interface", self.attach_interface),
+            ("GET", "/servers/{id}/os-interface/{port}", self.get_interface),
+            ("DELETE", "/servers/{id}/os-interface/{port}", self.detach_interface),
             ("GET", "/flavors", self.list_flavors),
             ("GET", "/flavors/detail", self.list_flavors),
             ("GET", "/flavors/{id}", self.get_flavor),
@@ -261,17 +273,23 @@ class Nova:
     def list_interfaces(self, request: ApiRequest, params: Mapping[str, str], version: str) -> ApiResponse:
         server = self.cloud.get("servers", params["id"])
         ports = self.cloud.list("ports", ids=server["_ports"])
-        interfaces = [
-            {
-                "port_id": port["id"],
-                "net_id": port["network_id"],
-                "mac_addr": port["mac_address"],
-                "port_state": port["status"],
-                "fixed_ips": port["fixed_ips"],
-            }
-            for port in ports
-        ]
-        return reply(200, {"interfaceAttachments": interfaces})
+        return reply(200, {"interfaceAttachments": [interface_of(port) for port in ports]})
+
+    def attach_interface(self, request: ApiRequest, params: Mapping[str, str], version: str) -> ApiResponse:
+        attached = self.cloud.act(
+            "servers", params["id"], "attach_interface", request.member("interfaceAttachment")
+        )
+        return reply(200, {"interfaceAttachment": attached})
+
+    def get_interface(self, request: ApiRequest, params: Mapping[str, str], version: str) -> ApiResponse:
+        server = self.cloud.get("servers", params["id"])
+        if params["port"] not in server["_ports"]:
+            raise ItemNotFound(f"Port {params['port']} is not attached to server {params['id']}.")
+        return reply(200, {"interfaceAttachment": interface_of(self.cloud.get("ports", params["port"]))})
+
+    def detach_interface(self, request: ApiRequest, params: Mapping[str, str], version: str) -> ApiResponse:
+        self.cloud.act("servers", params["id"], "detach_interface", {"port_id": params["port"]})
+        return reply(202)
 
     # flavors
     def list_flavors(self, request: ApiRequest, _: Mapping[str, str], version: str) -> ApiResponse:
