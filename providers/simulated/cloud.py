@@ -38,7 +38,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
-from providers.simulated import block_storage, compute, network, seeds
+from providers.simulated import block_storage, compute, floating_ips, network, routers, security_groups, seeds
 from providers.simulated.errors import (
     BadRequest,
     CallTimedOut,
@@ -55,7 +55,14 @@ from providers.simulated.world import CloudWorld
 T = TypeVar("T")
 Page = list[Body]  # named here because `SimulatedCloud.list` shadows the builtin inside the class
 STATE_VERSION = 1
-BEHAVIOURS = (*compute.BEHAVIOURS, *network.BEHAVIOURS, *block_storage.BEHAVIOURS)
+BEHAVIOURS = (
+    *compute.BEHAVIOURS,
+    *network.BEHAVIOURS,
+    *routers.BEHAVIOURS,
+    *security_groups.BEHAVIOURS,
+    *floating_ips.BEHAVIOURS,
+    *block_storage.BEHAVIOURS,
+)
 
 ItemAction = Callable[[CloudWorld, Body, str, Mapping[str, Any]], Body]
 ITEM_ACTIONS: Mapping[tuple[str, str], ItemAction] = {
@@ -110,8 +117,8 @@ RELATED_ACTIONS: Mapping[tuple[str, str], RelatedAction] = {
     ("servers", "detach_volume"): _detach,
     ("servers", "attach_interface"): compute.attach_interface,
     ("servers", "detach_interface"): compute.detach_interface,
-    ("routers", "add_router_interface"): network.add_router_interface,
-    ("routers", "remove_router_interface"): network.remove_router_interface,
+    ("routers", "add_router_interface"): routers.add_router_interface,
+    ("routers", "remove_router_interface"): routers.remove_router_interface,
 }
 
 PRECEDING_ERRORS: Mapping[CallFault, Callable[[float], CloudError]] = {

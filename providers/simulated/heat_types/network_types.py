@@ -17,7 +17,8 @@ from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.errors import Conflict
 from providers.simulated.heat_types.adapter import TaggedCollection, pages, require_found, shown
 from providers.simulated.inventory import Body
-from providers.simulated.network import ROUTER_INTERFACE_OWNER, RULE_FIELDS
+from providers.simulated.network import ROUTER_INTERFACE_OWNER
+from providers.simulated.security_groups import RULE_FIELDS
 
 
 class Net(TaggedCollection):
