@@ -15,6 +15,7 @@ import random as random_module
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from reconciler.engine.batching import BatchPolicy
 from reconciler.engine.desired import DesiredGeneration, DesiredStack, Policy
 from reconciler.engine.held_shards import HeldShards
 from reconciler.engine.progress import Progress
@@ -101,6 +102,7 @@ class Engine:
         *,
         group_member: bool,
         is_group: bool,
+        batch: BatchPolicy | None = None,
     ) -> int:
         outcome = self._store.record_generation(
             stack,
@@ -124,6 +126,7 @@ class Engine:
                 policy,
                 group_member=group_member,
                 is_group=is_group,
+                batch=batch,
             )
         return generation.generation
 
@@ -145,6 +148,7 @@ class Engine:
             run.policy,
             group_member=run.group_member,
             is_group=run.is_group,
+            batch=run.batch,
         )
         self._runs[run.name] = fresh
         return fresh
@@ -310,8 +314,11 @@ class Engine:
         *,
         group_member: bool,
         is_group: bool,
+        batch: BatchPolicy | None = None,
     ) -> int:
-        return self._submit(child, commit, definition, policy, group_member=group_member, is_group=is_group)
+        return self._submit(
+            child, commit, definition, policy, group_member=group_member, is_group=is_group, batch=batch
+        )
 
     def remove_nested(self, child: str) -> bool:
         """Converge a stack (nested or not) to nothing; True once it holds no resources any more."""
@@ -345,9 +352,10 @@ class _NestedStacksOf:
         *,
         group_member: bool,
         is_group: bool,
+        batch: BatchPolicy | None = None,
     ) -> int:
         return self._engine.submit_nested(
-            child, commit, definition, policy, group_member=group_member, is_group=is_group
+            child, commit, definition, policy, group_member=group_member, is_group=is_group, batch=batch
         )
 
     def nested_report(self, child: str) -> StackReport | None:

@@ -7,6 +7,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+from reconciler.engine.batching import BatchPolicy
 from reconciler.engine.desired import DesiredStack, Policy
 from reconciler.engine.report import StackReport
 from reconciler.engine.settings import EngineSettings
@@ -33,6 +34,7 @@ class NestedStacks(Protocol):
         *,
         group_member: bool,
         is_group: bool,
+        batch: BatchPolicy | None = None,
     ) -> int:
         """Hand the child its desired definition; returns the child's generation number."""
         ...

@@ -19,6 +19,7 @@ from functools import partial
 from typing import Any
 
 from providers.interface import LiveResource, LiveStatus, Marker, Provider
+from reconciler.engine.batching import BatchPolicy, batch_policy
 from reconciler.engine.desired import DesiredStack, Policy
 from reconciler.engine.drift import Drift, baseline_of, detect_drift, managed_drift, remember_baseline
 from reconciler.engine.nested_values import NestedValues
@@ -77,6 +78,9 @@ class StackRun:
         self.records: dict[str, ResourceState] = {}
         self.retiring: list[ResourceState] = []
         self.prune_pending = False  # records left the template while a call for them was in flight
+        self.batch: BatchPolicy | None = None  # a group's pace (batch_create / rolling_update)
+        self.batch_resume_at = 0.0
+        self.batch_full = False  # ready work held back by the group's batch size or pause
         self.settled: set[str] = set()
         self.previously_settled: set[str] = set()
         self.previous_definition: DesiredStack | None = None
@@ -138,8 +142,10 @@ class StackRun:
         *,
         group_member: bool = False,
         is_group: bool = False,
+        batch: BatchPolicy | None = None,
     ) -> None:
         """Converge to `definition` from now on (None: converge to nothing, the stack is going away)."""
+        self.batch = batch
         if self.commit is not None and self.commit != commit and not self._settled_status():
             self.superseded.append(self.commit)
         self.previously_settled = self.settled
@@ -210,6 +216,8 @@ class StackRun:
     def next_wake(self) -> float | None:
         """When this stack next needs a pass without any call coming back (None: never)."""
         times = list(self.retry_at.values())
+        if self.batch_full and self.batch_resume_at > 0:
+            times.append(self.batch_resume_at)
         if self.waiting_ready:
             times.append(self.next_poll_at)
         if self.graph and self.records and not self.removing:
@@ -219,7 +227,7 @@ class StackRun:
 
     def can_move(self) -> bool:
         """Whether another pass now would do something: ready work, or a nested stack that settled."""
-        if self.ready and len(self.in_flight) < self.context.settings.in_flight_limit:
+        if self.ready and not self.batch_full and len(self.in_flight) < self.context.settings.in_flight_limit:
             return True
         for name, generation in self.waiting_children.items():
             state = self.records.get(name)
@@ -233,7 +241,7 @@ class StackRun:
     @property
     def busy(self) -> bool:
         """Something can move without time passing: calls to collect, decisions to take."""
-        return bool(self.in_flight or self.ready or self.awaiting_ids)
+        return bool(self.in_flight or (self.ready and not self.batch_full) or self.awaiting_ids)
 
     def _collect(self, now: float) -> None:
         for key, flight in list(self.in_flight.items()):
@@ -253,10 +261,32 @@ class StackRun:
 
     def _drain_ready(self, now: float) -> None:
         limit = self.context.settings.in_flight_limit
+        self.batch_full = False
         while self.ready and len(self.in_flight) < limit:
+            if not self._batch_has_room(now):
+                self.batch_full = True
+                break
             name = self.ready.popleft()
             self.queued.discard(name)
             self._decide(name, now)
+
+    def _members_in_progress(self) -> int:
+        acting = sum(1 for key in self.in_flight if isinstance(key, str))
+        return acting + len(self.waiting_children) + len(self.waiting_ready) + len(self.awaiting_ids)
+
+    def _batch_has_room(self, now: float) -> bool:
+        """A group with a batch policy works on `max_batch_size` members, pausing between batches."""
+        if self.batch is None:
+            return True
+        in_progress = self._members_in_progress()
+        if in_progress == 0 and self.batch_resume_at == -1.0:
+            self.batch_resume_at = now + self.batch.pause_time  # a batch just finished
+        if now < self.batch_resume_at:
+            return False
+        if in_progress >= self.batch.max_batch_size:
+            self.batch_resume_at = -1.0  # full: pause once it empties
+            return False
+        return True
 
     # Readiness -------------------------------------------------------------------------------
 
@@ -591,9 +621,21 @@ class StackRun:
             self.policy.cloud, self.policy.self_heal, self.policy.prune, self.policy.observe_interval
         )
         member = self.is_group or self.group_member
-        kind = self.definition.resources[name].nested_kind
+        resource = self.definition.resources[name]
+        kind = resource.nested_kind
+        batch = None
+        if kind in GROUP_KINDS:
+            batch = batch_policy(
+                self._resolved_update_policy(resource), creating=state.status is not RecordStatus.READY
+            )
         generation = self.context.nested.submit_nested(
-            child, self.commit or "", definition, policy, group_member=member, is_group=kind in GROUP_KINDS
+            child,
+            self.commit or "",
+            definition,
+            policy,
+            group_member=member,
+            is_group=kind in GROUP_KINDS,
+            batch=batch,
         )
         self.waiting_children[name] = generation
         self._check_child(name, now)
@@ -602,6 +644,15 @@ class StackRun:
         """The nested stack of `name` settled again on its own (drift repaired): read its values anew."""
         if name in self.settled and name not in self.waiting_children and name not in self.in_flight:
             self._unsettle(name)
+
+    def _resolved_update_policy(self, resource: Any) -> Any:
+        policy = getattr(resource, "update_policy", None)
+        if policy is None or self.definition is None:
+            return None
+        try:
+            return self.definition.resolve(policy, self.values)
+        except Exception:  # an unresolvable policy paces nothing rather than blocking the group
+            return None
 
     def _check_children(self, now: float) -> None:
         for name in list(self.waiting_children):

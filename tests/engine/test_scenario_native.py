@@ -116,3 +116,41 @@ def test_a_group_of_template_resources_is_a_tree_of_stacks_and_shrinks_by_prunin
     assert set(world.records("tree/nodes")) == {"0"}
     assert world.records("tree/nodes/2") == {}
     world.close()
+
+
+def paced_group(policy: str) -> str:
+    return f"""
+heat_template_version: 2018-08-31
+resources:
+  slow_group:
+    type: OS::Heat::ResourceGroup
+    update_policy: {policy}
+    properties:
+      count: 6
+      resource_def:
+        type: OS::Heat::TestResource
+        properties: {{value: member, wait_secs: 10}}
+"""
+
+
+def test_batch_create_paces_a_group(tmp_path: Path, sqlite_url: str) -> None:
+    """Six members that take 10 s each: all at once 10 s; two at a time with 5 s pauses, over 40 s."""
+    world = World(tmp_path, sqlite_url)
+    world.commit(
+        {
+            "free.yaml": paced_group("{}"),
+            "paced.yaml": paced_group("{batch_create: {max_batch_size: 2, pause_time: 5}}"),
+        }
+    )
+    started = world.clock.now()
+    world.submit("free", "free.yaml")
+    assert world.converge("free")["free"].status is StackStatus.CONVERGED
+    free = world.clock.now() - started
+
+    started = world.clock.now()
+    world.submit("paced", "paced.yaml")
+    assert world.converge("paced")["paced"].status is StackStatus.CONVERGED
+    paced = world.clock.now() - started
+
+    assert free < 15 and paced >= 3 * 10 + 2 * 5
+    world.close()
