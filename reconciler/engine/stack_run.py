@@ -35,7 +35,7 @@ from reconciler.engine.outcomes import (
 )
 from reconciler.engine.provider_calls import call_create, call_delete, call_observe, call_update
 from reconciler.engine.provider_set import ProviderSet
-from reconciler.engine.record_rows import plain_json, recorded_attributes
+from reconciler.engine.record_rows import UNRECORDED_ATTRIBUTES, plain_json, recorded_attributes
 from reconciler.engine.report import ActionCounts, Failure, StackReport
 from reconciler.engine.resource_state import RecordStatus, ResourceState
 from reconciler.engine.run_context import RunContext
@@ -786,8 +786,9 @@ class StackRun:
             return
         drift = detect_drift(state, live)
         if drift is Drift.IN_SYNC:
-            if live is not None and live.attributes:
+            if live is not None and _attributes_moved(state, live):
                 state.attributes = {**state.attributes, **recorded_attributes(live)}
+                self._mark_dirty(state)
             if live is not None and baseline_of(state) is None:
                 remember_baseline(state, live)
                 self._mark_dirty(state)
@@ -983,6 +984,18 @@ class StackRun:
         deletes, self.deleted_record_ids = self.deleted_record_ids, []
         self.dirty = {}
         return upserts, deletes
+
+
+def _attributes_moved(state: ResourceState, live: LiveResource) -> bool:
+    """Whether the cloud reports an attribute value other than the recorded one (cheap when not)."""
+    recorded = state.attributes
+    return any(
+        name not in UNRECORDED_ATTRIBUTES and recorded.get(name, _ABSENT) != value
+        for name, value in live.attributes.items()
+    )
+
+
+_ABSENT = object()
 
 
 def _string_leaves(value: Any) -> Iterable[str]:
