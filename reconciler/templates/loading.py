@@ -184,6 +184,9 @@ def _load_stack(
 
     pseudo = {**({"OS::stack_name": stack_name} if stack_name else {}), **pseudo_parameters}
     definition = bind(model, context, Binding(values=dict(values), pseudo=pseudo))
+    definition.identify_by_inputs(
+        {"template": template_path, "environments": list(environments), "values": values, "pseudo": pseudo}
+    )
     check_nested_tree(definition, chain=(template_path,), depth=0)
     problems = definition.problems_without_cloud()
     if problems:

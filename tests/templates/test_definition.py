@@ -36,6 +36,25 @@ def test_digest_is_stable_and_follows_every_input() -> None:
     assert _load(web=changed_web).digest() != digest
 
 
+def test_digest_follows_environments_and_their_order() -> None:
+    first = yaml.safe_dump({"parameter_defaults": {"size": 2}})
+    second = yaml.safe_dump({"parameter_defaults": {"size": 3}})
+    files = {
+        "top.yaml": yaml.safe_dump(TOP),
+        "lib/web.yaml": yaml.safe_dump(WEB),
+        "files/boot.sh": "echo hi\n",
+        "one.yaml": first,
+        "two.yaml": second,
+    }
+    source = MemorySource(files)
+    in_order = load_stack(source, "top.yaml", ("one.yaml", "two.yaml"))
+    reversed_order = load_stack(source, "top.yaml", ("two.yaml", "one.yaml"))
+    assert in_order.digest() == load_stack(source, "top.yaml", ("one.yaml", "two.yaml")).digest()
+    assert in_order.digest() != reversed_order.digest()
+    edited = MemorySource({**files, "two.yaml": yaml.safe_dump({"parameter_defaults": {"size": 4}})})
+    assert load_stack(edited, "top.yaml", ("one.yaml", "two.yaml")).digest() != in_order.digest()
+
+
 def test_input_files_list_everything_read() -> None:
     assert _load().input_files == frozenset({"top.yaml", "lib/web.yaml", "files/boot.sh"})
 
