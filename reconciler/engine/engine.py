@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from reconciler.engine.batching import BatchPolicy
+from reconciler.engine.call_pool import CallPool
 from reconciler.engine.desired import DesiredGeneration, DesiredStack, Policy
 from reconciler.engine.held_shards import HeldShards
 from reconciler.engine.progress import Progress
@@ -60,9 +61,7 @@ class Engine:
         self._leases = leases
         self._sleeper = sleeper
         self.settings = settings or EngineSettings()
-        self._pool = concurrent.futures.ThreadPoolExecutor(
-            self.settings.pool_size, thread_name_prefix="reconciler-call"
-        )
+        self._pool = CallPool(self.settings.pool_size, "reconciler-call")
         self._context = RunContext(
             self.settings, random or random_module.Random(), self._pool, _NestedStacksOf(self)
         )
@@ -72,7 +71,7 @@ class Engine:
 
     def close(self) -> None:
         """Stop the pool (calls in flight finish; nothing new starts)."""
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._pool.shutdown(cancel_pending=True)
 
     # Desired state ---------------------------------------------------------------------------
 
