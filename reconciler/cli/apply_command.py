@@ -16,8 +16,8 @@ from typing import Any, TypeVar
 
 import click
 import git
-import platformdirs
 
+from reconciler.cli.database_option import database_option
 from reconciler.daemon.clouds import CloudRoot, sim_cloud_path
 from reconciler.engine import Engine, EngineSettings, SoleWorkerLeases, StackReport
 from reconciler.engine.repository_apply import apply_repository
@@ -30,25 +30,6 @@ from state.workers import WorkerIdentity
 F = TypeVar("F", bound=Callable[..., Any])
 
 DEFAULT_TIMEOUT = 3600.0
-DATABASE_ENV = ("RECONCILER_DATABASE_URL", "RECONCILER_DATABASE")
-
-
-def default_database_url() -> str:
-    """A SQLite file under the user's state directory."""
-    directory = Path(platformdirs.user_state_dir("reconciler"))
-    directory.mkdir(parents=True, exist_ok=True)
-    return f"sqlite:///{directory / 'state.sqlite'}"
-
-
-def database_option() -> Callable[[F], F]:
-    """`--database URL` (also RECONCILER_DATABASE_URL), defaulting to the user's state directory."""
-    return click.option(
-        "--database",
-        "database",
-        envvar=list(DATABASE_ENV),
-        default=None,
-        help="SQLAlchemy URL of the state database (default: a SQLite file in the user state directory).",
-    )
 
 
 def commit_of(repo: Path) -> str:
@@ -89,9 +70,9 @@ def _converge(
     show_default=True,
     help="Give up after this many seconds.",
 )
-def command(repo: Path, database: str | None, timeout: float) -> None:
+def command(repo: Path, database: str, timeout: float) -> None:
     """Converge the repository's HEAD once and exit (0 when every stack is CONVERGED)."""
-    url = database or default_database_url()
+    url = database
     clock = SystemClock()
     store = open_store(url, clock=clock)
     worker = WorkerIdentity(

@@ -5,21 +5,10 @@ from __future__ import annotations
 import click
 import sqlalchemy as sa
 
+from reconciler.cli.database_option import database_option
 from state.errors import InvalidDatabaseUrl
 from state.migrate import current_revision, head_revision, upgrade
 from state.urls import display_url
-
-DATABASE_HELP = (
-    "SQLAlchemy URL of the state database: sqlite:///path, postgresql+psycopg://user@host/db, "
-    "postgresql+psycopg:///db?host=/var/run/postgresql (plain postgresql:// means psycopg 3)."
-)
-
-
-def database_option() -> click.Option:
-    """The `--database` option every state command shares (also read from RECONCILER_DATABASE)."""
-    return click.Option(
-        ["--database", "database"], required=True, envvar="RECONCILER_DATABASE", help=DATABASE_HELP
-    )
 
 
 @click.group(name="db")
@@ -27,7 +16,8 @@ def command() -> None:
     """Manage the state database."""
 
 
-@command.command(name="upgrade", params=[database_option()])
+@command.command(name="upgrade")
+@database_option()
 def upgrade_command(database: str) -> None:
     """Create the state tables or bring them to the newest schema, keeping the data."""
     try:
@@ -43,7 +33,8 @@ def upgrade_command(database: str) -> None:
         click.echo(f"{where}: already at the newest schema ({outcome.after})")
 
 
-@command.command(name="current", params=[database_option()])
+@command.command(name="current")
+@database_option()
 def current_command(database: str) -> None:
     """Print the database's schema revision and the newest one this version knows."""
     try:

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from reconciler.cli.apply_command import database_option, default_database_url
+from reconciler.cli.database_option import database_option
 from state.clock import SystemClock
 from state.store import open_store
 
@@ -17,9 +17,9 @@ from state.store import open_store
 @click.option(
     "--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
-def command(stack: str, database: str | None, output_format: str) -> None:
+def command(stack: str, database: str, output_format: str) -> None:
     """Print a stack's outputs (JSON: an object of output name to value)."""
-    store = open_store(database or default_database_url(), clock=SystemClock())
+    store = open_store(database, clock=SystemClock())
     try:
         state = store.read_stack(stack)
     finally:

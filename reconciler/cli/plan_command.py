@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 import git
 
-from reconciler.cli.apply_command import DATABASE_ENV, default_database_url
+from reconciler.cli.database_option import database_option
 from reconciler.daemon.clouds import CloudRoot, sim_cloud_path
 from reconciler.daemon.plan_notes import plan_for_stack
 from reconciler.source.commit_files import CommitFileSource
@@ -33,16 +33,11 @@ EXIT_INVALID = 1
     show_default=True,
     help="The git repository holding the commit.",
 )
-@click.option(
-    "--database",
-    envvar=list(DATABASE_ENV),
-    default=None,
-    help="SQLAlchemy URL of the state database (default: a SQLite file in the user state directory).",
-)
+@database_option()
 @click.option(
     "--format", "output_format", type=click.Choice(sorted(RENDERERS)), default="text", show_default=True
 )
-def command(rev: str, repo_path: Path, database: str | None, output_format: str) -> None:
+def command(rev: str, repo_path: Path, database: str, output_format: str) -> None:
     """Compute and print the plan of REV (default HEAD) against the recorded state, applying nothing."""
     try:
         repo = git.Repo(repo_path, search_parent_directories=True)
@@ -64,7 +59,7 @@ def command(rev: str, repo_path: Path, database: str | None, output_format: str)
         )
         click.echo(RENDERERS[output_format](files.sha, [line]), nl=False)
         raise SystemExit(EXIT_INVALID)
-    url = database or default_database_url()
+    url = database
     store = open_store(url, clock=clock)
     clouds = CloudRoot(clock, sim_path=sim_cloud_path(url))
     try:

@@ -7,7 +7,7 @@ import json
 import click
 import sqlalchemy as sa
 
-from reconciler.cli.db_command import database_option
+from reconciler.cli.database_option import database_option
 from state.clock import SystemClock
 from state.errors import InvalidDatabaseUrl
 from state.lease_settings import LeaseSettings
@@ -33,7 +33,8 @@ def render_text(overview: LeaseOverview) -> str:
     return "\n".join(lines) + "\n"
 
 
-@click.command(name="shards", params=[database_option()])
+@click.command(name="shards")
+@database_option()
 @click.option(
     "--format",
     "output_format",
