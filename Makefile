@@ -42,7 +42,7 @@ contracts: $(TEST_INSTALLED)
 pytest: $(TEST_INSTALLED)
 	$(BIN)/pytest
 
-## bench: the long benchmarks and soak tests the default run skips
+## bench: the soak tests the default run skips (benchmarks: python -m bench.<name>)
 bench: $(TEST_INSTALLED)
 	$(BIN)/pytest -m slow -s
 
