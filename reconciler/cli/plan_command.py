@@ -9,12 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-import git
 
+from reconciler.cli.commit_argument import commit_argument, open_commit
 from reconciler.cli.database_option import database_option
 from reconciler.daemon.clouds import CloudRoot, sim_cloud_path
 from reconciler.daemon.plan_notes import plan_for_stack
-from reconciler.source.commit_files import CommitFileSource
 from reconciler.source.note_lines import PLAN, REPOSITORY_SCOPE, NoteLine
 from reconciler.source.note_rendering import RENDERERS
 from reconciler.source.revisions import InvalidCommit, read_commit_config
@@ -24,28 +23,14 @@ EXIT_INVALID = 1
 
 
 @click.command(name="plan")
-@click.argument("rev", default="HEAD")
-@click.option(
-    "--repo",
-    "repo_path",
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
-    default=Path("."),
-    show_default=True,
-    help="The git repository holding the commit.",
-)
+@commit_argument("The git repository holding the commit.")
 @database_option()
 @click.option(
     "--format", "output_format", type=click.Choice(sorted(RENDERERS)), default="text", show_default=True
 )
 def command(rev: str, repo_path: Path, database: str, output_format: str) -> None:
     """Compute and print the plan of REV (default HEAD) against the recorded state, applying nothing."""
-    try:
-        repo = git.Repo(repo_path, search_parent_directories=True)
-        files = CommitFileSource(repo, rev)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-        raise click.ClickException(f"{repo_path}: not a git repository") from None
-    except (git.BadName, ValueError):
-        raise click.ClickException(f"{rev}: no such commit in {repo_path}") from None
+    _, files = open_commit(repo_path, rev)
     clock = SystemClock()
     read = read_commit_config(files)
     if isinstance(read, InvalidCommit):

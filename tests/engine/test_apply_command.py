@@ -3,25 +3,17 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import git
 from click.testing import CliRunner
 
+from reconciler.cli.demo import make_sample_repository
 from reconciler.cli.main import cli
-
-SAMPLES = Path(__file__).resolve().parents[2] / "samples-repo"
 
 
 def samples_copy(destination: Path) -> Path:
-    shutil.copytree(SAMPLES, destination)
-    repo = git.Repo.init(destination, initial_branch="main")
-    with repo.config_writer() as config:
-        config.set_value("user", "name", "Scenario")
-        config.set_value("user", "email", "scenario@reconciler.invalid")
-    repo.git.add(A=True)
-    repo.index.commit("samples")
+    make_sample_repository(destination)
     return destination
 
 

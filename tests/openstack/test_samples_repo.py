@@ -7,34 +7,29 @@ the cloud holds the servers and volumes; when it runs again on the same commit, 
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
-import git
 from click.testing import CliRunner
 
 from providers.simulated.settings import CloudSettings
+from reconciler.cli.demo import make_sample_repository
 from reconciler.cli.main import cli
 from tests.openstack.conftest import CLOUD_NAME, StartCloud
 
-SAMPLES = Path(__file__).resolve().parents[2] / "samples-repo"
 WRITES = ("create", "update", "delete")
 
 
 def samples_on(cloud_name: str, directory: Path) -> Path:
-    shutil.copytree(SAMPLES, directory)
+    """samples-repo committed as `make demo` commits it, then pointed at `cloud_name`."""
+    repo = make_sample_repository(directory)
     config = directory / "reconciler.yaml"
     lines = config.read_text(encoding="utf-8").splitlines()
     config.write_text(
         "\n".join(f"  cloud: {cloud_name}" if line.startswith("  cloud:") else line for line in lines) + "\n",
         encoding="utf-8",
     )
-    repo = git.Repo.init(directory, initial_branch="main")
-    with repo.config_writer() as writer:
-        writer.set_value("user", "name", "Samples")
-        writer.set_value("user", "email", "samples@reconciler.invalid")
-    repo.git.add(A=True)
-    repo.index.commit("samples")
+    repo.index.add(["reconciler.yaml"])
+    repo.index.commit(f"Converge on {cloud_name}")
     return directory
 
 
