@@ -37,6 +37,7 @@ from state.store import Store
 
 REAL_WAIT_SLICE = 0.05  # seconds to wait for a call to come back before looking again
 MAX_EXTRA_ROUNDS = 16  # passes repeated within one step while nested stacks hand results up
+LOST_EPOCH = -1  # the epoch remembered for a stack whose shard this worker lost
 
 
 class Engine:
@@ -181,7 +182,9 @@ class Engine:
                 run.step(now)
         self._write_records(acting, held)
         for run in acting:
-            if run.name in self._runs:
+            # A run whose shard was just lost sends nothing more: its intents were not written,
+            # and whoever holds the shard now rebuilds it from the records.
+            if run.name in self._runs and self._epochs.get(run.name) != LOST_EPOCH:
                 run.ids_assigned()
         self._notify_parents(acting)
         self._write_statuses(acting, held)
@@ -237,8 +240,7 @@ class Engine:
     def _drop_shard(self, shard: int) -> None:
         """The lease is gone: stop acting on its stacks; whoever holds it now carries on."""
         for name in [name for name, run in self._runs.items() if run.shard == shard]:
-            self._epochs.pop(name, None)
-            self._epochs[name] = -1  # forces a rebuild from records if the shard comes back
+            self._epochs[name] = LOST_EPOCH  # forces a rebuild from records if the shard comes back
 
     def _progress(self, runs: list[StackRun]) -> Progress:
         wakes = [wake for run in runs if (wake := run.next_wake()) is not None]

@@ -453,7 +453,7 @@ class StackRun:
             if state.is_replacement and state.attempts >= REPLACE_CONFLICTS_BEFORE_DELETE_FIRST:
                 self._delete_predecessor_first(state)
         elif isinstance(outcome, Failed):
-            self._fail_state(state, outcome.message)
+            self._fail_state(state, outcome.message, sent_for=state.generation)
         else:
             self._retry(state, RetryLater("create answered as if the resource were gone"), now)
 
@@ -494,10 +494,18 @@ class StackRun:
         self.retry_at[state.name] = state.next_attempt_at
         self._mark_dirty(state)
 
-    def _fail_state(self, state: ResourceState, message: str) -> None:
+    def _fail_state(self, state: ResourceState, message: str, *, sent_for: int | None = None) -> None:
+        """The resource failed; `sent_for` is the generation a failed call was sent for.
+
+        A call's refusal that arrives after a newer generation took over says nothing about the
+        newest one (supersede, never block): the resource is decided afresh against it.
+        """
         state.status = RecordStatus.FAILED
         state.last_error = message
         self._mark_dirty(state)
+        if sent_for is not None and sent_for != self.generation:
+            self._consider(state.name)
+            return
         if self.records.get(state.name) is state and state.name in self.graph:
             self.failures[state.name] = message
 
@@ -526,7 +534,7 @@ class StackRun:
             elif isinstance(outcome, RetryLater):
                 self._retry(state, outcome, at)
             elif isinstance(outcome, Failed):
-                self._fail_state(state, outcome.message)
+                self._fail_state(state, outcome.message, sent_for=generation)
 
         call = partial(call_update, provider, type_name, physical_id, desired, changed)
         if self.providers.is_inline(type_name):
@@ -884,8 +892,13 @@ class StackRun:
                 )
                 self.retry_at[key] = at + delay
             elif isinstance(outcome, Failed):
+                # Reported, and tried again only after a back-off: a refused delete is not sent
+                # again on every pass.
+                state.attempts += 1
                 state.last_error = outcome.message
                 self.failures[f"{state.name} ({physical_id})"] = f"delete failed: {outcome.message}"
+                delay = self.context.settings.backoff.delay(state.attempts, None, self.context.random)
+                self.retry_at[key] = at + delay
 
         call = partial(call_delete, provider, type_name, physical_id)
         if self.providers.is_inline(type_name):

@@ -87,3 +87,25 @@ def test_a_worker_killed_between_create_and_record_is_taken_over_without_duplica
     assert world.records("app") == records_after_takeover
     worker_a.close()
     world.close()
+
+
+def test_a_worker_that_lost_its_lease_sends_no_create(tmp_path: Path, database_url: str) -> None:
+    """Given worker A about to create a server, whose lease expired and went to worker B before A's
+    next pass; when A runs that pass; then its intent write is refused and no create leaves it."""
+    world = World(tmp_path, database_url)
+    world.commit({"stack.yaml": servers(["web"])})
+    worker_a = world.engine
+    world.clock.sleep(world.store.settings.lease_seconds + 1)
+    worker_b = world.start_worker("worker-b")
+    worker_b.step()  # B takes every shard over
+
+    world.engine = worker_a
+    world.submit("app", "stack.yaml")
+    worker_a.step()
+    worker_a.wait_for_calls()
+
+    assert world.live("servers") == []
+    assert world.records("app") == {}
+    worker_a.close()
+    worker_b.close()
+    world.store.close()

@@ -57,3 +57,26 @@ def test_ten_overlapping_commits_end_in_the_last_ones_state(world: World) -> Non
     assert live_server_names(world) == ["s9x", "s9y"]
     assert len(world.live("ports")) == 2 and len(world.live("networks")) == 2  # ours and the public one
     assert set(world.records("app")) == {"net", "s9x", "s9x_port", "s9y", "s9y_port"}
+
+
+LONE_SERVER = """heat_template_version: 2018-08-31
+resources:
+  web:
+    type: OS::Nova::Server
+    properties: {{name: web, image: cirros-0.6.2-x86_64-disk, flavor: {flavor}}}
+"""
+
+
+def test_a_failure_of_the_superseded_commit_does_not_block_the_newest(world: World) -> None:
+    """Given a create sent for a commit naming a flavor the cloud lacks; when a commit fixing the
+    flavor arrives before that create's answer is read; then the newest commit converges."""
+    world.commit({"stack.yaml": LONE_SERVER.format(flavor="no-such-flavor")})
+    world.submit("app", "stack.yaml")
+    world.engine.step()  # the create is sent; its refusal is read on the next pass
+
+    world.commit({"stack.yaml": LONE_SERVER.format(flavor="m1.small")})
+    world.submit("app", "stack.yaml")
+    report = world.converge("app")["app"]
+
+    assert report.status is StackStatus.CONVERGED, report.failures
+    assert [server["name"] for server in world.live("servers")] == ["web"]
