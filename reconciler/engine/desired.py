@@ -49,6 +49,8 @@ class DesiredStack(Protocol):
 
     def digest(self) -> str: ...
 
+    def without_secrets(self, text: str) -> str: ...
+
 
 class StackPolicy(Protocol):
     """The per-stack settings of `reconciler.yaml` the engine obeys."""

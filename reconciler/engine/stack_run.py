@@ -132,6 +132,11 @@ class StackRun:
                 self.records[state.name] = state
             if state.status is RecordStatus.CREATE_IN_PROGRESS and state.physical_id is None:
                 state.attempts = max(state.attempts, 1)  # a create may have happened: adopt by marker first
+        # A replaced record waits for its successor's dependents before it is deleted: link them again.
+        by_record_id = {state.record_id: state for state in self.records.values() if state.record_id}
+        for state in self.retiring:
+            if state.successor is None and state.recorded_replaced_by is not None:
+                state.successor = by_record_id.get(state.recorded_replaced_by)
 
     def set_desired(
         self,
@@ -390,7 +395,12 @@ class StackRun:
             self._fail(name, f"no provider serves {type_name} on cloud {self.policy.cloud!r}")
         return provider
 
+    def _without_secrets(self, text: str) -> str:
+        """`text` with the stack's hidden parameter values masked (failures reach the store)."""
+        return self.definition.without_secrets(text) if self.definition is not None else text
+
     def _fail(self, name: str, reason: str) -> None:
+        reason = self._without_secrets(reason)
         self.failures[name] = reason
         state = self.records.get(name)
         if state is not None:
@@ -500,6 +510,7 @@ class StackRun:
         A call's refusal that arrives after a newer generation took over says nothing about the
         newest one (supersede, never block): the resource is decided afresh against it.
         """
+        message = self._without_secrets(message)
         state.status = RecordStatus.FAILED
         state.last_error = message
         self._mark_dirty(state)
@@ -895,8 +906,8 @@ class StackRun:
                 # Reported, and tried again only after a back-off: a refused delete is not sent
                 # again on every pass.
                 state.attempts += 1
-                state.last_error = outcome.message
-                self.failures[f"{state.name} ({physical_id})"] = f"delete failed: {outcome.message}"
+                state.last_error = self._without_secrets(outcome.message)
+                self.failures[f"{state.name} ({physical_id})"] = f"delete failed: {state.last_error}"
                 delay = self.context.settings.backoff.delay(state.attempts, None, self.context.random)
                 self.retry_at[key] = at + delay
 

@@ -45,6 +45,36 @@ def test_a_quota_error_fails_that_resource_with_the_clouds_message(tmp_path: Pat
     world.close()
 
 
+HIDDEN_FLAVOR = """heat_template_version: 2018-08-31
+parameters:
+  flavor: {type: string, hidden: true}
+resources:
+  web:
+    type: OS::Nova::Server
+    properties: {name: web, image: cirros-0.6.2-x86_64-disk, flavor: {get_param: flavor}}
+"""
+
+
+def test_a_cloud_message_quoting_a_hidden_parameter_is_stored_masked(
+    tmp_path: Path, database_url: str
+) -> None:
+    """Given a hidden parameter the cloud quotes back in its refusal; then neither the report, the
+    stack's stored reasons nor the resource record carry its value."""
+    world = World(tmp_path, database_url)
+    world.commit({"stack.yaml": HIDDEN_FLAVOR})
+    world.submit("app", "stack.yaml", {"flavor": "s3cret-flavor"})
+
+    report = world.converge("app")["app"]
+
+    assert report.status is StackStatus.FAILED
+    (failure,) = report.failures
+    assert "could not be found" in failure.reason and "s3cret" not in failure.reason
+    stored = world.store.read_stack("app")
+    assert stored is not None and stored.reasons and not any("s3cret" in reason for reason in stored.reasons)
+    assert "s3cret" not in str(world.records("app")["web"].last_error)
+    world.close()
+
+
 def test_a_server_stuck_in_build_is_replaced_past_its_deadline(tmp_path: Path, database_url: str) -> None:
     world = World(tmp_path, database_url, cloud=CloudSettings(time_to_active=10.0))
     world.commit({"stack.yaml": servers(["web"])})
