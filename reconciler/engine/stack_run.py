@@ -76,7 +76,8 @@ class StackRun:
         self.graph: Mapping[str, frozenset[str]] = {}
         self.dependents: dict[str, list[str]] = {}
         self.records: dict[str, ResourceState] = {}
-        self.retiring: list[ResourceState] = []
+        # Records on their way out (replaced, pruned), by id(): removal must not scan a list.
+        self.retiring: dict[int, ResourceState] = {}
         self.prune_pending = False  # records left the template while a call for them was in flight
         self.batch: BatchPolicy | None = None  # a group's pace (batch_create / rolling_update)
         self.batch_resume_at = 0.0
@@ -120,12 +121,12 @@ class StackRun:
         """Rebuild from the store's records after a takeover (or a restart)."""
         for state in records:
             if state.status in (RecordStatus.RETIRED, RecordStatus.DELETE_IN_PROGRESS):
-                self.retiring.append(state)
+                self.retiring[id(state)] = state
             elif state.name in self.records:  # an unfinished replacement: the newest record wins
                 older = self.records[state.name]
                 older.successor = state
                 older.status = RecordStatus.RETIRED
-                self.retiring.append(older)
+                self.retiring[id(older)] = older
                 self._mark_dirty(older)
                 self.records[state.name] = state
             else:
@@ -134,7 +135,7 @@ class StackRun:
                 state.attempts = max(state.attempts, 1)  # a create may have happened: adopt by marker first
         # A replaced record waits for its successor's dependents before it is deleted: link them again.
         by_record_id = {state.record_id: state for state in self.records.values() if state.record_id}
-        for state in self.retiring:
+        for state in self.retiring.values():
             if state.successor is None and state.recorded_replaced_by is not None:
                 state.successor = by_record_id.get(state.recorded_replaced_by)
 
@@ -201,7 +202,7 @@ class StackRun:
             state = self.records.pop(name)
             state.status = RecordStatus.RETIRED
             self._mark_dirty(state)
-            self.retiring.append(state)
+            self.retiring[id(state)] = state
 
     # The pass --------------------------------------------------------------------------------
 
@@ -469,7 +470,7 @@ class StackRun:
 
     def _delete_predecessor_first(self, state: ResourceState) -> None:
         """Create-before-delete keeps failing: the old copy is in the way, so it goes first."""
-        for old in self.retiring:
+        for old in self.retiring.values():
             if old.successor is state and not old.delete_first:
                 old.delete_first = True
 
@@ -568,7 +569,7 @@ class StackRun:
         state.status = RecordStatus.RETIRED
         self._mark_dirty(state)
         self.records.pop(state.name, None)
-        self.retiring.append(state)
+        self.retiring[id(state)] = state
         self._create(state.name, type_name, desired, None, now)
         state.successor = self.records.get(state.name)
         if state.successor is not None:
@@ -602,7 +603,7 @@ class StackRun:
         waiting, self.awaiting_ids = self.awaiting_ids, []
         for dispatch in waiting:
             dispatch()
-        for state in self.retiring:
+        for state in self.retiring.values():
             if state.replaced_by != state.recorded_replaced_by:
                 self._mark_dirty(state)  # written again, now that its successor has an id
 
@@ -848,7 +849,7 @@ class StackRun:
         if not self.retiring:
             return
         referenced = self._referenced_physical_ids()
-        for state in list(self.retiring):
+        for state in list(self.retiring.values()):
             key = ("delete", id(state))
             if key in self.in_flight or key in self.retry_at:
                 continue
@@ -857,9 +858,9 @@ class StackRun:
             self._delete(state, key, now)
 
     def _referenced_physical_ids(self) -> set[str]:
-        retiring_ids = {state.physical_id for state in self.retiring if state.physical_id}
+        retiring_ids = {state.physical_id for state in self.retiring.values() if state.physical_id}
         referenced: set[str] = set()
-        for state in (*self.records.values(), *self.retiring):
+        for state in (*self.records.values(), *self.retiring.values()):
             for leaf in _string_leaves(state.properties):
                 if leaf in retiring_ids and leaf != state.physical_id:
                     referenced.add(leaf)
@@ -921,8 +922,7 @@ class StackRun:
         return self.providers.resource_type(state.type) is None
 
     def _forget(self, state: ResourceState, *, deleted: bool = False) -> None:
-        if state in self.retiring:
-            self.retiring.remove(state)
+        self.retiring.pop(id(state), None)
         self.dirty.pop(id(state), None)
         if state.record_id is not None:
             self.deleted_record_ids.append(state.record_id)
