@@ -42,6 +42,7 @@ from reconciler.engine.run_context import RunContext
 from reconciler.engine.stack_status import StackStatus, summarize_status
 from reconciler.engine.unchanged_inputs import inputs_beside_template_unchanged
 from reconciler.plan import Action, RecordedResource, plan_resource
+from reconciler.plan.deletion_order import string_leaves
 from reconciler.templates.errors import Unresolved
 
 # Types whose physical resource holds data no recreate brings back: a lone one vanishing needs a person.
@@ -861,7 +862,7 @@ class StackRun:
         retiring_ids = {state.physical_id for state in self.retiring.values() if state.physical_id}
         referenced: set[str] = set()
         for state in (*self.records.values(), *self.retiring.values()):
-            for leaf in _string_leaves(state.properties):
+            for leaf in string_leaves(state.properties):
                 if leaf in retiring_ids and leaf != state.physical_id:
                     referenced.add(leaf)
         return referenced
@@ -1020,14 +1021,3 @@ def _attributes_moved(state: ResourceState, live: LiveResource) -> bool:
 
 
 _ABSENT = object()
-
-
-def _string_leaves(value: Any) -> Iterable[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _string_leaves(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _string_leaves(item)

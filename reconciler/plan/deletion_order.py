@@ -15,15 +15,16 @@ from typing import Any
 from reconciler.plan.recorded import RecordedResource
 
 
-def _string_leaves(value: Any) -> Iterator[str]:
+def string_leaves(value: Any) -> Iterator[str]:
+    """Every string inside a JSON-like value (where physical ids of other resources hide)."""
     if isinstance(value, str):
         yield value
     elif isinstance(value, Mapping):
         for item in value.values():
-            yield from _string_leaves(item)
+            yield from string_leaves(item)
     elif isinstance(value, list | tuple):
         for item in value:
-            yield from _string_leaves(item)
+            yield from string_leaves(item)
 
 
 def recorded_references(records: Mapping[str, RecordedResource]) -> Mapping[str, frozenset[str]]:
@@ -31,7 +32,7 @@ def recorded_references(records: Mapping[str, RecordedResource]) -> Mapping[str,
     by_physical_id = {record.physical_id: name for name, record in records.items() if record.physical_id}
     references: dict[str, frozenset[str]] = {}
     for name, record in records.items():
-        found = {by_physical_id[leaf] for leaf in _string_leaves(record.properties) if leaf in by_physical_id}
+        found = {by_physical_id[leaf] for leaf in string_leaves(record.properties) if leaf in by_physical_id}
         found.discard(name)
         references[name] = frozenset(found)
     return references
