@@ -74,6 +74,12 @@ def read_records(connection: sa.Connection, stack: str) -> list[RecordedResource
     return [RecordedResource(*row) for row in rows]
 
 
+def count_records(connection: sa.Connection, stack: str) -> int:
+    """How many records `stack` has."""
+    query = sa.select(sa.func.count()).select_from(RECORDS).where(RECORDS.c.stack == stack)
+    return int(connection.execute(query).scalar_one())
+
+
 def _row(record_id: int, write: RecordWrite, now: float) -> RecordRow:
     values = {
         "id": record_id,

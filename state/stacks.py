@@ -47,6 +47,19 @@ class Generation:
 
 
 @dataclass(frozen=True)
+class GenerationSeen:
+    """A generation as a worker discovers it on its shards; `id` orders generations store-wide."""
+
+    id: int
+    stack: str
+    shard: int
+    generation: int
+    commit_sha: str
+    definition_digest: str
+    inputs: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class NewGeneration:
     """The digest changed: a new generation was recorded."""
 
@@ -194,3 +207,56 @@ def stacks_on_shards(connection: sa.Connection, shards: list[int]) -> list[Stack
         sa.select(STACKS.c.name, STACKS.c.shard).where(STACKS.c.shard.in_(shards)).order_by(STACKS.c.name)
     )
     return [StackRef(name, shard) for name, shard in rows]
+
+
+def read_stacks(connection: sa.Connection, names: list[str]) -> dict[str, StackState]:
+    """The rows of the named stacks that exist, by name (one query per 500 names)."""
+    found: dict[str, StackState] = {}
+    for start in range(0, len(names), _IN_CHUNK):
+        rows = connection.execute(
+            sa.select(
+                STACKS.c.name,
+                STACKS.c.shard,
+                STACKS.c.status,
+                STACKS.c.status_reasons,
+                STACKS.c.status_generation,
+                STACKS.c.outputs,
+                STACKS.c.updated_at,
+            ).where(STACKS.c.name.in_(names[start : start + _IN_CHUNK]))
+        )
+        for name, shard, status, reasons, generation, outputs, updated_at in rows:
+            found[name] = StackState(
+                name, shard, StackStatus(status), tuple(reasons), generation, outputs, updated_at
+            )
+    return found
+
+
+_IN_CHUNK = 500
+
+
+def generations_since(
+    connection: sa.Connection, shards: list[int], after_id: int, up_to: int
+) -> list[GenerationSeen]:
+    """Generations with `after_id < id <= up_to` of the stacks on `shards`, oldest first."""
+    if not shards:
+        return []
+    rows = connection.execute(
+        sa.select(
+            GENERATIONS.c.id,
+            GENERATIONS.c.stack,
+            STACKS.c.shard,
+            GENERATIONS.c.generation,
+            GENERATIONS.c.commit_sha,
+            GENERATIONS.c.definition_digest,
+            GENERATIONS.c.inputs,
+        )
+        .join(STACKS, STACKS.c.name == GENERATIONS.c.stack)
+        .where(GENERATIONS.c.id > after_id, GENERATIONS.c.id <= up_to, STACKS.c.shard.in_(shards))
+        .order_by(GENERATIONS.c.id)
+    )
+    return [GenerationSeen(*row) for row in rows]
+
+
+def newest_generation_id(connection: sa.Connection) -> int:
+    """The highest generation id in the store (0 when there is none)."""
+    return int(connection.execute(sa.select(sa.func.max(GENERATIONS.c.id))).scalar_one_or_none() or 0)

@@ -27,7 +27,14 @@ from state.lease_table import ShardLeaseView, lease_table
 from state.migrate import upgrade
 from state.outbox import NoteLine, PendingNote
 from state.records import RecordedResource, RecordsWritten, RecordWrite
-from state.stacks import Generation, GenerationOutcome, StackRef, StackState, StackStatus
+from state.stacks import (
+    Generation,
+    GenerationOutcome,
+    GenerationSeen,
+    StackRef,
+    StackState,
+    StackStatus,
+)
 from state.transactions import RetryPolicy, Transactor
 from state.work_queue import ClaimedWorkItem, NewWorkItem, QueueCounts, RetryRequest, Settled
 from state.workers import Heartbeat, LiveWorker, Reaped, WorkerIdentity
@@ -168,7 +175,8 @@ class Store:
     ) -> GenerationOutcome:
         """Record a new generation of `stack` only when its definition digest changed.
 
-        `inputs` is stored as given and shown to operators: leave hidden parameters' values out.
+        `inputs` is stored as given. A nested stack's lineage in it holds its parents' resolved
+        properties (hidden values included, as resource records hold them): never display it.
         """
 
         def work(connection: Connection) -> GenerationOutcome:
@@ -229,6 +237,30 @@ class Store:
         """A stack's outputs, name -> value (empty when unknown)."""
         state = self.read_stack(stack)
         return {} if state is None else state.outputs
+
+    def read_stacks(self, names: Sequence[str]) -> dict[str, StackState]:
+        """The rows of the named stacks that exist, by name, in as few queries as the names allow."""
+        if not names:
+            return {}
+        return self._tx.read("read stacks", lambda c: stacks.read_stacks(c, list(names)))
+
+    def generations_since(self, shards: Sequence[int], after_id: int, up_to: int) -> list[GenerationSeen]:
+        """Generations with `after_id < id <= up_to` (ids order them store-wide) on `shards`.
+
+        Read `newest_generation_id` first and pass it as `up_to`: a generation committed while
+        this reads is then seen by the next call instead of skipped.
+        """
+        return self._tx.read(
+            "generations since", lambda c: stacks.generations_since(c, list(shards), after_id, up_to)
+        )
+
+    def newest_generation_id(self) -> int:
+        """The store-wide order of the newest generation recorded (0 before the first)."""
+        return self._tx.read("newest generation id", stacks.newest_generation_id)
+
+    def count_records(self, stack: str) -> int:
+        """How many resource records `stack` has."""
+        return self._tx.read("count records", lambda c: records.count_records(c, stack))
 
     def stacks_on_shards(self, shards: Sequence[int]) -> list[StackRef]:
         """The stacks on the given shards."""

@@ -5,7 +5,9 @@
 shard; `converge` repeats passes until the stacks asked about settle (what `reconciler apply` uses).
 Provider calls run on a bounded thread pool; native types run inline. Nested stacks (template
 resources, groups, chains, OS::Heat::Stack) are stacks of their own, with their own records and
-shard, submitted here by their parent's coordinator.
+shard, submitted here by their parent's coordinator; when another worker holds a child's shard,
+the child crosses the store instead (`nested_handoff`): this engine finds, on the shards it
+holds, the nested generations other workers' coordinators recorded, and rebuilds them.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from reconciler.engine.batching import BatchPolicy
 from reconciler.engine.call_pool import CallPool
 from reconciler.engine.desired import DesiredGeneration, DesiredStack, Policy
 from reconciler.engine.held_shards import HeldShards
+from reconciler.engine.nested_handoff import REMOVED, Lineage, NestedSpec, RemoteChildren, rebuild
 from reconciler.engine.progress import Progress
 from reconciler.engine.provider_set import CloudProviders
 from reconciler.engine.record_rows import state_from_record, write_for
@@ -32,7 +35,7 @@ from reconciler.engine.timekeeping import Clock, RandomSource, Sleeper
 from state.errors import StaleLease
 from state.fencing import Fence
 from state.records import RecordWrite
-from state.stacks import NewGeneration
+from state.stacks import GenerationSeen, NewGeneration
 from state.store import Store
 
 REAL_WAIT_SLICE = 0.05  # seconds to wait for a call to come back before looking again
@@ -69,6 +72,13 @@ class Engine:
         self._runs: dict[str, StackRun] = {}
         self._epochs: dict[str, int] = {}
         self._invalid: dict[str, StackReport] = {}
+        self._held: Mapping[int, int] = {}  # the shards held at the current (or last) pass
+        self._shards: dict[str, int] = {}  # a stack's shard never changes: asked once
+        self.remote = RemoteChildren(store, self.settings.nested_poll)
+        self._discovered: set[int] = set()  # shards whose nested generations were read
+        self._watermark = 0  # generations up to this id were read on the shards discovered
+        self._next_discovery = 0.0
+        self._to_rebuild: dict[str, GenerationSeen] = {}
 
     def close(self) -> None:
         """Stop the pool (calls in flight finish; nothing new starts)."""
@@ -103,17 +113,25 @@ class Engine:
         group_member: bool,
         is_group: bool,
         batch: BatchPolicy | None = None,
+        lineage: Lineage | None = None,
     ) -> int:
+        nested = lineage is not None and lineage.nested
+        inputs: dict[str, Any] = {"resources": len(definition.resources), "cloud": policy.cloud}
+        if lineage is not None and lineage.nested:
+            spec = NestedSpec(lineage, policy, group_member, is_group, batch)
+            inputs = spec.to_inputs(len(definition.resources))
         outcome = self._store.record_generation(
-            stack,
-            commit_sha=commit,
-            definition_digest=definition.digest(),
-            inputs={"resources": len(definition.resources), "cloud": policy.cloud},
+            stack, commit_sha=commit, definition_digest=definition.digest(), inputs=inputs
         )
         generation = outcome.generation
+        if nested and self._shard_of(stack) not in self._held:
+            self.remote.watch(stack, definition)  # its holder rebuilds it from the lineage
+            return generation.generation
+        self.remote.forget(stack)
         run = self._runs.get(stack)
         if run is None:
             run = self._open_run(stack, policy.cloud)
+        run.lineage = lineage or Lineage(stack)
         if (
             isinstance(outcome, NewGeneration)
             or run.definition is None
@@ -130,16 +148,26 @@ class Engine:
             )
         return generation.generation
 
+    def _shard_of(self, stack: str) -> int:
+        shard = self._shards.get(stack)
+        if shard is None:
+            shard = self._shards[stack] = self._store.ensure_stack(stack).shard
+        return shard
+
     def _open_run(self, stack: str, cloud: str) -> StackRun:
-        reference = self._store.ensure_stack(stack)
-        run = StackRun(stack, reference.shard, self._providers.for_cloud(cloud), self._context)
+        shard = self._shard_of(stack)
+        run = StackRun(stack, shard, self._providers.for_cloud(cloud), self._context)
         run.load(state_from_record(record) for record in self._store.read_records(stack))
         self._runs[stack] = run
+        # Records read while another worker holds the shard may be stale by the time this one
+        # acts on it: its first pass under a lease then rebuilds from the records.
+        self._epochs[stack] = self._leases.held().get(shard, LOST_EPOCH)
         return run
 
     def _reopen(self, run: StackRun) -> StackRun:
         """After a takeover: forget what memory held, rebuild from the records, same desired state."""
         fresh = StackRun(run.name, run.shard, run.providers, self._context)
+        fresh.lineage = run.lineage
         fresh.load(state_from_record(record) for record in self._store.read_records(run.name))
         fresh.set_desired(
             run.generation,
@@ -158,9 +186,15 @@ class Engine:
     def step(self) -> Progress:
         """One non-blocking pass over every held stack; says when the next one is needed."""
         held = self._leases.held()
+        self._held = held
         acting: list[StackRun] = []
         stepped: set[str] = set()
         now = self._clock.now()
+        self._discover(held, now)
+        for parent_name, resource in self.remote.poll(now):
+            parent = self._runs.get(parent_name)
+            if parent is not None:
+                parent.nested_changed(resource)
         while True:  # nested stacks submitted during the pass get their first pass in it too
             fresh = [run for name, run in list(self._runs.items()) if name not in stepped]
             if not fresh:
@@ -244,11 +278,80 @@ class Engine:
 
     def _progress(self, runs: list[StackRun]) -> Progress:
         wakes = [wake for run in runs if (wake := run.next_wake()) is not None]
+        polled = self.remote.next_poll_at()
+        if polled is not None and self._awaits_remote(runs):
+            wakes.append(polled)
         return Progress(
             in_flight=sum(len(run.in_flight) for run in runs),
             busy=any(run.busy for run in runs),
             next_wake=min(wakes) if wakes else None,
         )
+
+    def _awaits_remote(self, runs: list[StackRun]) -> bool:
+        return any(
+            state is not None and state.physical_id is not None and self.remote.watches(state.physical_id)
+            for run in runs
+            for state in (run.records.get(name) for name in run.waiting_children)
+        )
+
+    # Nested stacks held here, made elsewhere -------------------------------------------------
+
+    def _discover(self, held: Mapping[int, int], now: float) -> None:
+        """Read the nested generations recorded on the shards held (all of a newly held shard's)."""
+        fresh = [shard for shard in held if shard not in self._discovered]
+        if not fresh and now < self._next_discovery:
+            return
+        self._next_discovery = now + self.settings.nested_poll
+        up_to = self._store.newest_generation_id()
+        seen: list[GenerationSeen] = []
+        if fresh:
+            seen.extend(self._store.generations_since(fresh, 0, up_to))
+        known = [shard for shard in held if shard in self._discovered]
+        if known and up_to > self._watermark:
+            seen.extend(self._store.generations_since(known, self._watermark, up_to))
+        self._watermark = max(self._watermark, up_to)
+        self._discovered = set(held)
+        for generation in seen:
+            if NestedSpec.from_inputs(generation.inputs) is None:
+                continue
+            waiting = self._to_rebuild.get(generation.stack)
+            if waiting is None or waiting.generation < generation.generation:
+                self._to_rebuild[generation.stack] = generation
+        for stack, generation in list(self._to_rebuild.items()):
+            if generation.shard not in held or self._take_nested(generation):
+                del self._to_rebuild[stack]
+
+    def _take_nested(self, seen: GenerationSeen) -> bool:
+        """Converge a nested generation recorded by its parent's coordinator; False: not yet."""
+        run = self._runs.get(seen.stack)
+        if run is not None and run.generation >= seen.generation:
+            return True  # this worker recorded it (or a newer one) itself
+        spec = NestedSpec.from_inputs(seen.inputs)
+        assert spec is not None
+        definition = None
+        if seen.definition_digest == REMOVED and run is None and not self._store.count_records(seen.stack):
+            return True  # gone already: nothing to converge
+        if seen.definition_digest != REMOVED:
+            root = self._runs.get(spec.lineage.root)
+            if root is None or root.definition is None:
+                return False  # this worker has not read the root's commit yet
+            definition = rebuild(root.definition, spec.lineage)
+            if definition is None or definition.digest() != seen.definition_digest:
+                return False  # the root here is at another commit: wait for the one that matches
+        if run is None:
+            run = self._open_run(seen.stack, spec.policy.cloud)
+        run.lineage = spec.lineage
+        run.set_desired(
+            seen.generation,
+            seen.commit_sha,
+            definition,
+            spec.policy,
+            group_member=spec.group_member,
+            is_group=spec.is_group,
+            batch=spec.batch,
+        )
+        self.remote.forget(seen.stack)
+        return True
 
     # Reading ---------------------------------------------------------------------------------
 
@@ -304,6 +407,9 @@ class Engine:
     # Nested stacks ---------------------------------------------------------------------------
 
     def run_of(self, stack: str) -> StackRun | None:
+        """The stack's coordinator here, unless the stack is a nested one another worker holds."""
+        if self.remote.watches(stack):
+            return None
         return self._runs.get(stack)
 
     def submit_nested(
@@ -316,26 +422,58 @@ class Engine:
         group_member: bool,
         is_group: bool,
         batch: BatchPolicy | None = None,
+        lineage: Lineage | None = None,
     ) -> int:
         return self._submit(
-            child, commit, definition, policy, group_member=group_member, is_group=is_group, batch=batch
+            child,
+            commit,
+            definition,
+            policy,
+            group_member=group_member,
+            is_group=is_group,
+            batch=batch,
+            lineage=lineage,
         )
 
     def remove_nested(self, child: str) -> bool:
-        """Converge a stack (nested or not) to nothing; True once it holds no resources any more."""
+        """Converge a stack (nested or not) to nothing; True once it holds no resources any more.
+
+        A nested stack's removal is a generation of its own (digest `REMOVED`), so whichever
+        worker holds its shard, now or after a takeover, converges it to nothing and never
+        rebuilds it from an older generation.
+        """
+        removal = self._record_removal(child) if "/" in child else None
+        if "/" in child and self._shard_of(child) not in self._held:
+            if self._store.count_records(child):
+                return False
+            self.remote.forget(child)
+            return True
         run = self._runs.get(child)
         if run is None:
-            if not self._store.read_records(child):
+            if not self._store.count_records(child):
                 return True
             newest = self._store.newest_generation(child)
             cloud = str(newest.inputs.get("cloud", "sim")) if newest is not None else "sim"
             run = self._open_run(child, cloud)
         if not run.removing:
-            run.set_desired(run.generation, run.commit or "", None, run.policy)
+            generation = run.generation if removal is None else removal
+            run.set_desired(generation, run.commit or "", None, run.policy)
         if not run.records and not run.retiring and not run.in_flight:
             del self._runs[child]
             return True
         return False
+
+    def _record_removal(self, child: str) -> int | None:
+        """The generation asking nested stack `child` to go away, recorded once (None: never made)."""
+        newest = self._store.newest_generation(child)
+        if newest is None:
+            return None
+        if newest.definition_digest == REMOVED:
+            return newest.generation
+        outcome = self._store.record_generation(
+            child, commit_sha=newest.commit_sha, definition_digest=REMOVED, inputs=newest.inputs
+        )
+        return outcome.generation.generation
 
 
 class _NestedStacksOf:
@@ -354,19 +492,33 @@ class _NestedStacksOf:
         group_member: bool,
         is_group: bool,
         batch: BatchPolicy | None = None,
+        lineage: Lineage | None = None,
     ) -> int:
         return self._engine.submit_nested(
-            child, commit, definition, policy, group_member=group_member, is_group=is_group, batch=batch
+            child,
+            commit,
+            definition,
+            policy,
+            group_member=group_member,
+            is_group=is_group,
+            batch=batch,
+            lineage=lineage,
         )
 
     def nested_report(self, child: str) -> StackReport | None:
+        if self._engine.remote.watches(child):
+            return self._engine.remote.report(child)
         run = self._engine.run_of(child)
         return None if run is None else run.report()
 
     def nested_outputs(self, child: str) -> Mapping[str, Any]:
+        if self._engine.remote.watches(child):
+            return self._engine.remote.outputs(child)
         return self._engine.outputs(child)
 
     def nested_members(self, child: str) -> Mapping[str, Mapping[str, Any]]:
+        if self._engine.remote.watches(child):
+            return self._engine.remote.members(child)
         run = self._engine.run_of(child)
         if run is None:
             return {}

@@ -9,6 +9,7 @@ from typing import Any, Protocol, TypeVar
 
 from reconciler.engine.batching import BatchPolicy
 from reconciler.engine.desired import DesiredStack, Policy
+from reconciler.engine.nested_handoff import Lineage
 from reconciler.engine.report import StackReport
 from reconciler.engine.settings import EngineSettings
 from reconciler.engine.timekeeping import RandomSource
@@ -35,8 +36,13 @@ class NestedStacks(Protocol):
         group_member: bool,
         is_group: bool,
         batch: BatchPolicy | None = None,
+        lineage: Lineage | None = None,
     ) -> int:
-        """Hand the child its desired definition; returns the child's generation number."""
+        """Hand the child its desired definition; returns the child's generation number.
+
+        `lineage` says how the child's definition is made from its root's, so the worker holding
+        the child's shard (maybe another) can make it too.
+        """
         ...
 
     def nested_report(self, child: str) -> StackReport | None: ...

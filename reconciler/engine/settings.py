@@ -16,6 +16,7 @@ class EngineSettings:
     call_deadline: float = 300.0  # a provider call not back by then is abandoned and retried
     ready_deadline: float = 900.0  # an asynchronous resource not READY by then is replaced
     readiness_poll: float = 1.0  # how often resources in progress are observed, batched per type
+    nested_poll: float = 0.5  # how often nested stacks on other workers are looked at and found
     max_sleep: float = 1.0  # the longest wait between passes (leases are renewed at each pass)
     max_attempts: int = 12  # retryable failures of one action before the resource is FAILED
     max_replacements: int = 3  # replacements of a failing resource before the stack is FAILED

@@ -22,6 +22,7 @@ from providers.interface import LiveResource, LiveStatus, Marker, Provider
 from reconciler.engine.batching import BatchPolicy, batch_policy
 from reconciler.engine.desired import DesiredStack, Policy
 from reconciler.engine.drift import Drift, baseline_of, detect_drift, managed_drift, remember_baseline
+from reconciler.engine.nested_handoff import Lineage
 from reconciler.engine.nested_values import NestedValues
 from reconciler.engine.outcomes import (
     Applied,
@@ -72,8 +73,8 @@ class StackRun:
         self.policy = Policy()
         self.generation = 0
         self.commit: str | None = None
-        self.group_member = False
-        self.is_group = False
+        self.group_member = self.is_group = False
+        self.lineage = Lineage(name)  # how a nested stack's definition is made from its root's
         self.graph: Mapping[str, frozenset[str]] = {}
         self.dependents: dict[str, list[str]] = {}
         self.records: dict[str, ResourceState] = {}
@@ -657,6 +658,7 @@ class StackRun:
             group_member=member,
             is_group=kind in GROUP_KINDS,
             batch=batch,
+            lineage=self.lineage.child(name, desired),
         )
         self.waiting_children[name] = generation
         self._check_child(name, now)

@@ -239,5 +239,7 @@ def group_stack(
             "of": parent.template_path,
             "kind": resource.nested_kind,
             "properties": dict(properties),
+            # member templates and the files they read: a change there is a change of the group
+            "files": parent.context.file_digests(parent.input_files - {parent.template_path}),
         },
     )
