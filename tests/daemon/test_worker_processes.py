@@ -3,7 +3,8 @@
 Given a repository of four stacks of native Heat types (no cloud state to share between
 processes), when the daemon runs with two workers, then both register, both end up holding shards,
 every stack's convergence note reaches git through the leader, a follower killed with SIGKILL is
-started again, and SIGTERM stops both cleanly.
+started again, and SIGTERM stops both cleanly. A stack added then, a group of template resources,
+converges although its nested stacks hash to shards of both workers.
 """
 
 from __future__ import annotations
@@ -36,10 +37,39 @@ READY_SECONDS = 60.0
 SHARE_SECONDS = 90.0  # leases last 15 s and are balanced every 5 s: a fair split takes a few rounds
 
 
+MEMBERS = 9
+TREE = f"""heat_template_version: 2018-08-31
+resources:
+  nodes:
+    type: OS::Heat::ResourceGroup
+    properties:
+      count: {MEMBERS}
+      resource_def:
+        type: node.yaml
+        properties: {{index: "%index%"}}
+outputs:
+  labels: {{value: {{get_attr: [nodes, label]}}}}
+"""
+NODE = """heat_template_version: 2018-08-31
+parameters:
+  index: {type: string}
+resources:
+  value:
+    type: OS::Heat::Value
+    properties: {value: {list_join: ["-", [node, {get_param: index}]]}}
+outputs:
+  label: {value: {get_attr: [value, value]}}
+"""
+
+
+def configuration(stacks: tuple[str, ...]) -> str:
+    return "stacks:\n" + "".join(f"  {name}:\n    template: stacks/{name}.yaml\n" for name in stacks)
+
+
 def native_repository(path: Path) -> git.Repo:
     repo = init_repository(path)
-    config = "stacks:\n" + "".join(f"  {name}:\n    template: stacks/{name}.yaml\n" for name in STACKS)
-    commit_files(repo, {"reconciler.yaml": config, **{f"stacks/{name}.yaml": TEMPLATE for name in STACKS}})
+    files = {f"stacks/{name}.yaml": TEMPLATE for name in STACKS}
+    commit_files(repo, {"reconciler.yaml": configuration(STACKS), **files})
     return repo
 
 
@@ -80,6 +110,22 @@ def test_two_worker_processes_share_the_shards_and_the_leader_notes_every_stack(
         assert poll(all_noted, READY_SECONDS), daemon.output()
         assert poll(lambda: len(store.live_workers()) == 2, READY_SECONDS), daemon.output()
         assert poll(shards_split, SHARE_SECONDS), daemon.output()
+
+        tree = commit_files(
+            repo,
+            {
+                "reconciler.yaml": configuration((*STACKS, "tree")),
+                "stacks/tree.yaml": TREE,
+                "stacks/node.yaml": NODE,
+            },
+        )
+
+        def tree_noted() -> bool:
+            lines = newest_per_stack(NotesStore(repo).read(tree))
+            return any(line.stack == "tree" and line.status == "CONVERGED" for line in lines)
+
+        assert poll(tree_noted, READY_SECONDS), daemon.output()
+        assert store.read_outputs("tree") == {"labels": [f"node-{index}" for index in range(MEMBERS)]}
 
         def follower_pid() -> int | None:
             return next((worker.pid for worker in store.live_workers() if worker.id == "follower-1"), None)
