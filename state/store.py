@@ -9,7 +9,7 @@ a shard take a `Fence` and raise `StaleLease` without writing anything when its 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,7 +36,14 @@ from state.stacks import (
     StackStatus,
 )
 from state.transactions import RetryPolicy, Transactor
-from state.work_queue import ClaimedWorkItem, NewWorkItem, QueueCounts, RetryRequest, Settled
+from state.work_queue import (
+    ClaimedWorkItem,
+    FinishedWorkItem,
+    NewWorkItem,
+    QueueCounts,
+    RetryRequest,
+    Settled,
+)
 from state.workers import Heartbeat, LiveWorker, Reaped, WorkerIdentity
 
 
@@ -296,6 +303,31 @@ class Store:
         return self._tx.run(
             "complete work", lambda c: work_queue.complete(c, worker_id, item_ids, now=self._clock.now())
         )
+
+    def complete_work_with_results(self, worker_id: str, results: Mapping[int, dict[str, Any]]) -> Settled:
+        """Mark claimed items done, each with its result as its new payload."""
+        return self._tx.run(
+            "complete work with results",
+            lambda c: work_queue.complete_with_results(c, worker_id, results, now=self._clock.now()),
+        )
+
+    def finished_work(self, item_ids: Sequence[int]) -> list[FinishedWorkItem]:
+        """Those of `item_ids` that are done or failed, with their payloads (results)."""
+        if not item_ids:
+            return []
+        return self._tx.read("finished work", lambda c: work_queue.read_finished(c, list(item_ids)))
+
+    def withdraw_work(self, item_ids: Sequence[int]) -> list[int]:
+        """Delete those of `item_ids` nobody claimed yet; the ids withdrawn."""
+        if not item_ids:
+            return []
+        return self._tx.run("withdraw work", lambda c: work_queue.withdraw(c, list(item_ids)))
+
+    def forget_work(self, item_ids: Sequence[int]) -> int:
+        """Delete finished items whose results were read."""
+        if not item_ids:
+            return 0
+        return self._tx.run("forget work", lambda c: work_queue.forget(c, list(item_ids)))
 
     def retry_work(self, worker_id: str, requests: Sequence[RetryRequest]) -> Settled:
         """Put claimed items back, each due after its delay."""

@@ -10,7 +10,7 @@ dead (and perhaps claimed by another since) cannot be completed twice.
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -149,6 +149,82 @@ def _settle(
 def complete(connection: sa.Connection, worker: str, item_ids: Sequence[int], *, now: float) -> Settled:
     """Mark items done; only those still claimed by `worker` are."""
     return _settle(connection, worker, item_ids, {"status": WorkStatus.DONE.value, "completed_at": now})
+
+
+def complete_with_results(
+    connection: sa.Connection, worker: str, results: Mapping[int, dict[str, Any]], *, now: float
+) -> Settled:
+    """Mark items done with each one's result (its new payload), in one batched UPDATE.
+
+    Only the items still claimed by `worker` are settled: a result from a worker presumed dead
+    (its item reclaimed, maybe run again elsewhere) is dropped.
+    """
+    held = _still_held(connection, worker, list(results))
+    rows = [{"item_id": item_id, "result": results[item_id]} for item_id in sorted(held)]
+    if rows:
+        connection.execute(
+            sa.update(WORK_ITEMS)
+            .where(WORK_ITEMS.c.id == sa.bindparam("item_id"))
+            .values(status=WorkStatus.DONE.value, completed_at=now, payload=sa.bindparam("result")),
+            rows,
+        )
+    return Settled(settled=tuple(sorted(held)), not_held=tuple(sorted(set(results) - held)))
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedWorkItem:
+    """An item that is done (its payload then holds its result) or failed for good."""
+
+    id: int
+    status: WorkStatus
+    payload: dict[str, Any]
+    last_error: str | None
+
+
+def read_finished(connection: sa.Connection, item_ids: Sequence[int]) -> list[FinishedWorkItem]:
+    """The items among `item_ids` that finished (done or failed), by id."""
+    finished: list[FinishedWorkItem] = []
+    for start in range(0, len(item_ids), ID_CHUNK):
+        rows = connection.execute(
+            sa.select(WORK_ITEMS.c.id, WORK_ITEMS.c.status, WORK_ITEMS.c.payload, WORK_ITEMS.c.last_error)
+            .where(
+                WORK_ITEMS.c.id.in_(item_ids[start : start + ID_CHUNK]),
+                WORK_ITEMS.c.status.in_([WorkStatus.DONE.value, WorkStatus.FAILED.value]),
+            )
+            .order_by(WORK_ITEMS.c.id)
+        )
+        finished.extend(FinishedWorkItem(i, WorkStatus(status), p, e) for i, status, p, e in rows)
+    return finished
+
+
+def withdraw(connection: sa.Connection, item_ids: Sequence[int]) -> list[int]:
+    """Delete the items among `item_ids` nobody has claimed yet; the ids withdrawn."""
+    withdrawn: list[int] = []
+    for start in range(0, len(item_ids), ID_CHUNK):
+        rows = connection.execute(
+            sa.delete(WORK_ITEMS)
+            .where(
+                WORK_ITEMS.c.id.in_(item_ids[start : start + ID_CHUNK]),
+                WORK_ITEMS.c.status == WorkStatus.READY.value,
+            )
+            .returning(WORK_ITEMS.c.id)
+        )
+        withdrawn.extend(rows.scalars())
+    return withdrawn
+
+
+def forget(connection: sa.Connection, item_ids: Sequence[int]) -> int:
+    """Delete finished items whose results were read."""
+    deleted = 0
+    for start in range(0, len(item_ids), ID_CHUNK):
+        result = connection.execute(
+            sa.delete(WORK_ITEMS).where(
+                WORK_ITEMS.c.id.in_(item_ids[start : start + ID_CHUNK]),
+                WORK_ITEMS.c.status.in_([WorkStatus.DONE.value, WorkStatus.FAILED.value]),
+            )
+        )
+        deleted += result.rowcount
+    return deleted
 
 
 def fail(

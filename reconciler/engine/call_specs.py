@@ -1,0 +1,160 @@
+"""A provider call as data, and its outcome as data: what crosses the work queue between workers.
+
+The coordinator of a stack decides a call; a worker (itself or any other) claims it from the queue,
+runs it against its own providers for the cloud named, and stores the outcome as the item's
+payload; the coordinator reads the outcome back. Everything here is plain JSON both ways.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from providers.interface import LiveResource, LiveStatus, Marker, Permanent, Provider, Retryable
+from reconciler.engine import outcomes
+from reconciler.engine.outcomes import CallOutcome, Failed, ObserveOutcome, RetryLater
+from reconciler.engine.provider_calls import call_create, call_delete, call_observe, call_update
+from reconciler.engine.provider_set import CloudProviders
+from reconciler.engine.record_rows import plain_json
+
+CALL_KIND = "cloud-call"  # the work queue's `kind` for these items
+
+
+@dataclass(frozen=True)
+class CallSpec:
+    """One provider call: `create`, `update`, `delete` or `observe` of a type on a named cloud."""
+
+    op: str
+    cloud: str
+    type_name: str
+    physical_ids: tuple[str, ...] = ()
+    properties: Mapping[str, Any] | None = None
+    changed: tuple[str, ...] = ()
+    marker: Marker | None = None
+    adopt_first: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "op": self.op,
+            "cloud": self.cloud,
+            "type": self.type_name,
+            "ids": list(self.physical_ids),
+            "properties": None if self.properties is None else plain_json(dict(self.properties)),
+            "changed": list(self.changed),
+            "marker": None if self.marker is None else _marker_json(self.marker),
+            "adopt_first": self.adopt_first,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> CallSpec:
+        marker = data.get("marker")
+        return cls(
+            op=str(data["op"]),
+            cloud=str(data["cloud"]),
+            type_name=str(data["type"]),
+            physical_ids=tuple(data.get("ids") or ()),
+            properties=data.get("properties"),
+            changed=tuple(data.get("changed") or ()),
+            marker=None if marker is None else Marker(**marker),
+            adopt_first=bool(data.get("adopt_first")),
+        )
+
+
+def run_call(spec: CallSpec, clouds: CloudProviders) -> CallOutcome | ObserveOutcome:
+    """Run `spec` against this worker's providers; never raises (outcomes are values)."""
+    provider = _provider(spec, clouds)
+    if not isinstance(provider, Provider):
+        return provider
+    if spec.op == "create" and spec.marker is not None:
+        return call_create(
+            provider, spec.type_name, spec.properties or {}, spec.marker, adopt_first=spec.adopt_first
+        )
+    if spec.op == "update" and len(spec.physical_ids) == 1:
+        changed = frozenset(spec.changed)
+        return call_update(provider, spec.type_name, spec.physical_ids[0], spec.properties or {}, changed)
+    if spec.op == "delete" and len(spec.physical_ids) == 1:
+        return call_delete(provider, spec.type_name, spec.physical_ids[0])
+    if spec.op == "observe":
+        return call_observe(provider, spec.type_name, spec.physical_ids)
+    return Failed(f"malformed call {spec.op!r} of {spec.type_name}")
+
+
+def _provider(spec: CallSpec, clouds: CloudProviders) -> Provider | Failed | RetryLater:
+    try:
+        provider = clouds.for_cloud(spec.cloud).provider_for(spec.type_name)
+    except Permanent as error:
+        return Failed(str(error))
+    except Retryable as error:
+        return RetryLater(str(error), error.after)
+    if provider is None:
+        return Failed(f"no provider serves {spec.type_name} on cloud {spec.cloud!r}")
+    return provider
+
+
+def _marker_json(marker: Marker) -> dict[str, str]:
+    return {"stack": marker.stack, "resource": marker.resource, "record_id": marker.record_id}
+
+
+def _live_json(live: LiveResource) -> dict[str, Any]:
+    return {
+        "physical_id": live.physical_id,
+        "type": live.type,
+        "status": live.status.value,
+        "properties": plain_json(dict(live.properties)),
+        "attributes": plain_json(dict(live.attributes)),
+        "marker": None if live.marker is None else _marker_json(live.marker),
+        "status_reason": live.status_reason,
+    }
+
+
+def _live_from_json(data: Mapping[str, Any]) -> LiveResource:
+    marker = data.get("marker")
+    return LiveResource(
+        physical_id=str(data["physical_id"]),
+        type=str(data["type"]),
+        status=LiveStatus(data["status"]),
+        properties=data.get("properties") or {},
+        attributes=data.get("attributes") or {},
+        marker=None if marker is None else Marker(**marker),
+        status_reason=str(data.get("status_reason") or ""),
+    )
+
+
+_OUTCOMES: dict[str, type[Any]] = {
+    name: kind
+    for name, kind in vars(outcomes).items()
+    if isinstance(kind, type) and dataclasses.is_dataclass(kind) and kind.__module__ == outcomes.__name__
+}
+
+
+def _value_json(value: Any) -> Any:
+    if isinstance(value, LiveResource):
+        return {"live": _live_json(value)}
+    if isinstance(value, Mapping):
+        return {"live_by_id": {key: _live_json(item) for key, item in value.items()}}
+    return value
+
+
+def outcome_json(outcome: CallOutcome | ObserveOutcome) -> dict[str, Any]:
+    """An outcome as plain JSON: its kind and its fields (live resources spelled out)."""
+    fields = {field.name: _value_json(getattr(outcome, field.name)) for field in dataclasses.fields(outcome)}
+    return {"kind": type(outcome).__name__, "fields": fields}
+
+
+def outcome_from_json(data: Mapping[str, Any]) -> CallOutcome | ObserveOutcome:
+    """The outcome `outcome_json` wrote (an unknown kind is a retryable surprise, not a crash)."""
+    kind: Callable[..., Any] | None = _OUTCOMES.get(str(data.get("kind")))
+    if kind is None:
+        return outcomes.RetryLater(f"unknown call outcome {data.get('kind')!r} from another worker")
+    fields: dict[str, Any] = {}
+    for name, value in (data.get("fields") or {}).items():
+        if isinstance(value, Mapping) and "live" in value:
+            fields[name] = _live_from_json(value["live"])
+        elif isinstance(value, Mapping) and "live_by_id" in value:
+            fields[name] = {key: _live_from_json(item) for key, item in value["live_by_id"].items()}
+        else:
+            fields[name] = value
+    result: CallOutcome | ObserveOutcome = kind(**fields)
+    return result
