@@ -26,6 +26,10 @@ def _unexpected(error: Exception) -> RetryLater:
     return RetryLater(f"unexpected {error.__class__.__name__}: {error}")
 
 
+def _retry_later(error: Retryable) -> RetryLater:
+    return RetryLater(str(error), error.after, conflict=error.conflict)
+
+
 def call_create(
     provider: Provider, type_name: str, properties: Mapping[str, Any], marker: Marker, *, adopt_first: bool
 ) -> CallOutcome:
@@ -37,7 +41,7 @@ def call_create(
                 return Applied(found, adopted=True)
         return Applied(provider.create(type_name, properties, marker))
     except Retryable as error:
-        return RetryLater(str(error), error.after)
+        return _retry_later(error)
     except Permanent as error:
         return Failed(str(error))
     except NotFound as error:
@@ -56,7 +60,7 @@ def call_update(
     try:
         return Applied(provider.update(type_name, physical_id, properties, changed))
     except Retryable as error:
-        return RetryLater(str(error), error.after)
+        return _retry_later(error)
     except Permanent as error:
         return Failed(str(error))
     except NotFound:
@@ -71,7 +75,7 @@ def call_delete(provider: Provider, type_name: str, physical_id: str) -> CallOut
     except NotFound:
         return Deleted()
     except Retryable as error:
-        return RetryLater(str(error), error.after)
+        return _retry_later(error)
     except Permanent as error:
         return Failed(str(error))
     except Exception as error:
@@ -83,7 +87,7 @@ def call_observe(provider: Provider, type_name: str, physical_ids: Collection[st
     try:
         return Observed(provider.observe(type_name, physical_ids))
     except Retryable as error:
-        return RetryLater(str(error), error.after)
+        return _retry_later(error)
     except Permanent as error:
         return Failed(str(error))
     except Exception as error:

@@ -48,7 +48,8 @@ from reconciler.templates.errors import Unresolved
 # Types whose physical resource holds data no recreate brings back: a lone one vanishing needs a person.
 DATA_BEARING_TYPES = frozenset({"OS::Cinder::Volume"})
 GROUP_KINDS = frozenset({"group", "autoscaling"})
-# Retryable failures of a replacement's create before its old copy is deleted first instead.
+# Conflicts (something in the way, not a failing cloud) refusing a replacement's create before its
+# old copy is deleted first instead.
 REPLACE_CONFLICTS_BEFORE_DELETE_FIRST = 2
 
 
@@ -462,15 +463,21 @@ class StackRun:
             self._apply_live(state, outcome.live, now, new_physical=True)
         elif isinstance(outcome, RetryLater):
             self._retry(state, outcome, now)
-            if state.is_replacement and state.attempts >= REPLACE_CONFLICTS_BEFORE_DELETE_FIRST:
-                self._delete_predecessor_first(state)
+            if state.is_replacement and outcome.conflict:
+                state.conflicts += 1
+                if state.conflicts >= REPLACE_CONFLICTS_BEFORE_DELETE_FIRST:
+                    self._delete_predecessor_first(state)
         elif isinstance(outcome, Failed):
             self._fail_state(state, outcome.message, sent_for=state.generation)
         else:
             self._retry(state, RetryLater("create answered as if the resource were gone"), now)
 
     def _delete_predecessor_first(self, state: ResourceState) -> None:
-        """Create-before-delete keeps failing: the old copy is in the way, so it goes first."""
+        """Create-before-delete keeps conflicting: the old copy is in the way, so it goes first.
+
+        Only conflicts lead here: when the cloud fails (5xx, timeouts) deleting the old copy first
+        would throw a working resource away for nothing.
+        """
         for old in self.retiring.values():
             if old.successor is state and not old.delete_first:
                 old.delete_first = True
