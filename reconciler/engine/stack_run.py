@@ -93,7 +93,8 @@ class StackRun:
         self.queued: set[str] = set()
         self.ready: deque[str] = deque()
         self.in_flight: dict[object, _InFlight] = {}
-        self.waiting_ready: dict[str, float] = {}
+        self.waiting_ready: dict[str, float] = {}  # resource -> its ready deadline
+        self.observe_errors: dict[str, str] = {}  # type -> why its last observation failed
         self.waiting_children: dict[str, int] = {}
         self.retry_at: dict[object, float] = {}
         self.failures: dict[str, str] = {}
@@ -111,8 +112,7 @@ class StackRun:
         self.outputs_due = False  # computed, not written yet
         self.outputs_stale = True  # a value outputs may read changed since they were computed
         self.status_due = False
-        self.next_observe_at = 0.0
-        self.next_poll_at = 0.0
+        self.next_observe_at = self.next_poll_at = 0.0  # drift observation, readiness polling
         self.observed_once = False
         self.removing = False
         self.values = NestedValues(self)
@@ -720,12 +720,21 @@ class StackRun:
             return
         self.next_poll_at = now + self.context.settings.readiness_poll
         by_type: dict[str, list[ResourceState]] = {}
-        for name in self.waiting_ready:
+        for name, deadline in list(self.waiting_ready.items()):
             state = self.records.get(name)
-            if state is not None and state.physical_id is not None and ("poll", name) not in self.in_flight:
+            if state is not None and now >= deadline:
+                self._replace_failed(state, self._not_ready_in_time(state), now)  # even unobserved
+            elif state is not None and state.physical_id is not None and ("poll", name) not in self.in_flight:
                 by_type.setdefault(state.type, []).append(state)
         for type_name, states in by_type.items():
             self._observe_batch(type_name, states, self._on_readiness, now)
+
+    def _not_ready_in_time(self, state: ResourceState) -> str:
+        """Why a resource still waiting past its ready deadline is given up on."""
+        unseen = self.observe_errors.get(state.type)
+        if unseen is not None:
+            return f"not seen READY by its deadline: observing {state.type} failed: {unseen}"
+        return "still in progress past its deadline"
 
     def _observe_batch(
         self,
@@ -744,7 +753,9 @@ class StackRun:
 
         def done(outcome: ObserveOutcome, at: float) -> None:
             if not isinstance(outcome, Observed):
-                return  # a failed observation is tried again at the next poll
+                self.observe_errors[type_name] = outcome.message
+                return  # a failed observation is tried again at the next poll (deadlines still hold)
+            self.observe_errors.pop(type_name, None)
             for state in states:
                 if state.physical_id is not None:
                     handle(state, outcome.live.get(state.physical_id), at)
@@ -753,7 +764,7 @@ class StackRun:
         if self.providers.is_inline(type_name):
             done(call(), now)
         else:
-            self._dispatch(key, call, done, lambda at: None, now)
+            self._dispatch(key, call, done, lambda at: done(RetryLater("observe call timed out"), at), now)
 
     def _on_readiness(self, state: ResourceState, live: LiveResource | None, now: float) -> None:
         name = state.name

@@ -139,3 +139,40 @@ def test_a_worker_that_lost_its_lease_sends_no_create(tmp_path: Path, database_u
     worker_a.close()
     worker_b.close()
     world.store.close()
+
+
+LONE_SERVER = """heat_template_version: 2018-08-31
+resources:
+  web:
+    type: OS::Nova::Server
+    properties: {name: web, image: cirros-0.6.2-x86_64-disk, flavor: m1.small}
+"""
+
+
+def test_a_server_building_while_every_list_call_fails_is_given_up_on_at_its_deadline(
+    tmp_path: Path, database_url: str
+) -> None:
+    """Given a server stuck in BUILD while the cloud answers every list call with a 500; when its ready
+    deadline passes with no observation ever succeeding; then it is treated as stuck (replaced), not
+    waited for forever; once the cloud lists again the stack converges on the new server."""
+    world = World(tmp_path, database_url, cloud=CloudSettings(time_to_active=10.0))
+    world.commit({"stack.yaml": LONE_SERVER})
+    world.submit("app", "stack.yaml")
+    world.step_until(lambda: len(world.live("servers")) == 1)
+    (stuck,) = world.live("servers")
+    world.cloud.hold_in_build("servers", str(stuck["id"]))
+    world.cloud.faults.faults = Faults(
+        error_rate=1.0, kinds=(CallFault.SERVER_ERROR,), operations=frozenset({"list"})
+    )
+
+    world.pass_time(world.settings.ready_deadline + 10.0)
+
+    (given_up,) = [record for record in world.store.read_records("app") if record.physical_id == stuck["id"]]
+    assert given_up.status == "RETIRED"
+    assert "deadline" in str(given_up.last_error) and "Unexpected API Error" in str(given_up.last_error)
+    world.cloud.faults.faults = Faults()
+    report = world.converge("app")["app"]
+    assert report.status is StackStatus.CONVERGED, report.failures
+    (server,) = world.live("servers")
+    assert server["id"] != stuck["id"] and server["status"] == "ACTIVE"
+    world.close()
