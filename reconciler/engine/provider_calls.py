@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from providers.interface import Marker, NotFound, Permanent, Provider, Retryable
+from providers.interface import Marker, NotFound, Permanent, Provider, ProviderError, Retryable
 from reconciler.engine.outcomes import (
     Applied,
     CallOutcome,
@@ -48,6 +48,19 @@ def call_create(
         return Failed(str(error))
     except Exception as error:
         return _unexpected(error)
+
+
+def call_find(provider: Provider, type_name: str, marker: Marker) -> CallOutcome:
+    """The resource an unanswered create made with `marker` (Applied), or Deleted when there is none."""
+    try:
+        found = provider.find_by_marker(type_name, marker)
+    except Retryable as error:
+        return _retry_later(error)
+    except ProviderError as error:
+        return Failed(str(error))
+    except Exception as error:
+        return _unexpected(error)
+    return Deleted() if found is None else Applied(found, adopted=True)
 
 
 def call_update(

@@ -33,7 +33,7 @@ from reconciler.engine.outcomes import (
     RetryLater,
     Vanished,
 )
-from reconciler.engine.provider_calls import call_create, call_delete, call_observe, call_update
+from reconciler.engine.provider_calls import call_create, call_delete, call_find, call_observe, call_update
 from reconciler.engine.provider_set import ProviderSet
 from reconciler.engine.record_rows import UNRECORDED_ATTRIBUTES, plain_json, recorded_attributes
 from reconciler.engine.report import ActionCounts, Failure, StackReport
@@ -422,6 +422,8 @@ class StackRun:
         provider = self._provider(name, type_name)
         if provider is None:
             return
+        if state is not None and self._marker_names_other_inputs(state, type_name, desired):
+            state = self._fresh_record_for(state, type_name)
         if state is None or state.physical_id is not None:
             state = ResourceState(name, type_name, RecordStatus.CREATE_IN_PROGRESS, self.generation)
             self.records[name] = state
@@ -446,9 +448,11 @@ class StackRun:
                 name,
                 partial(call_create, provider, type_name, desired, marker, adopt_first=adopt_first),
                 lambda outcome, at: self._on_create(state, outcome, at),
-                lambda at: self._on_create(state, RetryLater("create call timed out"), at),
+                lambda at: None,
                 now,
             )
+            flight = self.in_flight[name]
+            flight.on_abandon = partial(self._create_abandoned, state, flight.future)
 
         if state.record_id is None:
             self.awaiting_ids.append(dispatch)  # the marker needs the record id: written first
@@ -456,6 +460,10 @@ class StackRun:
             dispatch()
 
     def _on_create(self, state: ResourceState, outcome: CallOutcome, now: float) -> None:
+        if state.physical_id is not None:  # an earlier attempt, back late, landed first
+            if isinstance(outcome, Applied) and outcome.live.physical_id != state.physical_id:
+                self._discard_duplicate(state, outcome.live)
+            return
         self._mark_dirty(state)
         if isinstance(outcome, Applied):
             if not state.is_replacement:
@@ -471,6 +479,90 @@ class StackRun:
             self._fail_state(state, outcome.message, sent_for=state.generation)
         else:
             self._retry(state, RetryLater("create answered as if the resource were gone"), now)
+
+    # Creates that come back after their deadline -------------------------------------------
+    #
+    # An abandoned create call keeps running: its resource may land in the cloud at any later
+    # time, after a retry, a newer generation, a replacement or a prune. Its future stays watched
+    # (as a "late-create" call in flight) until it comes back, and what it made is adopted when
+    # its record still needs one, deleted otherwise: never left behind. Every marker names one set
+    # of inputs, so whatever is found or lands under it is what the record says was asked for.
+
+    def _create_abandoned(self, state: ResourceState, future: Future[Any], now: float) -> None:
+        """The create call for `state` passed its deadline: retry (adopting by marker), keep watching."""
+        self._on_create(state, RetryLater("create call timed out"), now)
+        self._watch_late_create(state, future, now)
+
+    def _watch_late_create(self, state: ResourceState, future: Future[Any], now: float) -> None:
+        self.in_flight[("late-create", id(state), id(future))] = _InFlight(
+            future,
+            now + self.context.settings.call_deadline,
+            partial(self._late_create_back, state),
+            partial(self._watch_late_create, state, future),  # still out: keep watching
+        )
+
+    def _late_create_back(self, state: ResourceState, outcome: CallOutcome, now: float) -> None:
+        if not isinstance(outcome, Applied):
+            return  # nothing landed (a lost answer is found by marker: the retry or the deletion)
+        live = outcome.live
+        if state.physical_id is not None:
+            if live.physical_id != state.physical_id:
+                self._discard_duplicate(state, live)
+        elif self.records.get(state.name) is state:
+            self.retry_at.pop(state.name, None)
+            self._on_create(state, Applied(live, adopted=True), now)
+        elif id(state) in self.retiring:
+            state.physical_id = live.physical_id  # deleted as the retiree it is
+            self._mark_dirty(state)
+        else:
+            self._discard_duplicate(state, live)
+
+    def _late_create_out(self, state: ResourceState) -> bool:
+        wanted = id(state)
+        return any(isinstance(key, tuple) and key[:2] == ("late-create", wanted) for key in self.in_flight)
+
+    def _discard_duplicate(self, state: ResourceState, live: LiveResource) -> None:
+        """A resource made for `state` that it does not hold: recorded as retired, then deleted."""
+        duplicate = ResourceState(
+            state.name,
+            state.type,
+            RecordStatus.RETIRED,
+            state.generation,
+            physical_id=live.physical_id,
+            last_error="left by a create that came back after its deadline",
+            successor=state,  # not counted as deleted: nobody asked for it
+            delete_first=True,
+        )
+        self.retiring[id(duplicate)] = duplicate
+        self._mark_dirty(duplicate)
+
+    def _marker_names_other_inputs(
+        self, state: ResourceState, type_name: str, desired: dict[str, Any]
+    ) -> bool:
+        """An unacknowledged create (it may have landed) was sent with other inputs than these."""
+        return (
+            state.physical_id is None
+            and state.record_id is not None
+            and state.attempts > 0
+            and (state.type != type_name or state.properties != desired)
+        )
+
+    def _fresh_record_for(self, state: ResourceState, type_name: str) -> ResourceState:
+        """Retire a record whose create may have landed (its marker is searched and what it finds
+        deleted) and put a fresh record, with a marker of its own, in its place."""
+        self.records.pop(state.name, None)
+        state.status = RecordStatus.RETIRED
+        state.delete_first = True
+        self._mark_dirty(state)
+        self.retiring[id(state)] = state
+        fresh = ResourceState(state.name, type_name, RecordStatus.CREATE_IN_PROGRESS, self.generation)
+        fresh.is_replacement = state.is_replacement
+        state.successor = fresh  # not counted as deleted: nobody asked for what it may have made
+        for old in self.retiring.values():
+            if old.successor is state:
+                old.successor = fresh
+        self.records[state.name] = fresh
+        return fresh
 
     def _delete_predecessor_first(self, state: ResourceState) -> None:
         """Create-before-delete keeps conflicting: the old copy is in the way, so it goes first.
@@ -898,7 +990,13 @@ class StackRun:
 
     def _delete(self, state: ResourceState, key: tuple[str, int], now: float) -> None:
         if state.physical_id is None:
-            self._forget(state)
+            if self._late_create_out(state):
+                return  # deleted, or forgotten, once its create is back
+            unanswered = state.attempts > 0 and state.record_id is not None  # a create may have landed
+            if unanswered and not self.providers.is_inline(state.type):
+                self._find_left_behind(state, key, now)
+            else:
+                self._forget(state)
             return
         if state.type and state.physical_id == f"{self.name}/{state.name}" and self._is_nested_record(state):
             if self.context.nested.remove_nested(state.physical_id):
@@ -936,6 +1034,32 @@ class StackRun:
             done(call(), now)
         else:
             self._dispatch(key, call, done, lambda at: done(RetryLater("delete timed out"), at), now)
+
+    def _find_left_behind(self, state: ResourceState, key: tuple[str, int], now: float) -> None:
+        """Search the marker of a retired record whose create was never answered: delete what it finds."""
+        assert state.record_id is not None
+        provider = self.providers.provider_for(state.type)
+        if provider is None:
+            self._forget(state)
+            return
+        marker = Marker(self.name, state.name, str(state.record_id))
+
+        def done(outcome: CallOutcome, at: float) -> None:
+            if isinstance(outcome, Applied):
+                state.physical_id = outcome.live.physical_id  # deleted at the next pass
+                self._mark_dirty(state)
+            elif isinstance(outcome, Deleted):
+                self._forget(state)
+            else:
+                state.attempts += 1
+                if isinstance(outcome, Failed):
+                    reason = f"searching for what its create left failed: {outcome.message}"
+                    self.failures[f"{state.name} (record {state.record_id})"] = reason
+                delay = self.context.settings.backoff.delay(state.attempts, None, self.context.random)
+                self.retry_at[key] = at + delay
+
+        call = partial(call_find, provider, state.type, marker)
+        self._dispatch(key, call, done, lambda at: done(RetryLater("marker search timed out"), at), now)
 
     def _is_nested_record(self, state: ResourceState) -> bool:
         return self.providers.resource_type(state.type) is None
