@@ -295,9 +295,11 @@ class GitOps:
                 del self.pending[name]
                 if isinstance(outcome, InvalidStack):
                     invalid.append(name)
+                    # Every daemon tells its engine (the shard's holder writes the status row);
+                    # the leader writes the note.
+                    reasons = [f"{p.file}:{p.line or 0}: {p.message}" for p in outcome.problems]
+                    self.engine.invalid(name, outcome.commit, reasons)
                     if self.leader:
-                        reasons = [f"{p.file}:{p.line or 0}: {p.message}" for p in outcome.problems]
-                        self.engine.invalid(name, outcome.commit, reasons)
                         lines.append(
                             self.notes.convergence(
                                 name, outcome.commit, StackStatus.INVALID, problems=outcome.problems

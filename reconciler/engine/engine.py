@@ -86,10 +86,20 @@ class Engine:
         )
 
     def invalid(self, stack: str, commit: str, reasons: Iterable[str]) -> None:
-        """The commit's template is wrong: report INVALID and keep maintaining the last good generation."""
+        """The commit's template is wrong: report INVALID and keep maintaining the last good generation.
+
+        Like every write, the stack's status row is written only by its shard's holder, fenced by
+        the lease epoch; a worker that does not hold the shard (or lost it) reports INVALID in its
+        own report and leaves the row to the holder, which is told the same commit.
+        """
         reasons = tuple(reasons)
-        self._store.ensure_stack(stack)
-        self._store.set_status(stack, StackStatus.INVALID, reasons=reasons)
+        shard = self._store.ensure_stack(stack).shard
+        epoch = self._leases.held().get(shard)
+        if epoch is not None:
+            try:
+                self._store.set_status(stack, StackStatus.INVALID, reasons=reasons, fence=Fence(shard, epoch))
+            except StaleLease:
+                self._drop_shard(shard)
         failures = tuple(Failure("template", reason) for reason in reasons)
         self._invalid[stack] = StackReport(stack, StackStatus.INVALID, commit, None, failures=failures)
 
