@@ -1010,8 +1010,11 @@ class StackRun:
         self._mark_dirty(state)
         type_name, physical_id = state.type, state.physical_id
 
+        refused = f"{state.name} ({physical_id})"  # where a refusal of this delete is reported
+
         def done(outcome: CallOutcome, at: float) -> None:
             if isinstance(outcome, Deleted):
+                self.failures.pop(refused, None)  # an earlier refusal is over
                 self._forget(state, deleted=True)
             elif isinstance(outcome, RetryLater):
                 state.attempts += 1
@@ -1025,7 +1028,7 @@ class StackRun:
                 # again on every pass.
                 state.attempts += 1
                 state.last_error = self._without_secrets(outcome.message)
-                self.failures[f"{state.name} ({physical_id})"] = f"delete failed: {state.last_error}"
+                self.failures[refused] = f"delete failed: {state.last_error}"
                 delay = self.context.settings.backoff.delay(state.attempts, None, self.context.random)
                 self.retry_at[key] = at + delay
 

@@ -176,3 +176,51 @@ def test_a_server_building_while_every_list_call_fails_is_given_up_on_at_its_dea
     (server,) = world.live("servers")
     assert server["id"] != stuck["id"] and server["status"] == "ACTIVE"
     world.close()
+
+
+SERVER_AND_LABEL = """heat_template_version: 2018-08-31
+resources:
+  web:
+    type: OS::Nova::Server
+    properties: {name: web, image: cirros-0.6.2-x86_64-disk, flavor: m1.small}
+  label:
+    type: OS::Heat::Value
+    properties: {value: web}
+"""
+
+ONLY_THE_LABEL = """heat_template_version: 2018-08-31
+resources:
+  label:
+    type: OS::Heat::Value
+    properties: {value: web}
+"""
+
+
+def test_a_delete_the_cloud_refuses_is_reported_and_backed_off(tmp_path: Path, database_url: str) -> None:
+    """Given a server leaving the template while the cloud's policy refuses every delete (403); then
+    the refusal is reported with the cloud's message and the delete is sent again only after a
+    growing back-off, not on every pass; once the policy allows it, the server goes."""
+    world = World(tmp_path, database_url)
+    world.commit({"stack.yaml": SERVER_AND_LABEL})
+    world.submit("app", "stack.yaml")
+    assert world.converge("app")["app"].status is StackStatus.CONVERGED
+    world.cloud.faults.faults = Faults.parse("error_rate=1,kinds=403,operations=delete")
+    world.commit({"stack.yaml": ONLY_THE_LABEL})
+    world.submit("app", "stack.yaml")
+
+    passes = 120
+    world.pass_time(float(passes))
+
+    report = world.engine.report("app")
+    (failure,) = report.failures
+    assert failure.reason.startswith("delete failed") and "Policy does not allow" in failure.reason
+    stored = world.store.read_stack("app")
+    assert stored is not None and any("Policy does not allow" in reason for reason in stored.reasons)
+    assert len(world.live("servers")) == 1
+    assert 2 <= world.cloud.refused["delete"] <= 10 < passes  # exponential back-off, not once a pass
+
+    world.cloud.faults.faults = Faults()
+    report = world.converge("app")["app"]
+    assert report.status is StackStatus.CONVERGED, report.failures
+    assert world.live("servers") == []
+    world.close()

@@ -190,6 +190,16 @@ def test_call_faults_are_retryable(fault: CallFault, error: type[ProviderError])
     assert not (isinstance(raised.value, Retryable) and raised.value.conflict)  # the cloud failed
 
 
+def test_an_injected_policy_refusal_is_permanent_and_changes_nothing() -> None:
+    provider = make_provider()
+    net = provider.create("OS::Neutron::Net", {"name": "n"}, marker("n"))
+    provider.cloud.faults.fail_next(CallFault.FORBIDDEN, operation="delete")
+    with pytest.raises(Permanent, match="Policy does not allow"):
+        provider.delete("OS::Neutron::Net", net.physical_id)
+    assert net.physical_id in provider.observe("OS::Neutron::Net", [net.physical_id])
+    assert provider.cloud.refused["delete"] == 1
+
+
 def test_a_name_already_in_use_is_a_retryable_conflict() -> None:
     provider = make_provider()
     provider.create("OS::Nova::KeyPair", {"name": "deploy"}, marker("first"))
