@@ -19,7 +19,7 @@ from functools import partial
 from typing import Any
 
 from providers.interface import LiveResource, LiveStatus, Marker, Provider
-from reconciler.engine.batching import BatchPolicy, batch_policy
+from reconciler.engine.batching import BatchPolicy, batch_policy, check_update_policy
 from reconciler.engine.desired import DesiredStack, Policy
 from reconciler.engine.drift import Drift, baseline_of, detect_drift, managed_drift, remember_baseline
 from reconciler.engine.nested_values import NestedValues
@@ -355,7 +355,8 @@ class StackRun:
             self._fail(name, f"invalid properties: {error}")
             return
         if resource.nested_kind is not None:
-            self._converge_nested(name, type_name=resource.type, desired=desired, state=state, now=now)
+            if resource.nested_kind not in GROUP_KINDS or self._update_policy_usable(name, resource):
+                self._converge_nested(name, type_name=resource.type, desired=desired, state=state, now=now)
             return
         recorded = None
         if state is not None:
@@ -765,14 +766,23 @@ class StackRun:
         if name in self.settled and name not in self.waiting_children and name not in self.in_flight:
             self._unsettle(name)
 
+    def _update_policy_usable(self, name: str, resource: Any) -> bool:
+        """A group's update_policy can pace it: False (and the group waits, or fails) otherwise."""
+        try:
+            check_update_policy(self._resolved_update_policy(resource))
+        except Unresolved:
+            return False  # considered again when what the policy reads settles
+        except Exception as error:
+            self._fail(name, f"invalid update_policy of {name}: {error}")
+            return False
+        return True
+
     def _resolved_update_policy(self, resource: Any) -> Any:
+        """The group's update_policy with its functions resolved (checked by `_update_policy_usable`)."""
         policy = getattr(resource, "update_policy", None)
         if policy is None or self.definition is None:
             return None
-        try:
-            return self.definition.resolve(policy, self.values)
-        except Exception:  # an unresolvable policy paces nothing rather than blocking the group
-            return None
+        return self.definition.resolve(policy, self.values)
 
     def _check_children(self, now: float) -> None:
         for name in list(self.waiting_children):
