@@ -75,6 +75,34 @@ def test_a_cloud_message_quoting_a_hidden_parameter_is_stored_masked(
     world.close()
 
 
+HIDDEN_FLAVOR_LIST = """heat_template_version: 2018-08-31
+parameters:
+  flavors: {type: comma_delimited_list, hidden: true}
+resources:
+  web:
+    type: OS::Nova::Server
+    properties: {name: web, image: cirros-0.6.2-x86_64-disk, flavor: {get_param: [flavors, 0]}}
+"""
+
+
+def test_an_item_of_a_hidden_list_parameter_quoted_by_the_cloud_is_stored_masked(
+    tmp_path: Path, database_url: str
+) -> None:
+    """Given a hidden list parameter one item of which the cloud quotes back alone; then the stored
+    failure masks that item, by the same rule notes are redacted with."""
+    world = World(tmp_path, database_url)
+    world.commit({"stack.yaml": HIDDEN_FLAVOR_LIST})
+    world.submit("app", "stack.yaml", {"flavors": "s3cret-flavor,m1.small"})
+
+    report = world.converge("app")["app"]
+
+    assert report.status is StackStatus.FAILED
+    (failure,) = report.failures
+    assert "could not be found" in failure.reason and "s3cret" not in failure.reason
+    assert "s3cret" not in str(world.records("app")["web"].last_error)
+    world.close()
+
+
 def test_a_server_stuck_in_build_is_replaced_past_its_deadline(tmp_path: Path, database_url: str) -> None:
     world = World(tmp_path, database_url, cloud=CloudSettings(time_to_active=10.0))
     world.commit({"stack.yaml": servers(["web"])})
