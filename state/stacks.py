@@ -194,3 +194,28 @@ def stacks_on_shards(connection: sa.Connection, shards: list[int]) -> list[Stack
         sa.select(STACKS.c.name, STACKS.c.shard).where(STACKS.c.shard.in_(shards)).order_by(STACKS.c.name)
     )
     return [StackRef(name, shard) for name, shard in rows]
+
+
+def end_generations(
+    connection: sa.Connection, stack: str, generations: list[int], status: StackStatus
+) -> None:
+    """Record that `generations` of `stack` ended in `status` (a generation ends once: first wins)."""
+    connection.execute(
+        sa.update(GENERATIONS)
+        .where(
+            GENERATIONS.c.stack == stack,
+            GENERATIONS.c.generation.in_(generations),
+            GENERATIONS.c.ended_status.is_(None),
+        )
+        .values(ended_status=status.value)
+    )
+
+
+def generation_endings(connection: sa.Connection, stack: str) -> dict[int, StackStatus]:
+    """generation -> how it ended, for the generations of `stack` that ended (e.g. SUPERSEDED)."""
+    rows = connection.execute(
+        sa.select(GENERATIONS.c.generation, GENERATIONS.c.ended_status).where(
+            GENERATIONS.c.stack == stack, GENERATIONS.c.ended_status.is_not(None)
+        )
+    )
+    return {generation: StackStatus(ended) for generation, ended in rows}

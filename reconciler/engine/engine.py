@@ -69,6 +69,7 @@ class Engine:
         self._runs: dict[str, StackRun] = {}
         self._epochs: dict[str, int] = {}
         self._invalid: dict[str, StackReport] = {}
+        self._ended: set[tuple[str, int]] = set()  # superseded generations recorded in the store
 
     def close(self) -> None:
         """Stop the pool (calls in flight finish; nothing new starts)."""
@@ -239,6 +240,7 @@ class Engine:
                     self._store.store_outputs(run.name, run.outputs, fence=fence)
                     run.outputs_due = False
                 if run.status_due:
+                    self._record_superseded(run, fence)
                     reasons = [str(failure) for failure in run.failure_list()]
                     self._store.set_status(
                         run.name, run.status, reasons=reasons, generation=run.generation, fence=fence
@@ -246,6 +248,13 @@ class Engine:
                     run.status_due = False
             except StaleLease:
                 self._drop_shard(run.shard)
+
+    def _record_superseded(self, run: StackRun, fence: Fence) -> None:
+        """The generations a newer one took over from while they were in progress end SUPERSEDED."""
+        ended = [number for number in run.superseded.values() if (run.name, number) not in self._ended]
+        if ended:
+            self._store.end_generations(run.name, ended, StackStatus.SUPERSEDED, fence=fence)
+            self._ended.update((run.name, generation) for generation in ended)
 
     def _drop_shard(self, shard: int) -> None:
         """The lease is gone: stop acting on its stacks; whoever holds it now carries on."""

@@ -105,7 +105,7 @@ class StackRun:
         self.dirty: dict[int, ResourceState] = {}
         self.deleted_record_ids: list[int] = []
         self.awaiting_ids: list[Callable[[], None]] = []
-        self.superseded: list[str] = []
+        self.superseded: dict[str, int] = {}  # commit a newer one took over from -> its generation
         self.status = StackStatus.PENDING
         self.status_reasons: tuple[str, ...] = ()
         self.outputs: dict[str, Any] = {}
@@ -155,7 +155,7 @@ class StackRun:
         """Converge to `definition` from now on (None: converge to nothing, the stack is going away)."""
         self.batch = batch
         if self.commit is not None and self.commit != commit and not self._settled_status():
-            self.superseded.append(self.commit)
+            self.superseded[self.commit] = self.generation
         self.previously_settled = self.settled
         self.previous_definition = self.definition
         self.reuse_decisions = (
