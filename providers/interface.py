@@ -26,11 +26,17 @@ class ProviderError(Exception):
 
 
 class Retryable(ProviderError):
-    """A transient failure (5xx, timeout, conflict, rate limit): try again, after `after` s if known."""
+    """A transient failure (5xx, timeout, conflict, rate limit): try again, after `after` s if known.
 
-    def __init__(self, message: str, after: float | None = None) -> None:
+    `conflict` says the cloud refused because something is in the way (HTTP 409: a name or an
+    address already in use, a resource in a state that forbids the call), as opposed to a cloud that
+    failed or did not answer: only a conflict can be solved by moving the other thing out of the way.
+    """
+
+    def __init__(self, message: str, after: float | None = None, *, conflict: bool = False) -> None:
         super().__init__(message)
         self.after = after
+        self.conflict = conflict
 
 
 class Permanent(ProviderError):

@@ -88,6 +88,9 @@ class StackGeneration(Base):
     definition_digest: Mapped[str] = mapped_column(sa.String(128))
     inputs: Mapped[dict[str, Any]] = mapped_column(default=dict)
     created_at: Mapped[float]
+    # How the generation ended when it stopped being converged to before it settled: SUPERSEDED
+    # (a newer one took over). NULL: the newest, or one that settled before the next arrived.
+    ended_status: Mapped[str | None] = mapped_column(sa.String(32))
 
 
 class ResourceRecord(Base):

@@ -260,3 +260,28 @@ def generations_since(
 def newest_generation_id(connection: sa.Connection) -> int:
     """The highest generation id in the store (0 when there is none)."""
     return int(connection.execute(sa.select(sa.func.max(GENERATIONS.c.id))).scalar_one_or_none() or 0)
+
+
+def end_generations(
+    connection: sa.Connection, stack: str, generations: list[int], status: StackStatus
+) -> None:
+    """Record that `generations` of `stack` ended in `status` (a generation ends once: first wins)."""
+    connection.execute(
+        sa.update(GENERATIONS)
+        .where(
+            GENERATIONS.c.stack == stack,
+            GENERATIONS.c.generation.in_(generations),
+            GENERATIONS.c.ended_status.is_(None),
+        )
+        .values(ended_status=status.value)
+    )
+
+
+def generation_endings(connection: sa.Connection, stack: str) -> dict[int, StackStatus]:
+    """generation -> how it ended, for the generations of `stack` that ended (e.g. SUPERSEDED)."""
+    rows = connection.execute(
+        sa.select(GENERATIONS.c.generation, GENERATIONS.c.ended_status).where(
+            GENERATIONS.c.stack == stack, GENERATIONS.c.ended_status.is_not(None)
+        )
+    )
+    return {generation: StackStatus(ended) for generation, ended in rows}

@@ -225,6 +225,21 @@ class Store:
 
         self._tx.run("set status", work)
 
+    def end_generations(
+        self, stack: str, generations: Sequence[int], status: StackStatus, *, fence: Fence
+    ) -> None:
+        """Record how older generations of `stack` ended (SUPERSEDED); fenced like `set_status`."""
+
+        def work(connection: Connection) -> None:
+            check_fence(connection, fence, now=self._clock.now())
+            stacks.end_generations(connection, stack, list(generations), status)
+
+        self._tx.run("end generations", work)
+
+    def generation_endings(self, stack: str) -> dict[int, StackStatus]:
+        """generation -> how it ended, for the generations of `stack` that ended before settling."""
+        return self._tx.read("generation endings", lambda c: stacks.generation_endings(c, stack))
+
     def store_outputs(self, stack: str, outputs: dict[str, Any], *, fence: Fence | None = None) -> None:
         """Replace a stack's outputs; fenced like `set_status`."""
 

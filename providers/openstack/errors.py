@@ -7,7 +7,8 @@ and `translated_errors` (for the answer it never gave: refused connections, time
 |---|---|---|
 | 404 | NotFound | the physical resource is gone |
 | 429, 413 without "quota" | Retryable(after=Retry-After) | rate limited: the cloud says when |
-| 409 without "quota", 5xx, timeout, refused | Retryable | transient: back off and try again |
+| 409 without "quota" | Retryable(conflict=True) | something is in the way: back off, move it |
+| 5xx, timeout, refused | Retryable | transient: back off and try again |
 | 400, 403, 409/413 naming a quota | Permanent(the cloud's message) | retrying cannot fix it |
 
 Each error is raised `from` the SDK's (or keystoneauth's) exception, so the cause is kept for
@@ -53,7 +54,9 @@ def error_for(action: str, response: requests.Response, cause: sdk_errors.HttpEx
         return Permanent(message)
     if status in (413, 429):
         return Retryable(message, after=retry_after(response))
-    if status == 409 or status >= 500:
+    if status == 409 or isinstance(cause, sdk_errors.ConflictException):
+        return Retryable(message, after=retry_after(response), conflict=True)
+    if status >= 500:
         return Retryable(message, after=retry_after(response))
     return Permanent(message)
 
@@ -132,5 +135,5 @@ def redacted(error: ProviderError, secrets: Collection[str]) -> ProviderError:
     if message == str(error):
         return error
     if isinstance(error, Retryable):
-        return Retryable(message, after=error.after)
+        return Retryable(message, after=error.after, conflict=error.conflict)
     return type(error)(message)

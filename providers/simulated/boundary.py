@@ -1,6 +1,7 @@
 """The provider boundary: the simulated cloud's errors become Retryable, Permanent or NotFound,
 by the same HTTP statuses the OpenStack provider maps (404 gone; 429 after Retry-After; 409,
-5xx and timeouts transient; 400, 403 and quota excesses permanent, with the cloud's message).
+5xx and timeouts transient, a 409 flagged as a conflict; 400, 403 and quota excesses permanent,
+with the cloud's message).
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ def provider_error(error: CloudError) -> ProviderError:
         return NotFound(error.message)
     if error.status == RATE_LIMITED:
         return Retryable(error.message, after=error.retry_after)
-    if error.status == CONFLICT or error.status >= FIRST_SERVER_ERROR:
+    if error.status == CONFLICT:
+        return Retryable(error.message, conflict=True)
+    if error.status >= FIRST_SERVER_ERROR:
         return Retryable(error.message)
     return Permanent(error.message)
 

@@ -43,6 +43,7 @@ from providers.simulated.errors import (
     BadRequest,
     CallTimedOut,
     CloudError,
+    Forbidden,
     InternalError,
     ServiceUnavailable,
     TooManyRequests,
@@ -126,6 +127,7 @@ PRECEDING_ERRORS: Mapping[CallFault, Callable[[float], CloudError]] = {
     CallFault.UNAVAILABLE: lambda _: ServiceUnavailable("The service is unavailable (injected fault)."),
     CallFault.RATE_LIMITED: lambda after: TooManyRequests("Rate limit exceeded (injected fault).", after),
     CallFault.TIMEOUT: lambda _: CallTimedOut("The call timed out (injected fault).", applied=False),
+    CallFault.FORBIDDEN: lambda _: Forbidden("Policy does not allow this request (injected fault)."),
 }
 
 
@@ -148,7 +150,8 @@ class SimulatedCloud:
         self.clock = clock
         self.sleep = sleep
         self.path = path
-        self.calls: Counter[str] = Counter()
+        self.calls: Counter[str] = Counter()  # calls that reached the world, per operation
+        self.refused: Counter[str] = Counter()  # calls an injected fault stopped before they acted
         self.in_flight = 0
         self.peak_in_flight = 0
         self._lock = threading.Lock()
@@ -329,6 +332,8 @@ class SimulatedCloud:
                 self.sleep(latency)
             fault = self.faults.draw(operation, collection)
             if fault is not None and fault is not CallFault.LOST_RESPONSE:
+                with self._lock:
+                    self.refused[operation] += 1
                 raise PRECEDING_ERRORS[fault](self.faults.faults.retry_after)
             with self._lock:
                 self.calls[operation] += 1

@@ -3,8 +3,10 @@
 Two kinds of fault:
 
 - call faults, drawn per API call: a 500, a 503, a 429 with Retry-After, a timeout before the cloud
-  acts, or a lost response after it acted (the case idempotency markers exist for). A random share
-  of calls (`error_rate`) and one-shot faults queued with `FaultPlan.fail_next` both apply.
+  acts, or a lost response after it acted (the case idempotency markers exist for), all transient;
+  or a 403 "forbidden" (a policy refusing the call), the one permanent kind: retrying cannot fix
+  it, and the provider boundary maps it to `Permanent` like any other 403. A random share of calls
+  (`error_rate`) and one-shot faults queued with `FaultPlan.fail_next` both apply.
 - fates of resources that build (servers, volumes): stay in BUILD for ever, reach ACTIVE and go to
   ERROR `fate_delay` seconds later, or reach ACTIVE and vanish `fate_delay` seconds later.
 
@@ -28,6 +30,7 @@ class CallFault(enum.Enum):
     RATE_LIMITED = "429"
     TIMEOUT = "timeout"  # the call is lost before the cloud acts
     LOST_RESPONSE = "lost-response"  # the cloud acts, the answer never arrives
+    FORBIDDEN = "403"  # a policy refuses the call: permanent, nothing is done
 
 
 class Fate(enum.Enum):
@@ -55,7 +58,7 @@ class Faults:
 
     @classmethod
     def parse(cls, text: str) -> Faults:
-        """Faults from `key=value,...`, e.g. `error_rate=0.1,kinds=500+429,retry_after=2`.
+        """Faults from `key=value,...`, e.g. `error_rate=0.1,kinds=500+429+403,retry_after=2`.
 
         Raises ValueError naming the bad key or value.
         """

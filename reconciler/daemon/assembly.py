@@ -248,7 +248,14 @@ def assemble(
         wake(FOLLOW)
 
     passes = {FOLLOW: follow_pass, CONVERGE: gitops.converge, LEASES: keeper.tick, NOTES: notes_pass}
-    loops = [Loop(name, intervals[name], run_pass) for name, run_pass in passes.items()]
+    # The lease loop ticks when the keeper says (a peer's lease expiring), not only every renew
+    # interval: a takeover takes about lease + one tick, not lease + a whole renew interval.
+    loops = [
+        Loop(name, intervals[name], run_pass, lambda: keeper.next_tick_at() - clock.now())
+        if name == LEASES
+        else Loop(name, intervals[name], run_pass)
+        for name, run_pass in passes.items()
+    ]
     service = Service(
         loops,
         notifier=SystemdNotifier.from_environment(environ) if leader else SystemdNotifier(None),

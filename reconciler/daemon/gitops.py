@@ -34,7 +34,6 @@ from reconciler.engine.report import StackReport
 from reconciler.plan import UpdateRules
 from reconciler.source.commit_files import CommitFileSource
 from reconciler.source.heads import Heads
-from reconciler.source.hidden_values import hidden_values
 from reconciler.source.note_lines import REPOSITORY_SCOPE, NoteLine
 from reconciler.source.note_publisher import publish_pending
 from reconciler.source.notes_store import DEFAULT_NOTES_REF, PushOutcome, PushRejected
@@ -50,6 +49,7 @@ from reconciler.source.revisions import (
     read_commit_config,
 )
 from reconciler.source.touched_stacks import changed_paths, touched_stacks
+from reconciler.templates.hidden_values import hidden_values
 from state import StackStatus, Store
 
 LOG = logging.getLogger(__name__)
@@ -295,9 +295,11 @@ class GitOps:
                 del self.pending[name]
                 if isinstance(outcome, InvalidStack):
                     invalid.append(name)
+                    # Every daemon tells its engine (the shard's holder writes the status row);
+                    # the leader writes the note.
+                    reasons = [f"{p.file}:{p.line or 0}: {p.message}" for p in outcome.problems]
+                    self.engine.invalid(name, outcome.commit, reasons)
                     if self.leader:
-                        reasons = [f"{p.file}:{p.line or 0}: {p.message}" for p in outcome.problems]
-                        self.engine.invalid(name, outcome.commit, reasons)
                         lines.append(
                             self.notes.convergence(
                                 name, outcome.commit, StackStatus.INVALID, problems=outcome.problems

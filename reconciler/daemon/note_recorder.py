@@ -12,10 +12,10 @@ from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from reconciler.engine.report import StackReport
-from reconciler.source.hidden_values import redact
 from reconciler.source.note_lines import CONVERGENCE, PLAN, NoteLine
 from reconciler.source.note_publisher import NotesOutbox, outbox_line
 from reconciler.source.notes_store import DEFAULT_NOTES_REF
+from reconciler.templates.hidden_values import redact
 
 
 class Clock(Protocol):

@@ -17,7 +17,7 @@ import signal
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from types import FrameType
 from typing import Protocol
 
@@ -41,11 +41,16 @@ class Clock(Protocol):
 
 @dataclass(frozen=True)
 class Loop:
-    """One of the daemon's loops: a pass run every `interval` seconds (and on `wake`)."""
+    """One of the daemon's loops: a pass run every `interval` seconds (and on `wake`).
+
+    `due_in`, when given, says after each pass in how many seconds the next one is due; a pass due
+    sooner than `interval` runs then (the lease loop ticks as soon as a peer's lease expires).
+    """
 
     name: str
     interval: float
     run_pass: Callable[[], object]
+    due_in: Callable[[], float] | None = None
 
 
 def watchdog_interval(environ: dict[str, str] | os._Environ[str] = os.environ) -> float | None:
@@ -105,7 +110,16 @@ class Service:
             self.progress.made_progress(loop.name)
             with self._requests_lock:
                 if loop.name not in self._requested:
+                    self._schedule_early(loop)
                     return
+
+    def _schedule_early(self, loop: Loop) -> None:
+        """Bring the loop's next pass forward to when it says it is due, if before its interval."""
+        if loop.due_in is None or not self._scheduler.running or self._stop.is_set():
+            return
+        delay = max(0.0, loop.due_in())
+        if delay < loop.interval:
+            self._scheduler.modify_job(loop.name, next_run_time=datetime.now(UTC) + timedelta(seconds=delay))
 
     def _log_failure(self, name: str, error: Exception) -> None:
         """A failing pass is logged with its traceback once, not ten times a second while it repeats."""

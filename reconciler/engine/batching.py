@@ -17,16 +17,62 @@ class BatchPolicy:
     pause_time: float = 0.0
 
 
-def batch_policy(update_policy: Any, *, creating: bool) -> BatchPolicy | None:
-    """The pace for creating (`batch_create`) or updating (`rolling_update`) members, if any."""
+class InvalidUpdatePolicy(ValueError):
+    """An update_policy entry of the wrong shape or out of range; the message names the property."""
+
+
+ENTRIES = ("batch_create", "rolling_update")
+
+
+def check_update_policy(update_policy: Any) -> None:
+    """Raise InvalidUpdatePolicy when a `batch_create` or `rolling_update` entry is not one Heat takes."""
+    if update_policy is None:
+        return
     if not isinstance(update_policy, Mapping):
+        raise InvalidUpdatePolicy(f"update_policy must be a map, not {_shown(update_policy)}")
+    for key in ENTRIES:
+        if update_policy.get(key) is not None:
+            _read_entry(key, update_policy[key])
+
+
+def batch_policy(update_policy: Any, *, creating: bool) -> BatchPolicy | None:
+    """The pace for creating (`batch_create`) or updating (`rolling_update`) members, if any.
+
+    Raises InvalidUpdatePolicy (see `check_update_policy`) for an entry Heat would refuse.
+    """
+    check_update_policy(update_policy)
+    if update_policy is None:
         return None
-    entry = update_policy.get("batch_create" if creating else "rolling_update")
+    key = ENTRIES[0] if creating else ENTRIES[1]
+    entry = update_policy.get(key)
+    return None if entry is None else _read_entry(key, entry)
+
+
+def _read_entry(key: str, entry: Any) -> BatchPolicy:
     if not isinstance(entry, Mapping):
-        return None
+        raise InvalidUpdatePolicy(f"update_policy.{key} must be a map, not {_shown(entry)}")
+    size = _number(f"update_policy.{key}.max_batch_size", entry.get("max_batch_size", 1), integer=True)
+    if size < 1:
+        raise InvalidUpdatePolicy(f"update_policy.{key}.max_batch_size must be at least 1, not {size}")
+    pause = _number(f"update_policy.{key}.pause_time", entry.get("pause_time", 0), integer=False)
+    if pause < 0:
+        raise InvalidUpdatePolicy(f"update_policy.{key}.pause_time must not be negative, not {pause}")
+    return BatchPolicy(int(size), float(pause))
+
+
+def _number(path: str, value: Any, *, integer: bool) -> float:
+    """`value` as a number, from a number or its string form (as Heat reads integer properties)."""
+    wanted = "an integer" if integer else "a number"
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise InvalidUpdatePolicy(f"{path} must be {wanted}, not {_shown(value)}")
     try:
-        size = int(entry.get("max_batch_size", 1))
-        pause = float(entry.get("pause_time", 0) or 0)
-    except (TypeError, ValueError):
-        return None
-    return BatchPolicy(max(1, size), max(0.0, pause))
+        number = float(value)
+    except ValueError:
+        raise InvalidUpdatePolicy(f"{path} must be {wanted}, not {_shown(value)}") from None
+    if integer and not number.is_integer():
+        raise InvalidUpdatePolicy(f"{path} must be {wanted}, not {_shown(value)}")
+    return number
+
+
+def _shown(value: Any) -> str:
+    return f"{type(value).__name__} {value!r}"[:80]

@@ -79,6 +79,7 @@ class Engine:
         self._watermark = 0  # generations up to this id were read on the shards discovered
         self._next_discovery = 0.0
         self._to_rebuild: dict[str, GenerationSeen] = {}
+        self._ended: set[tuple[str, int]] = set()  # superseded generations recorded in the store
 
     def close(self) -> None:
         """Stop the pool (calls in flight finish; nothing new starts)."""
@@ -96,10 +97,20 @@ class Engine:
         )
 
     def invalid(self, stack: str, commit: str, reasons: Iterable[str]) -> None:
-        """The commit's template is wrong: report INVALID and keep maintaining the last good generation."""
+        """The commit's template is wrong: report INVALID and keep maintaining the last good generation.
+
+        Like every write, the stack's status row is written only by its shard's holder, fenced by
+        the lease epoch; a worker that does not hold the shard (or lost it) reports INVALID in its
+        own report and leaves the row to the holder, which is told the same commit.
+        """
         reasons = tuple(reasons)
-        self._store.ensure_stack(stack)
-        self._store.set_status(stack, StackStatus.INVALID, reasons=reasons)
+        shard = self._store.ensure_stack(stack).shard
+        epoch = self._leases.held().get(shard)
+        if epoch is not None:
+            try:
+                self._store.set_status(stack, StackStatus.INVALID, reasons=reasons, fence=Fence(shard, epoch))
+            except StaleLease:
+                self._drop_shard(shard)
         failures = tuple(Failure("template", reason) for reason in reasons)
         self._invalid[stack] = StackReport(stack, StackStatus.INVALID, commit, None, failures=failures)
 
@@ -263,6 +274,7 @@ class Engine:
                     self._store.store_outputs(run.name, run.outputs, fence=fence)
                     run.outputs_due = False
                 if run.status_due:
+                    self._record_superseded(run, fence)
                     reasons = [str(failure) for failure in run.failure_list()]
                     self._store.set_status(
                         run.name, run.status, reasons=reasons, generation=run.generation, fence=fence
@@ -270,6 +282,13 @@ class Engine:
                     run.status_due = False
             except StaleLease:
                 self._drop_shard(run.shard)
+
+    def _record_superseded(self, run: StackRun, fence: Fence) -> None:
+        """The generations a newer one took over from while they were in progress end SUPERSEDED."""
+        ended = [number for number in run.superseded.values() if (run.name, number) not in self._ended]
+        if ended:
+            self._store.end_generations(run.name, ended, StackStatus.SUPERSEDED, fence=fence)
+            self._ended.update((run.name, generation) for generation in ended)
 
     def _drop_shard(self, shard: int) -> None:
         """The lease is gone: stop acting on its stacks; whoever holds it now carries on."""

@@ -28,10 +28,14 @@ class Vanished:
 
 @dataclass(frozen=True)
 class RetryLater:
-    """A transient failure: try again after the backoff (or `after` seconds, if the cloud said)."""
+    """A transient failure: try again after the backoff (or `after` seconds, if the cloud said).
+
+    `conflict`: the cloud refused because something is in the way (a name or address in use).
+    """
 
     message: str
     after: float | None = None
+    conflict: bool = False
 
 
 @dataclass(frozen=True)

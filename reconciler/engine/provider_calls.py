@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from providers.interface import Marker, NotFound, Permanent, Provider, Retryable
+from providers.interface import Marker, NotFound, Permanent, Provider, ProviderError, Retryable
 from reconciler.engine.outcomes import (
     Applied,
     CallOutcome,
@@ -26,6 +26,10 @@ def _unexpected(error: Exception) -> RetryLater:
     return RetryLater(f"unexpected {error.__class__.__name__}: {error}")
 
 
+def _retry_later(error: Retryable) -> RetryLater:
+    return RetryLater(str(error), error.after, conflict=error.conflict)
+
+
 def call_create(
     provider: Provider, type_name: str, properties: Mapping[str, Any], marker: Marker, *, adopt_first: bool
 ) -> CallOutcome:
@@ -37,13 +41,26 @@ def call_create(
                 return Applied(found, adopted=True)
         return Applied(provider.create(type_name, properties, marker))
     except Retryable as error:
-        return RetryLater(str(error), error.after)
+        return _retry_later(error)
     except Permanent as error:
         return Failed(str(error))
     except NotFound as error:
         return Failed(str(error))
     except Exception as error:
         return _unexpected(error)
+
+
+def call_find(provider: Provider, type_name: str, marker: Marker) -> CallOutcome:
+    """The resource an unanswered create made with `marker` (Applied), or Deleted when there is none."""
+    try:
+        found = provider.find_by_marker(type_name, marker)
+    except Retryable as error:
+        return _retry_later(error)
+    except ProviderError as error:
+        return Failed(str(error))
+    except Exception as error:
+        return _unexpected(error)
+    return Deleted() if found is None else Applied(found, adopted=True)
 
 
 def call_update(
@@ -56,7 +73,7 @@ def call_update(
     try:
         return Applied(provider.update(type_name, physical_id, properties, changed))
     except Retryable as error:
-        return RetryLater(str(error), error.after)
+        return _retry_later(error)
     except Permanent as error:
         return Failed(str(error))
     except NotFound:
@@ -71,7 +88,7 @@ def call_delete(provider: Provider, type_name: str, physical_id: str) -> CallOut
     except NotFound:
         return Deleted()
     except Retryable as error:
-        return RetryLater(str(error), error.after)
+        return _retry_later(error)
     except Permanent as error:
         return Failed(str(error))
     except Exception as error:
@@ -83,7 +100,7 @@ def call_observe(provider: Provider, type_name: str, physical_ids: Collection[st
     try:
         return Observed(provider.observe(type_name, physical_ids))
     except Retryable as error:
-        return RetryLater(str(error), error.after)
+        return _retry_later(error)
     except Permanent as error:
         return Failed(str(error))
     except Exception as error:

@@ -38,6 +38,7 @@ class ResourceState:
     marker_token: str | None = None  # for resources created inline, with no record id yet
     is_replacement: bool = False  # created to replace an older copy (counted as a replacement)
     delete_first: bool = False  # an old copy in the new one's way (a port in use, a unique name)
+    conflicts: int = 0  # creates the cloud refused because something was in the way (HTTP 409)
 
     @property
     def replaced_by(self) -> int | None:

@@ -19,7 +19,7 @@ from functools import partial
 from typing import Any
 
 from providers.interface import LiveResource, LiveStatus, Marker, Provider
-from reconciler.engine.batching import BatchPolicy, batch_policy
+from reconciler.engine.batching import BatchPolicy, batch_policy, check_update_policy
 from reconciler.engine.desired import DesiredStack, Policy
 from reconciler.engine.drift import Drift, baseline_of, detect_drift, managed_drift, remember_baseline
 from reconciler.engine.nested_handoff import Lineage
@@ -34,7 +34,7 @@ from reconciler.engine.outcomes import (
     RetryLater,
     Vanished,
 )
-from reconciler.engine.provider_calls import call_create, call_delete, call_observe, call_update
+from reconciler.engine.provider_calls import call_create, call_delete, call_find, call_observe, call_update
 from reconciler.engine.provider_set import ProviderSet
 from reconciler.engine.record_rows import UNRECORDED_ATTRIBUTES, plain_json, recorded_attributes
 from reconciler.engine.report import ActionCounts, Failure, StackReport
@@ -49,7 +49,8 @@ from reconciler.templates.errors import Unresolved
 # Types whose physical resource holds data no recreate brings back: a lone one vanishing needs a person.
 DATA_BEARING_TYPES = frozenset({"OS::Cinder::Volume"})
 GROUP_KINDS = frozenset({"group", "autoscaling"})
-# Retryable failures of a replacement's create before its old copy is deleted first instead.
+# Conflicts (something in the way, not a failing cloud) refusing a replacement's create before its
+# old copy is deleted first instead.
 REPLACE_CONFLICTS_BEFORE_DELETE_FIRST = 2
 
 
@@ -93,7 +94,8 @@ class StackRun:
         self.queued: set[str] = set()
         self.ready: deque[str] = deque()
         self.in_flight: dict[object, _InFlight] = {}
-        self.waiting_ready: dict[str, float] = {}
+        self.waiting_ready: dict[str, float] = {}  # resource -> its ready deadline
+        self.observe_errors: dict[str, str] = {}  # type -> why its last observation failed
         self.waiting_children: dict[str, int] = {}
         self.retry_at: dict[object, float] = {}
         self.failures: dict[str, str] = {}
@@ -104,15 +106,14 @@ class StackRun:
         self.dirty: dict[int, ResourceState] = {}
         self.deleted_record_ids: list[int] = []
         self.awaiting_ids: list[Callable[[], None]] = []
-        self.superseded: list[str] = []
+        self.superseded: dict[str, int] = {}  # commit a newer one took over from -> its generation
         self.status = StackStatus.PENDING
         self.status_reasons: tuple[str, ...] = ()
         self.outputs: dict[str, Any] = {}
         self.outputs_due = False  # computed, not written yet
         self.outputs_stale = True  # a value outputs may read changed since they were computed
         self.status_due = False
-        self.next_observe_at = 0.0
-        self.next_poll_at = 0.0
+        self.next_observe_at = self.next_poll_at = 0.0  # drift observation, readiness polling
         self.observed_once = False
         self.removing = False
         self.values = NestedValues(self)
@@ -155,7 +156,7 @@ class StackRun:
         """Converge to `definition` from now on (None: converge to nothing, the stack is going away)."""
         self.batch = batch
         if self.commit is not None and self.commit != commit and not self._settled_status():
-            self.superseded.append(self.commit)
+            self.superseded[self.commit] = self.generation
         self.previously_settled = self.settled
         self.previous_definition = self.definition
         self.reuse_decisions = (
@@ -355,7 +356,8 @@ class StackRun:
             self._fail(name, f"invalid properties: {error}")
             return
         if resource.nested_kind is not None:
-            self._converge_nested(name, type_name=resource.type, desired=desired, state=state, now=now)
+            if resource.nested_kind not in GROUP_KINDS or self._update_policy_usable(name, resource):
+                self._converge_nested(name, type_name=resource.type, desired=desired, state=state, now=now)
             return
         recorded = None
         if state is not None:
@@ -422,6 +424,8 @@ class StackRun:
         provider = self._provider(name, type_name)
         if provider is None:
             return
+        if state is not None and self._marker_names_other_inputs(state, type_name, desired):
+            state = self._fresh_record_for(state, type_name)
         if state is None or state.physical_id is not None:
             state = ResourceState(name, type_name, RecordStatus.CREATE_IN_PROGRESS, self.generation)
             self.records[name] = state
@@ -446,9 +450,11 @@ class StackRun:
                 name,
                 partial(call_create, provider, type_name, desired, marker, adopt_first=adopt_first),
                 lambda outcome, at: self._on_create(state, outcome, at),
-                lambda at: self._on_create(state, RetryLater("create call timed out"), at),
+                lambda at: None,
                 now,
             )
+            flight = self.in_flight[name]
+            flight.on_abandon = partial(self._create_abandoned, state, flight.future)
 
         if state.record_id is None:
             self.awaiting_ids.append(dispatch)  # the marker needs the record id: written first
@@ -456,6 +462,10 @@ class StackRun:
             dispatch()
 
     def _on_create(self, state: ResourceState, outcome: CallOutcome, now: float) -> None:
+        if state.physical_id is not None:  # an earlier attempt, back late, landed first
+            if isinstance(outcome, Applied) and outcome.live.physical_id != state.physical_id:
+                self._discard_duplicate(state, outcome.live)
+            return
         self._mark_dirty(state)
         if isinstance(outcome, Applied):
             if not state.is_replacement:
@@ -463,15 +473,105 @@ class StackRun:
             self._apply_live(state, outcome.live, now, new_physical=True)
         elif isinstance(outcome, RetryLater):
             self._retry(state, outcome, now)
-            if state.is_replacement and state.attempts >= REPLACE_CONFLICTS_BEFORE_DELETE_FIRST:
-                self._delete_predecessor_first(state)
+            if state.is_replacement and outcome.conflict:
+                state.conflicts += 1
+                if state.conflicts >= REPLACE_CONFLICTS_BEFORE_DELETE_FIRST:
+                    self._delete_predecessor_first(state)
         elif isinstance(outcome, Failed):
             self._fail_state(state, outcome.message, sent_for=state.generation)
         else:
             self._retry(state, RetryLater("create answered as if the resource were gone"), now)
 
+    # Creates that come back after their deadline -------------------------------------------
+    #
+    # An abandoned create call keeps running: its resource may land in the cloud at any later
+    # time, after a retry, a newer generation, a replacement or a prune. Its future stays watched
+    # (as a "late-create" call in flight) until it comes back, and what it made is adopted when
+    # its record still needs one, deleted otherwise: never left behind. Every marker names one set
+    # of inputs, so whatever is found or lands under it is what the record says was asked for.
+
+    def _create_abandoned(self, state: ResourceState, future: Future[Any], now: float) -> None:
+        """The create call for `state` passed its deadline: retry (adopting by marker), keep watching."""
+        self._on_create(state, RetryLater("create call timed out"), now)
+        self._watch_late_create(state, future, now)
+
+    def _watch_late_create(self, state: ResourceState, future: Future[Any], now: float) -> None:
+        self.in_flight[("late-create", id(state), id(future))] = _InFlight(
+            future,
+            now + self.context.settings.call_deadline,
+            partial(self._late_create_back, state),
+            partial(self._watch_late_create, state, future),  # still out: keep watching
+        )
+
+    def _late_create_back(self, state: ResourceState, outcome: CallOutcome, now: float) -> None:
+        if not isinstance(outcome, Applied):
+            return  # nothing landed (a lost answer is found by marker: the retry or the deletion)
+        live = outcome.live
+        if state.physical_id is not None:
+            if live.physical_id != state.physical_id:
+                self._discard_duplicate(state, live)
+        elif self.records.get(state.name) is state:
+            self.retry_at.pop(state.name, None)
+            self._on_create(state, Applied(live, adopted=True), now)
+        elif id(state) in self.retiring:
+            state.physical_id = live.physical_id  # deleted as the retiree it is
+            self._mark_dirty(state)
+        else:
+            self._discard_duplicate(state, live)
+
+    def _late_create_out(self, state: ResourceState) -> bool:
+        wanted = id(state)
+        return any(isinstance(key, tuple) and key[:2] == ("late-create", wanted) for key in self.in_flight)
+
+    def _discard_duplicate(self, state: ResourceState, live: LiveResource) -> None:
+        """A resource made for `state` that it does not hold: recorded as retired, then deleted."""
+        duplicate = ResourceState(
+            state.name,
+            state.type,
+            RecordStatus.RETIRED,
+            state.generation,
+            physical_id=live.physical_id,
+            last_error="left by a create that came back after its deadline",
+            successor=state,  # not counted as deleted: nobody asked for it
+            delete_first=True,
+        )
+        self.retiring[id(duplicate)] = duplicate
+        self._mark_dirty(duplicate)
+
+    def _marker_names_other_inputs(
+        self, state: ResourceState, type_name: str, desired: dict[str, Any]
+    ) -> bool:
+        """An unacknowledged create (it may have landed) was sent with other inputs than these."""
+        return (
+            state.physical_id is None
+            and state.record_id is not None
+            and state.attempts > 0
+            and (state.type != type_name or state.properties != desired)
+        )
+
+    def _fresh_record_for(self, state: ResourceState, type_name: str) -> ResourceState:
+        """Retire a record whose create may have landed (its marker is searched and what it finds
+        deleted) and put a fresh record, with a marker of its own, in its place."""
+        self.records.pop(state.name, None)
+        state.status = RecordStatus.RETIRED
+        state.delete_first = True
+        self._mark_dirty(state)
+        self.retiring[id(state)] = state
+        fresh = ResourceState(state.name, type_name, RecordStatus.CREATE_IN_PROGRESS, self.generation)
+        fresh.is_replacement = state.is_replacement
+        state.successor = fresh  # not counted as deleted: nobody asked for what it may have made
+        for old in self.retiring.values():
+            if old.successor is state:
+                old.successor = fresh
+        self.records[state.name] = fresh
+        return fresh
+
     def _delete_predecessor_first(self, state: ResourceState) -> None:
-        """Create-before-delete keeps failing: the old copy is in the way, so it goes first."""
+        """Create-before-delete keeps conflicting: the old copy is in the way, so it goes first.
+
+        Only conflicts lead here: when the cloud fails (5xx, timeouts) deleting the old copy first
+        would throw a working resource away for nothing.
+        """
         for old in self.retiring.values():
             if old.successor is state and not old.delete_first:
                 old.delete_first = True
@@ -668,14 +768,23 @@ class StackRun:
         if name in self.settled and name not in self.waiting_children and name not in self.in_flight:
             self._unsettle(name)
 
+    def _update_policy_usable(self, name: str, resource: Any) -> bool:
+        """A group's update_policy can pace it: False (and the group waits, or fails) otherwise."""
+        try:
+            check_update_policy(self._resolved_update_policy(resource))
+        except Unresolved:
+            return False  # considered again when what the policy reads settles
+        except Exception as error:
+            self._fail(name, f"invalid update_policy of {name}: {error}")
+            return False
+        return True
+
     def _resolved_update_policy(self, resource: Any) -> Any:
+        """The group's update_policy with its functions resolved (checked by `_update_policy_usable`)."""
         policy = getattr(resource, "update_policy", None)
         if policy is None or self.definition is None:
             return None
-        try:
-            return self.definition.resolve(policy, self.values)
-        except Exception:  # an unresolvable policy paces nothing rather than blocking the group
-            return None
+        return self.definition.resolve(policy, self.values)
 
     def _check_children(self, now: float) -> None:
         for name in list(self.waiting_children):
@@ -715,12 +824,21 @@ class StackRun:
             return
         self.next_poll_at = now + self.context.settings.readiness_poll
         by_type: dict[str, list[ResourceState]] = {}
-        for name in self.waiting_ready:
+        for name, deadline in list(self.waiting_ready.items()):
             state = self.records.get(name)
-            if state is not None and state.physical_id is not None and ("poll", name) not in self.in_flight:
+            if state is not None and now >= deadline:
+                self._replace_failed(state, self._not_ready_in_time(state), now)  # even unobserved
+            elif state is not None and state.physical_id is not None and ("poll", name) not in self.in_flight:
                 by_type.setdefault(state.type, []).append(state)
         for type_name, states in by_type.items():
             self._observe_batch(type_name, states, self._on_readiness, now)
+
+    def _not_ready_in_time(self, state: ResourceState) -> str:
+        """Why a resource still waiting past its ready deadline is given up on."""
+        unseen = self.observe_errors.get(state.type)
+        if unseen is not None:
+            return f"not seen READY by its deadline: observing {state.type} failed: {unseen}"
+        return "still in progress past its deadline"
 
     def _observe_batch(
         self,
@@ -739,7 +857,9 @@ class StackRun:
 
         def done(outcome: ObserveOutcome, at: float) -> None:
             if not isinstance(outcome, Observed):
-                return  # a failed observation is tried again at the next poll
+                self.observe_errors[type_name] = outcome.message
+                return  # a failed observation is tried again at the next poll (deadlines still hold)
+            self.observe_errors.pop(type_name, None)
             for state in states:
                 if state.physical_id is not None:
                     handle(state, outcome.live.get(state.physical_id), at)
@@ -748,7 +868,7 @@ class StackRun:
         if self.providers.is_inline(type_name):
             done(call(), now)
         else:
-            self._dispatch(key, call, done, lambda at: None, now)
+            self._dispatch(key, call, done, lambda at: done(RetryLater("observe call timed out"), at), now)
 
     def _on_readiness(self, state: ResourceState, live: LiveResource | None, now: float) -> None:
         name = state.name
@@ -882,7 +1002,13 @@ class StackRun:
 
     def _delete(self, state: ResourceState, key: tuple[str, int], now: float) -> None:
         if state.physical_id is None:
-            self._forget(state)
+            if self._late_create_out(state):
+                return  # deleted, or forgotten, once its create is back
+            unanswered = state.attempts > 0 and state.record_id is not None  # a create may have landed
+            if unanswered and not self.providers.is_inline(state.type):
+                self._find_left_behind(state, key, now)
+            else:
+                self._forget(state)
             return
         if state.type and state.physical_id == f"{self.name}/{state.name}" and self._is_nested_record(state):
             if self.context.nested.remove_nested(state.physical_id):
@@ -896,8 +1022,11 @@ class StackRun:
         self._mark_dirty(state)
         type_name, physical_id = state.type, state.physical_id
 
+        refused = f"{state.name} ({physical_id})"  # where a refusal of this delete is reported
+
         def done(outcome: CallOutcome, at: float) -> None:
             if isinstance(outcome, Deleted):
+                self.failures.pop(refused, None)  # an earlier refusal is over
                 self._forget(state, deleted=True)
             elif isinstance(outcome, RetryLater):
                 state.attempts += 1
@@ -911,7 +1040,7 @@ class StackRun:
                 # again on every pass.
                 state.attempts += 1
                 state.last_error = self._without_secrets(outcome.message)
-                self.failures[f"{state.name} ({physical_id})"] = f"delete failed: {state.last_error}"
+                self.failures[refused] = f"delete failed: {state.last_error}"
                 delay = self.context.settings.backoff.delay(state.attempts, None, self.context.random)
                 self.retry_at[key] = at + delay
 
@@ -920,6 +1049,32 @@ class StackRun:
             done(call(), now)
         else:
             self._dispatch(key, call, done, lambda at: done(RetryLater("delete timed out"), at), now)
+
+    def _find_left_behind(self, state: ResourceState, key: tuple[str, int], now: float) -> None:
+        """Search the marker of a retired record whose create was never answered: delete what it finds."""
+        assert state.record_id is not None
+        provider = self.providers.provider_for(state.type)
+        if provider is None:
+            self._forget(state)
+            return
+        marker = Marker(self.name, state.name, str(state.record_id))
+
+        def done(outcome: CallOutcome, at: float) -> None:
+            if isinstance(outcome, Applied):
+                state.physical_id = outcome.live.physical_id  # deleted at the next pass
+                self._mark_dirty(state)
+            elif isinstance(outcome, Deleted):
+                self._forget(state)
+            else:
+                state.attempts += 1
+                if isinstance(outcome, Failed):
+                    reason = f"searching for what its create left failed: {outcome.message}"
+                    self.failures[f"{state.name} (record {state.record_id})"] = reason
+                delay = self.context.settings.backoff.delay(state.attempts, None, self.context.random)
+                self.retry_at[key] = at + delay
+
+        call = partial(call_find, provider, state.type, marker)
+        self._dispatch(key, call, done, lambda at: done(RetryLater("marker search timed out"), at), now)
 
     def _is_nested_record(self, state: ResourceState) -> bool:
         return self.providers.resource_type(state.type) is None

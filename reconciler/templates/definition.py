@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from reconciler.templates.errors import FunctionError, Problem
 from reconciler.templates.evaluation import OMITTED, UNKNOWN, AttributeSource, Evaluation, NoCloud
+from reconciler.templates.hidden_values import hidden_values, redact
 from reconciler.templates.nodes import Parser, References
 from reconciler.templates.parameters import ParameterSchema
 
@@ -240,12 +241,8 @@ class StackDefinition:
         return self._evaluation
 
     def without_secrets(self, text: str) -> str:
-        """`text` with the value of every hidden parameter replaced by asterisks."""
-        for name in self.hidden_parameters:
-            value = self.parameters.get(name)
-            for shown in {str(value), json.dumps(value)} if value not in (None, "", UNKNOWN) else ():
-                text = text.replace(shown, "******")
-        return text
+        """`text` with the values of the hidden parameters redacted (the rule of `hidden_values`)."""
+        return redact(text, hidden_values(self.parameters, self.hidden_parameters))
 
     def problems_without_cloud(self) -> list[Problem]:
         """Functions that fail with only what is known without a cloud, at their positions.

@@ -163,3 +163,36 @@ def test_a_failing_loop_is_logged_once_and_makes_no_progress(caplog: pytest.LogC
     assert len(logged) == 1
     clock.advance(31)
     assert progress.health() == Stalled({"broken": 31})
+
+
+def test_a_loop_whose_next_pass_is_due_before_its_interval_runs_then(tmp_path: Path) -> None:
+    """Given a loop with an hour's interval that says after its first pass that the next is due at
+    once (a peer's lease expired); then the second pass runs now, not an hour later."""
+    passes = threading.Semaphore(0)
+    due: list[float] = [0.0, 3600.0]  # due at once after the first pass, then at the interval
+
+    service = Service(
+        [Loop("leases", 3600, passes.release, lambda: due.pop(0) if due else 3600.0)],
+        notifier=SystemdNotifier(None),
+        progress=ProgressMonitor(SteppedClock(), {"leases": 7200}),
+        status=lambda: "",
+        on_reload=lambda: None,
+        on_stop=lambda deadline: None,
+        shutdown_deadline=5,
+    )
+
+    seen: list[bool] = []
+
+    def operator() -> None:
+        try:
+            seen.extend(passes.acquire(timeout=WAIT) for _ in range(2))
+        finally:
+            service.request_stop()
+
+    thread = threading.Thread(target=operator)
+    thread.start()
+    try:
+        assert service.run() == 0
+    finally:
+        thread.join(WAIT)
+    assert seen == [True, True]  # the second pass came from the early schedule, not the interval

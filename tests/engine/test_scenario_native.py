@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from reconciler.engine import StackStatus
 from tests.engine.world import World
 
@@ -153,4 +155,69 @@ def test_batch_create_paces_a_group(tmp_path: Path, sqlite_url: str) -> None:
     paced = world.clock.now() - started
 
     assert free < 15 and paced >= 3 * 10 + 2 * 5
+    world.close()
+
+
+@pytest.mark.parametrize(
+    ("policy", "words"),
+    [
+        (
+            "{batch_create: {max_batch_size: -1}}",
+            "update_policy.batch_create.max_batch_size must be at least 1",
+        ),
+        (
+            "{rolling_update: {max_batch_size: two}}",
+            "update_policy.rolling_update.max_batch_size must be an integer",
+        ),
+        ("{batch_create: {pause_time: [5]}}", "update_policy.batch_create.pause_time must be a number"),
+        ("{batch_create: [2]}", "update_policy.batch_create must be a map"),
+    ],
+)
+def test_an_invalid_update_policy_fails_the_group_naming_the_property(
+    tmp_path: Path, sqlite_url: str, policy: str, words: str
+) -> None:
+    world = World(tmp_path, sqlite_url)
+    world.commit({"paced.yaml": paced_group(policy)})
+    world.submit("paced", "paced.yaml")
+
+    report = world.converge("paced")["paced"]
+
+    assert report.status is StackStatus.FAILED
+    (failure,) = report.failures
+    assert failure.resource == "slow_group"
+    assert "slow_group" in failure.reason and words in failure.reason
+    assert world.records("paced/slow_group") == {}  # no member was started
+    world.close()
+
+
+PACED_BY_AN_ATTRIBUTE = """
+heat_template_version: 2018-08-31
+resources:
+  pace:
+    type: OS::Heat::TestResource
+    properties: {value: 2, wait_secs: 3}
+  slow_group:
+    type: OS::Heat::ResourceGroup
+    update_policy:
+      batch_create: {max_batch_size: {get_attr: [pace, output]}, pause_time: 5}
+    properties:
+      count: 6
+      resource_def:
+        type: OS::Heat::TestResource
+        properties: {value: member, wait_secs: 10}
+"""
+
+
+def test_an_update_policy_reading_a_value_not_known_yet_waits_for_it(tmp_path: Path, sqlite_url: str) -> None:
+    """Given a group whose batch size is another resource's attribute; then the group waits for that
+    value and is paced by it (two at a time), instead of starting unpaced."""
+    world = World(tmp_path, sqlite_url)
+    world.commit({"paced.yaml": PACED_BY_AN_ATTRIBUTE})
+    started = world.clock.now()
+    world.submit("paced", "paced.yaml")
+
+    report = world.converge("paced")["paced"]
+
+    assert report.status is StackStatus.CONVERGED, report.failures
+    assert world.clock.now() - started >= 3 + 3 * 10 + 2 * 5
     world.close()

@@ -80,3 +80,31 @@ def test_a_failure_of_the_superseded_commit_does_not_block_the_newest(world: Wor
 
     assert report.status is StackStatus.CONVERGED, report.failures
     assert [server["name"] for server in world.live("servers")] == ["web"]
+
+
+def test_the_store_records_that_a_generation_still_in_progress_ended_superseded(world: World) -> None:
+    """Given a commit still PROGRESSING when the next arrives; then the store says its generation
+    ended SUPERSEDED, and nothing of the kind for the newest one, which converged."""
+    world.commit({"stack.yaml": servers(["a"])})
+    first = world.submit("app", "stack.yaml")
+    world.step_until(lambda: len(world.live("servers")) == 1)
+    assert world.engine.report("app").status is StackStatus.PROGRESSING
+
+    world.commit({"stack.yaml": servers(["b"])})
+    second = world.submit("app", "stack.yaml")
+    assert world.converge("app")["app"].status is StackStatus.CONVERGED
+
+    assert world.store.generation_endings("app") == {first: StackStatus.SUPERSEDED}
+    stored = world.store.read_stack("app")
+    assert stored is not None and (stored.status, stored.status_generation) == (StackStatus.CONVERGED, second)
+
+
+def test_a_generation_that_settled_before_the_next_arrived_is_not_superseded(world: World) -> None:
+    world.commit({"stack.yaml": servers(["a"])})
+    world.submit("app", "stack.yaml")
+    assert world.converge("app")["app"].status is StackStatus.CONVERGED
+    world.commit({"stack.yaml": servers(["b"])})
+    world.submit("app", "stack.yaml")
+    assert world.converge("app")["app"].status is StackStatus.CONVERGED
+
+    assert world.store.generation_endings("app") == {}

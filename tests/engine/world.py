@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import random
 import textwrap
+import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,15 +39,33 @@ START = 1_800_000_000.0
 
 @dataclass
 class SteppedClock:
-    """The one clock of a scenario: the engine sleeps by stepping it."""
+    """The one clock of a scenario: the engine sleeps by stepping it.
+
+    `wait` is for a cloud whose calls take engine time: the calling thread blocks until the engine
+    has stepped the clock past the call's end, as a slow call outlives the engine's passes.
+    """
 
     at: float = START
+    released: bool = False  # the scenario is over: nothing waits any more
+    _moved: threading.Condition = field(default_factory=threading.Condition, repr=False)
 
     def now(self) -> float:
         return self.at
 
     def sleep(self, seconds: float) -> None:
-        self.at += max(0.0, seconds)
+        with self._moved:
+            self.at += max(0.0, seconds)
+            self._moved.notify_all()
+
+    def wait(self, seconds: float) -> None:
+        with self._moved:
+            end = self.at + seconds
+            self._moved.wait_for(lambda: self.at >= end or self.released)
+
+    def release(self) -> None:
+        with self._moved:
+            self.released = True
+            self._moved.notify_all()
 
 
 TEST_SETTINGS = EngineSettings(pool_size=4, readiness_poll=1.0, call_deadline=60.0, ready_deadline=120.0)
@@ -66,6 +85,7 @@ class World:
         worker: str = "worker-a",
         self_heal: bool = True,
         observe_interval: float = 60.0,
+        calls_take_engine_time: bool = False,
     ) -> None:
         self.root = root
         self.clock = SteppedClock()
@@ -79,7 +99,8 @@ class World:
             cloud or CloudSettings(),
             faults=faults,
             clock=self.clock.now,
-            sleep=self.clock.sleep,
+            # A call's latency either moves the clock itself or waits for the engine to move it.
+            sleep=self.clock.wait if calls_take_engine_time else self.clock.sleep,
             random_source=random.Random(11),
         )
         self.sim = SimulatedProvider(self.cloud)
@@ -108,6 +129,7 @@ class World:
         )
 
     def close(self) -> None:
+        self.clock.release()
         self.engine.close()
         self.store.close()
 

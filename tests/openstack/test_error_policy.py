@@ -36,6 +36,7 @@ class Case:
     words: str  # the cloud's words the message must carry
     headers: dict[str, str] = field(default_factory=dict)
     after: float | None = None
+    conflict: bool = False  # something in the way (409), not a failing cloud
 
 
 def nova(kind: str, status: int, message: str) -> dict[str, Any]:
@@ -59,7 +60,13 @@ CASES = [
         7.0,
     ),
     Case(429, {"message": "slow down"}, Retryable, "slow down", DATES, 5.0),
-    Case(409, {"NeutronError": {"type": "InUse", "message": "Port p is still in use."}}, Retryable, "in use"),
+    Case(
+        409,
+        {"NeutronError": {"type": "InUse", "message": "Port p is still in use."}},
+        Retryable,
+        "in use",
+        conflict=True,
+    ),
     Case(
         409,
         {"NeutronError": {"type": "OverQuota", "message": "Quota exceeded for resources: ['port']."}},
@@ -98,6 +105,7 @@ def test_each_answer_becomes_the_error_carrying_its_policy(case: Case) -> None:
     assert isinstance(raised.value.__cause__, sdk_errors.HttpException)
     if isinstance(raised.value, Retryable):
         assert raised.value.after == case.after
+        assert raised.value.conflict is case.conflict
 
 
 def test_a_successful_answer_raises_nothing() -> None:

@@ -29,6 +29,15 @@ def test_a_failed_call_is_retryable_and_the_retry_succeeds(sim: CloudUnderTest, 
     assert created.physical_id
 
 
+def test_a_policy_refusal_is_permanent_with_the_clouds_message(sim: CloudUnderTest) -> None:
+    """The injected 403 crosses the HTTP face and the real SDK, and is refused for good."""
+    network = given_a_network(sim.provider, "refused")
+    sim.cloud.faults.faults = Faults.parse("error_rate=1,kinds=403,operations=delete")
+
+    with pytest.raises(Permanent, match=r"HTTP 403.*Policy does not allow"):
+        sim.provider.delete("OS::Neutron::Subnet", network.subnet.physical_id)
+
+
 def test_a_rate_limited_call_is_retryable_after_the_clouds_retry_after(start_cloud: StartCloud) -> None:
     sim = start_cloud(faults=Faults(retry_after=7.0))
     sim.cloud.faults.fail_next(CallFault.RATE_LIMITED, operation="list", collection="volumes")

@@ -185,8 +185,27 @@ def test_a_building_server_is_in_progress_until_the_cloud_says_active() -> None:
 def test_call_faults_are_retryable(fault: CallFault, error: type[ProviderError]) -> None:
     provider = make_provider()
     provider.cloud.faults.fail_next(fault)
-    with pytest.raises(error):
+    with pytest.raises(error) as raised:
         provider.create("OS::Neutron::Net", {"name": "n"}, marker("n"))
+    assert not (isinstance(raised.value, Retryable) and raised.value.conflict)  # the cloud failed
+
+
+def test_an_injected_policy_refusal_is_permanent_and_changes_nothing() -> None:
+    provider = make_provider()
+    net = provider.create("OS::Neutron::Net", {"name": "n"}, marker("n"))
+    provider.cloud.faults.fail_next(CallFault.FORBIDDEN, operation="delete")
+    with pytest.raises(Permanent, match="Policy does not allow"):
+        provider.delete("OS::Neutron::Net", net.physical_id)
+    assert net.physical_id in provider.observe("OS::Neutron::Net", [net.physical_id])
+    assert provider.cloud.refused["delete"] == 1
+
+
+def test_a_name_already_in_use_is_a_retryable_conflict() -> None:
+    provider = make_provider()
+    provider.create("OS::Nova::KeyPair", {"name": "deploy"}, marker("first"))
+    with pytest.raises(Retryable, match="already exists") as raised:
+        provider.create("OS::Nova::KeyPair", {"name": "deploy"}, marker("second"))
+    assert raised.value.conflict
 
 
 def test_retry_after_of_a_429_reaches_the_engine() -> None:

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from reconciler.source.hidden_values import REDACTED, hidden_values, redact
+from reconciler.templates.hidden_values import REDACTED, hidden_values, redact
 
 PARAMETERS: dict[str, Any] = {
     "admin_password": "s3cret-pass",

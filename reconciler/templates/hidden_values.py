@@ -1,14 +1,20 @@
-"""Keeping hidden parameters out of notes: their values are redacted from every text a note carries.
+"""Keeping hidden parameters out of every text that leaves the process: one rule, used everywhere.
 
-Note lines never hold parameter values by construction; the texts they do carry (a cloud's error
-message, a template problem) come from elsewhere and could quote a value back. Every such text
-passes through `redact` with the values of the stack's parameters marked `hidden: true`.
+Notes, stored failure reasons and errors never hold parameter values by construction; the texts
+they do carry (a cloud's error message, a template problem) come from elsewhere and could quote a
+value back. Every such text passes through `redact` with `hidden_values` of the stack's parameters
+marked `hidden: true`: every text the value holds, at any depth (a list's items, a map's values,
+numbers as written), each replaced wherever it appears, longest first. Booleans, values not known
+yet and texts shorter than `MIN_REDACTED_LENGTH` are left alone: blanking "1" or "no" would garble
+every message without hiding anything.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+from reconciler.templates.evaluation import UNKNOWN
 
 REDACTED = "******"
 MIN_REDACTED_LENGTH = 3  # shorter values ("1", "no") would blank out ordinary words of the message
@@ -23,7 +29,7 @@ def _texts(value: Any) -> Iterable[str]:
     elif isinstance(value, list | tuple):
         for item in value:
             yield from _texts(item)
-    elif value is not None and not isinstance(value, bool):
+    elif value is not None and value is not UNKNOWN and not isinstance(value, bool):
         yield str(value)
 
 
