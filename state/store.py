@@ -307,6 +307,10 @@ class Store:
         """Enqueue work items in one batch; their ids in order."""
         return self._tx.run("enqueue work", lambda c: work_queue.enqueue(c, items, now=self._clock.now()))
 
+    def work_due(self) -> bool:
+        """Whether any ready item is due (a cheap read before claiming)."""
+        return self._tx.read("work due", lambda c: work_queue.any_due(c, now=self._clock.now()))
+
     def claim_work(self, worker_id: str, limit: int) -> list[ClaimedWorkItem]:
         """Claim up to `limit` due items."""
         return self._tx.run(

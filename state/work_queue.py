@@ -93,6 +93,16 @@ def enqueue(connection: sa.Connection, items: Sequence[NewWorkItem], *, now: flo
     return list(result.scalars())
 
 
+def any_due(connection: sa.Connection, *, now: float) -> bool:
+    """Whether some ready item is due (a read: claimers ask it before taking the write lock)."""
+    query = (
+        sa.select(WORK_ITEMS.c.id)
+        .where(WORK_ITEMS.c.status == WorkStatus.READY.value, WORK_ITEMS.c.next_attempt_at <= now)
+        .limit(1)
+    )
+    return connection.execute(query).first() is not None
+
+
 def claim(connection: sa.Connection, worker: str, limit: int, *, now: float) -> list[ClaimedWorkItem]:
     """Claim up to `limit` due, ready items for `worker`."""
     due = (

@@ -30,6 +30,7 @@ from reconciler.daemon.sd_notify import SystemdNotifier
 from reconciler.daemon.service import Loop, Service, watchdog_interval
 from reconciler.daemon.settings import DaemonSettings, SettingsError
 from reconciler.engine.engine import Engine
+from reconciler.engine.shared_calls import SharedExecutor
 from reconciler.source.repository import FollowedRepository
 from state import Store, SystemClock, WorkerIdentity, WorkStatus, open_store, shard_for
 from state.shard_keeper import ShardKeeper
@@ -115,10 +116,12 @@ class AssembledDaemon:
     http: HttpEndpoints
     clouds: CloudRoot
     repository: FollowedRepository
+    executor: SharedExecutor
 
     def run(self) -> int:
         """Serve until SIGTERM (from the main thread: it installs the signal handlers)."""
         self.service.install_signal_handlers()
+        self.executor.start()
         self.http.start()
         host, port = self.http.address
         LOG.info("listening on http://%s:%d (/healthz, /metrics, POST /hooks/git)", host, port)
@@ -127,13 +130,17 @@ class AssembledDaemon:
         finally:
             self.http.stop()
 
+    def _close_calls(self) -> None:
+        self.engine.close()
+        self.executor.stop()  # claims no more; calls it runs finish and their outcomes are stored
+
     def stop_work(self, deadline: float) -> None:
         """After the last pass: let calls in flight end (up to `deadline` s), publish notes, release leases.
 
         Results of calls that finish now are not recorded by this worker; whoever converges the
         stack next adopts what they made by its idempotency marker, so nothing is made twice.
         """
-        closing = threading.Thread(target=self.engine.close, name="engine-close", daemon=True)
+        closing = threading.Thread(target=self._close_calls, name="engine-close", daemon=True)
         closing.start()
         closing.join(deadline)
         if closing.is_alive():
@@ -274,6 +281,17 @@ def assemble(
     )
     repository.watch(on_ref_change, cache_too=not leader)
     daemon = AssembledDaemon(
-        settings, store, metrics, service, gitops, engine, keeper, http, clouds, repository
+        settings,
+        store,
+        metrics,
+        service,
+        gitops,
+        engine,
+        keeper,
+        http,
+        clouds,
+        repository,
+        # cloud calls other workers' coordinators queue when their own pools are full (DESIGN.md §5)
+        SharedExecutor(store, MeteredClouds(clouds, meter), identity.id, threads=engine.settings.pool_size),
     )
     return daemon

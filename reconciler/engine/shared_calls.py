@@ -131,7 +131,7 @@ class SharedExecutor:
         worker_id: str,
         *,
         threads: int,
-        interval: float = 0.05,
+        interval: float = 0.1,
     ) -> None:
         self._store = store
         self._clouds = clouds
@@ -168,7 +168,7 @@ class SharedExecutor:
         """One round: store the outcomes that came back, claim while threads are idle; how many claimed."""
         self._store_outcomes()
         idle = self._threads - len(self._running)
-        if idle <= 0:
+        if idle <= 0 or not self._store.work_due():
             return 0
         claimed = self._store.claim_work(self._worker, idle)
         if not claimed:
