@@ -184,21 +184,7 @@ def store_outputs(connection: sa.Connection, stack: str, outputs: dict[str, Any]
 
 def read_stack(connection: sa.Connection, stack: str) -> StackState | None:
     """A stack's row, or None when the store does not know the stack."""
-    row = connection.execute(
-        sa.select(
-            STACKS.c.name,
-            STACKS.c.shard,
-            STACKS.c.status,
-            STACKS.c.status_reasons,
-            STACKS.c.status_generation,
-            STACKS.c.outputs,
-            STACKS.c.updated_at,
-        ).where(STACKS.c.name == stack)
-    ).first()
-    if row is None:
-        return None
-    name, shard, status, reasons, generation, outputs, updated_at = row
-    return StackState(name, shard, StackStatus(status), tuple(reasons), generation, outputs, updated_at)
+    return read_stacks(connection, [stack]).get(stack)
 
 
 def stacks_on_shards(connection: sa.Connection, shards: list[int]) -> list[StackRef]:

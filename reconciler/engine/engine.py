@@ -502,27 +502,9 @@ class _NestedStacksOf:
         self._engine = engine
 
     def submit_nested(
-        self,
-        child: str,
-        commit: str,
-        definition: DesiredStack,
-        policy: Policy,
-        *,
-        group_member: bool,
-        is_group: bool,
-        batch: BatchPolicy | None = None,
-        lineage: Lineage | None = None,
+        self, child: str, commit: str, definition: DesiredStack, policy: Policy, **options: Any
     ) -> int:
-        return self._engine.submit_nested(
-            child,
-            commit,
-            definition,
-            policy,
-            group_member=group_member,
-            is_group=is_group,
-            batch=batch,
-            lineage=lineage,
-        )
+        return self._engine.submit_nested(child, commit, definition, policy, **options)
 
     def nested_report(self, child: str) -> StackReport | None:
         if self._engine.remote.watches(child):

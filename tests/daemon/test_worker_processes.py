@@ -21,6 +21,7 @@ from reconciler.source.note_lines import newest_per_stack
 from reconciler.source.notes_store import NotesStore
 from state import SystemClock, open_store
 from tests.daemon.run_process import DaemonProcess
+from tests.engine.test_scenario_native import GROUP, NODE
 from tests.source.git_repos import commit_files, init_repository
 
 STACKS = ("alpha", "beta", "gamma", "delta")
@@ -38,32 +39,13 @@ SHARE_SECONDS = 90.0  # leases last 15 s and are balanced every 5 s: a fair spli
 
 
 MEMBERS = 9
-TREE = f"""heat_template_version: 2018-08-31
-resources:
-  nodes:
-    type: OS::Heat::ResourceGroup
-    properties:
-      count: {MEMBERS}
-      resource_def:
-        type: node.yaml
-        properties: {{index: "%index%"}}
-outputs:
-  labels: {{value: {{get_attr: [nodes, label]}}}}
-"""
-NODE = """heat_template_version: 2018-08-31
-parameters:
-  index: {type: string}
-resources:
-  value:
-    type: OS::Heat::Value
-    properties: {value: {list_join: ["-", [node, {get_param: index}]]}}
-outputs:
-  label: {value: {get_attr: [value, value]}}
-"""
 
 
 def configuration(stacks: tuple[str, ...]) -> str:
-    return "stacks:\n" + "".join(f"  {name}:\n    template: stacks/{name}.yaml\n" for name in stacks)
+    entries = [f"  {name}:\n    template: stacks/{name}.yaml\n" for name in stacks]
+    if "tree" in stacks:
+        entries[stacks.index("tree")] += f"    parameters: {{count: {MEMBERS}}}\n"
+    return "stacks:\n" + "".join(entries)
 
 
 def native_repository(path: Path) -> git.Repo:
@@ -115,7 +97,7 @@ def test_two_worker_processes_share_the_shards_and_the_leader_notes_every_stack(
             repo,
             {
                 "reconciler.yaml": configuration((*STACKS, "tree")),
-                "stacks/tree.yaml": TREE,
+                "stacks/tree.yaml": GROUP,  # a group of template resources: a tree of stacks
                 "stacks/node.yaml": NODE,
             },
         )
