@@ -20,7 +20,12 @@ class RecordStatus(enum.StrEnum):
 
 @dataclass(slots=True, eq=False)
 class ResourceState:
-    """Mutable twin of a resource record; `record_id` is None until the store assigned one."""
+    """Mutable twin of a resource record; `record_id` is None until the store assigned one.
+
+    `properties` and `attributes` are replaced, never changed in place: the JSON text last written
+    for each is kept beside the value it encodes (`encoded_*`, matched by identity), so a record
+    written again with the same value is not encoded again.
+    """
 
     name: str
     type: str
@@ -38,6 +43,8 @@ class ResourceState:
     marker_token: str | None = None  # for resources created inline, with no record id yet
     is_replacement: bool = False  # created to replace an older copy (counted as a replacement)
     delete_first: bool = False  # an old copy in the new one's way (a port in use, a unique name)
+    encoded_properties: tuple[dict[str, Any], str] | None = None
+    encoded_attributes: tuple[dict[str, Any], str] | None = None
 
     @property
     def replaced_by(self) -> int | None:

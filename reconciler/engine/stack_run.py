@@ -11,15 +11,17 @@ recorded, then each resource is decided again against the newest definition.
 
 from __future__ import annotations
 
+import heapq
+import itertools
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import Future
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
 from providers.interface import LiveResource, LiveStatus, Marker, Provider
 from reconciler.engine.batching import BatchPolicy, batch_policy
+from reconciler.engine.call_pool import PendingCall
 from reconciler.engine.desired import DesiredStack, Policy
 from reconciler.engine.drift import Drift, baseline_of, detect_drift, managed_drift, remember_baseline
 from reconciler.engine.nested_values import NestedValues
@@ -35,6 +37,7 @@ from reconciler.engine.outcomes import (
 )
 from reconciler.engine.provider_calls import call_create, call_delete, call_observe, call_update
 from reconciler.engine.provider_set import ProviderSet
+from reconciler.engine.readiness_polls import Poll, ReadinessPolls
 from reconciler.engine.record_rows import UNRECORDED_ATTRIBUTES, plain_json, recorded_attributes
 from reconciler.engine.report import ActionCounts, Failure, StackReport
 from reconciler.engine.resource_state import RecordStatus, ResourceState
@@ -50,20 +53,25 @@ DATA_BEARING_TYPES = frozenset({"OS::Cinder::Volume"})
 GROUP_KINDS = frozenset({"group", "autoscaling"})
 # Retryable failures of a replacement's create before its old copy is deleted first instead.
 REPLACE_CONFLICTS_BEFORE_DELETE_FIRST = 2
+_DISPATCH_ORDER = itertools.count()  # numbers calls as they are sent, for handling them in that order
 
 
-@dataclass
+@dataclass(slots=True, eq=False)
 class _InFlight:
-    future: Future[Any]
+    key: object
+    sequence: int  # dispatch order: calls that came back in one pass are handled in this order
     deadline: float
     on_done: Callable[[Any, float], None]
     on_abandon: Callable[[float], None]
+    call: PendingCall | None = None
 
 
 class StackRun:
     """Converges one stack; the engine calls `set_desired`, `step` and collects `take_writes`."""
 
-    def __init__(self, name: str, shard: int, providers: ProviderSet, context: RunContext) -> None:
+    def __init__(  # noqa: PLR0915 - one statement per piece of the coordinator's state, kept together
+        self, name: str, shard: int, providers: ProviderSet, context: RunContext
+    ) -> None:
         self.name = name
         self.shard = shard
         self.providers = providers
@@ -92,7 +100,10 @@ class StackRun:
         self.queued: set[str] = set()
         self.ready: deque[str] = deque()
         self.in_flight: dict[object, _InFlight] = {}
+        self.returned: deque[PendingCall] = deque()  # calls back from the pool, not yet handled
+        self._deadlines: list[tuple[float, int, _InFlight]] = []  # a heap; entries of returned calls linger
         self.waiting_ready: dict[str, float] = {}
+        self.readiness = ReadinessPolls()
         self.waiting_children: dict[str, int] = {}
         self.retry_at: dict[object, float] = {}
         self.failures: dict[str, str] = {}
@@ -229,12 +240,13 @@ class StackRun:
             times.append(self.next_poll_at)
         if self.graph and self.records and not self.removing:
             times.append(self.next_observe_at)
-        times.extend(flight.deadline for flight in self.in_flight.values())
+        if self._deadlines:
+            times.append(self._deadlines[0][0])
         return min(times) if times else None
 
     def can_move(self) -> bool:
         """Whether another pass now would do something: ready work, or a nested stack that settled."""
-        if self.ready and not self.batch_full and len(self.in_flight) < self.context.settings.in_flight_limit:
+        if self.ready and not self.batch_full and self._outstanding() < self.context.settings.in_flight_limit:
             return True
         for name, generation in self.waiting_children.items():
             state = self.records.get(name)
@@ -250,14 +262,43 @@ class StackRun:
         """Something can move without time passing: calls to collect, decisions to take."""
         return bool(self.in_flight or (self.ready and not self.batch_full) or self.awaiting_ids)
 
+    def _outstanding(self) -> int:
+        """Calls out, and creates waiting for their intent records to be written before they go."""
+        return len(self.in_flight) + len(self.awaiting_ids)
+
     def _collect(self, now: float) -> None:
-        for key, flight in list(self.in_flight.items()):
-            if flight.future.done():
-                del self.in_flight[key]
-                flight.on_done(flight.future.result(), now)
-            elif now >= flight.deadline:
-                del self.in_flight[key]
+        """Handle the calls that came back, then abandon those past their deadline.
+
+        Only what came back is looked at (the pool delivers it), never every call still out.
+        """
+        if self.returned:
+            came_back = list(self.returned)
+            self.returned.clear()
+            if len(came_back) > 1:
+                came_back.sort(key=_dispatch_order)
+            for pending in came_back:
+                flight = pending.tag
+                assert isinstance(flight, _InFlight)
+                if self.in_flight.get(flight.key) is not flight:
+                    continue  # abandoned at its deadline, perhaps already sent again
+                del self.in_flight[flight.key]
+                if pending.cancelled:
+                    flight.on_abandon(now)  # never sent: the pool shut down before it ran
+                else:
+                    flight.on_done(pending.outcome(), now)
+        deadlines = self._deadlines
+        while deadlines:
+            deadline, _, flight = deadlines[0]
+            current = self.in_flight.get(flight.key) is flight
+            if current and deadline > now:
+                break
+            heapq.heappop(deadlines)
+            if current:
+                del self.in_flight[flight.key]
                 flight.on_abandon(now)
+        if len(deadlines) > 2 * len(self.in_flight) + 1024:  # returned calls' entries, dropped at once
+            self._deadlines = [(f.deadline, f.sequence, f) for f in self.in_flight.values()]
+            heapq.heapify(self._deadlines)
 
     def _release_due_retries(self, now: float) -> None:
         for key, when in list(self.retry_at.items()):
@@ -269,7 +310,7 @@ class StackRun:
     def _drain_ready(self, now: float) -> None:
         limit = self.context.settings.in_flight_limit
         self.batch_full = False
-        while self.ready and len(self.in_flight) < limit:
+        while self.ready and self._outstanding() < limit:
             if not self._batch_has_room(now):
                 self.batch_full = True
                 break
@@ -481,7 +522,8 @@ class StackRun:
         """A create or update came back with `live`: ready, still building, or failed in the cloud."""
         previous_attributes = state.attributes
         state.physical_id = live.physical_id
-        state.attributes = {**state.attributes, **recorded_attributes(live)}
+        if _attributes_moved(state, live):
+            state.attributes = {**state.attributes, **recorded_attributes(live)}
         remember_baseline(state, live)
         state.attempts = 0
         state.next_attempt_at = None
@@ -595,9 +637,11 @@ class StackRun:
         on_abandon: Callable[[float], None],
         now: float,
     ) -> None:
-        future = self.context.dispatcher.submit(call)
         deadline = now + self.context.settings.call_deadline
-        self.in_flight[key] = _InFlight(future, deadline, on_done, on_abandon)
+        flight = _InFlight(key, next(_DISPATCH_ORDER), deadline, on_done, on_abandon)
+        flight.call = self.context.dispatcher.submit(call, self.returned, flight)
+        self.in_flight[key] = flight
+        heapq.heappush(self._deadlines, (deadline, flight.sequence, flight))
 
     def ids_assigned(self) -> None:
         """The engine wrote the intents: dispatch the creates that waited for their record ids."""
@@ -709,16 +753,35 @@ class StackRun:
         )
 
     def _poll_readiness(self, now: float) -> None:
-        if not self.waiting_ready or now < self.next_poll_at:
+        if not self.waiting_ready:
             return
-        self.next_poll_at = now + self.context.settings.readiness_poll
-        by_type: dict[str, list[ResourceState]] = {}
+        interval = self.context.settings.readiness_poll
+        interval_due = now >= self.next_poll_at
+        if interval_due:
+            self.next_poll_at = now + interval
+        polls = self.readiness.choose(
+            self._waiting_to_poll(), now=now, interval=interval, interval_due=interval_due, out=self._poll_out
+        )
+        for poll in polls:
+            states = [self.records[name] for name in poll.names]
+            handle = self._on_readiness_swept if poll.sweep else self._on_readiness
+            self._observe_batch(poll.type_name, states, handle, now, partial(self._polled, poll))
+
+    def _waiting_to_poll(self) -> Iterator[tuple[str, str]]:
+        """(name, type) of the resources waiting to be READY that can be observed, longest waiting first."""
+        records = self.records
         for name in self.waiting_ready:
-            state = self.records.get(name)
+            state = records.get(name)
             if state is not None and state.physical_id is not None and ("poll", name) not in self.in_flight:
-                by_type.setdefault(state.type, []).append(state)
-        for type_name, states in by_type.items():
-            self._observe_batch(type_name, states, self._on_readiness, now)
+                yield name, state.type
+
+    def _poll_out(self, type_name: str, sweep: bool) -> bool:
+        handle = self._on_readiness_swept if sweep else self._on_readiness
+        return ("observe", type_name, handle.__name__) in self.in_flight
+
+    def _polled(self, poll: Poll, observed: bool) -> None:
+        resolved = sum(1 for name in poll.names if name not in self.waiting_ready) if observed else None
+        self.readiness.observed(poll, resolved)
 
     def _observe_batch(
         self,
@@ -726,7 +789,9 @@ class StackRun:
         states: list[ResourceState],
         handle: Callable[[ResourceState, LiveResource | None, float], None],
         now: float,
+        finished: Callable[[bool], None] | None = None,
     ) -> None:
+        """Observe `states` in one call; `finished(observed)` runs once every answer was handled."""
         provider = self.providers.provider_for(type_name)
         if provider is None:
             return
@@ -737,16 +802,24 @@ class StackRun:
 
         def done(outcome: ObserveOutcome, at: float) -> None:
             if not isinstance(outcome, Observed):
+                if finished is not None:
+                    finished(False)
                 return  # a failed observation is tried again at the next poll
             for state in states:
                 if state.physical_id is not None:
                     handle(state, outcome.live.get(state.physical_id), at)
+            if finished is not None:
+                finished(True)
 
         call = partial(call_observe, provider, type_name, ids)
         if self.providers.is_inline(type_name):
             done(call(), now)
         else:
             self._dispatch(key, call, done, lambda at: None, now)
+
+    def _on_readiness_swept(self, state: ResourceState, live: LiveResource | None, now: float) -> None:
+        """A sweep's answer (see `readiness_polls`), handled as any poll's."""
+        self._on_readiness(state, live, now)
 
     def _on_readiness(self, state: ResourceState, live: LiveResource | None, now: float) -> None:
         name = state.name
@@ -762,7 +835,8 @@ class StackRun:
         elif live.status is LiveStatus.READY:
             del self.waiting_ready[name]
             state.status = RecordStatus.READY
-            state.attributes = {**state.attributes, **recorded_attributes(live)}
+            if _attributes_moved(state, live):
+                state.attributes = {**state.attributes, **recorded_attributes(live)}
             remember_baseline(state, live)
             self._mark_dirty(state)
             self._finished(state, values_changed=True)
@@ -1011,13 +1085,18 @@ class StackRun:
         return upserts, deletes
 
 
+def _dispatch_order(pending: PendingCall) -> int:
+    flight = pending.tag
+    return flight.sequence if isinstance(flight, _InFlight) else -1
+
+
 def _attributes_moved(state: ResourceState, live: LiveResource) -> bool:
     """Whether the cloud reports an attribute value other than the recorded one (cheap when not)."""
     recorded = state.attributes
-    return any(
-        name not in UNRECORDED_ATTRIBUTES and recorded.get(name, _ABSENT) != value
-        for name, value in live.attributes.items()
-    )
+    for name, value in live.attributes.items():
+        if recorded.get(name, _ABSENT) != value and name not in UNRECORDED_ATTRIBUTES:
+            return True
+    return False
 
 
 _ABSENT = object()
