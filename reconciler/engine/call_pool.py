@@ -67,20 +67,31 @@ class PendingCall:
 
 
 class CallPool:
-    """Runs submitted calls on `size` threads; returned calls wait in `deliver` for the loop."""
+    """Runs submitted calls on `size` threads; returned calls wait in `deliver` for the loop.
+
+    Calls submitted `urgent` (observations, whose answers the loop waits on to see resources
+    READY) go ahead of the others still queued, so a readiness poll never waits behind hundreds
+    of queued creates. A thread takes a ticket (one per call), then the oldest urgent call, or
+    else the oldest other one.
+    """
 
     def __init__(self, size: int, name: str) -> None:
         self._size = size
         self._name = name
+        self._tickets: queue.SimpleQueue[None] = queue.SimpleQueue()
+        self._urgent: queue.SimpleQueue[PendingCall] = queue.SimpleQueue()
         self._queue: queue.SimpleQueue[PendingCall | None] = queue.SimpleQueue()
         self._returned: queue.SimpleQueue[PendingCall] = queue.SimpleQueue()
         self._threads: list[threading.Thread] = []
         self._start_lock = threading.Lock()
         self._closed = False
+        self._cancelling = False
         self._submitted = 0  # counted by the loop that submits and delivers: calls still out
         self._delivered = 0
 
-    def submit(self, call: Callable[[], Any], inbox: deque[PendingCall], tag: object = None) -> PendingCall:
+    def submit(
+        self, call: Callable[[], Any], inbox: deque[PendingCall], tag: object = None, *, urgent: bool = False
+    ) -> PendingCall:
         """Queue `call`; once it returned, `deliver` appends it to `inbox`.
 
         After `shutdown` nothing runs any more: the call comes back cancelled, without being sent.
@@ -93,7 +104,8 @@ class CallPool:
             return pending
         if not self._threads:
             self._start()
-        self._queue.put(pending)
+        (self._urgent if urgent else self._queue).put(pending)
+        self._tickets.put(None)
         return pending
 
     def deliver(self, timeout: float = 0.0, gather: float = 0.0) -> int:
@@ -141,12 +153,15 @@ class CallPool:
             waiting = [pending for pending in waiting if not pending.delivered]
 
     def shutdown(self, *, cancel_pending: bool = True) -> None:
-        """Stop taking calls; cancel those not started (if asked), let running ones finish."""
+        """Stop taking calls; cancel those not started (if asked), let running ones finish.
+
+        Cancelled calls come back (cancelled) like any other, so the loop learns they never ran.
+        """
         self._closed = True
-        if cancel_pending:
-            self._cancel_pending()
+        self._cancelling = cancel_pending
         for _ in self._threads:
-            self._queue.put(None)
+            self._queue.put(None)  # behind every call queued before: those are run or cancelled first
+            self._tickets.put(None)
         for thread in self._threads:
             thread.join()
         self._threads = []
@@ -163,18 +178,28 @@ class CallPool:
                 thread.start()
             self._threads = threads
 
-    def _cancel_pending(self) -> None:
+    def _work(self) -> None:
+        while True:
+            self._tickets.get()
+            pending = self._next()
+            if pending is None:
+                return
+            if self._cancelling:
+                pending._cancel()
+            else:
+                pending._run()
+            self._returned.put(pending)
+
+    def _next(self) -> PendingCall | None:
+        """The call this thread's ticket stands for: urgent first. Each call is queued before its
+        ticket, so one of the queues holds a call for every ticket taken; another thread may take
+        the one looked for first, hence the loop."""
         while True:
             try:
-                pending = self._queue.get_nowait()
+                return self._urgent.get_nowait()
             except queue.Empty:
-                return
-            if pending is not None:
-                pending._cancel()
-                self._returned.put(pending)
-
-    def _work(self) -> None:
-        returned = self._returned
-        while (pending := self._queue.get()) is not None:
-            pending._run()
-            returned.put(pending)
+                pass
+            try:
+                return self._queue.get_nowait()
+            except queue.Empty:
+                continue

@@ -23,13 +23,13 @@ def plain_json(value: Any) -> Any:
     kind = type(value)
     if kind in _SCALARS:
         return value
+    if kind is list or kind is tuple:
+        return [item if type(item) in _SCALARS else plain_json(item) for item in value]
     if kind is dict or isinstance(value, Mapping):
         return {
             key if type(key) is str else str(key): item if type(item) in _SCALARS else plain_json(item)
             for key, item in value.items()
         }
-    if kind is list or kind is tuple:
-        return [item if type(item) in _SCALARS else plain_json(item) for item in value]
     return value
 
 
@@ -39,11 +39,11 @@ UNRECORDED_ATTRIBUTES = frozenset({"show"})
 
 def recorded_attributes(live: LiveResource) -> dict[str, Any]:
     """The attributes worth keeping from a live resource, as plain JSON values."""
-    return {
-        name: plain_json(value)
-        for name, value in live.attributes.items()
-        if name not in UNRECORDED_ATTRIBUTES
-    }
+    attributes = live.attributes
+    if not UNRECORDED_ATTRIBUTES.isdisjoint(attributes):
+        attributes = {name: value for name, value in attributes.items() if name not in UNRECORDED_ATTRIBUTES}
+    copied: dict[str, Any] = plain_json(attributes)
+    return copied
 
 
 def state_from_record(record: RecordedResource) -> ResourceState:

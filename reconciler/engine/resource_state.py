@@ -45,6 +45,7 @@ class ResourceState:
     delete_first: bool = False  # an old copy in the new one's way (a port in use, a unique name)
     encoded_properties: tuple[dict[str, Any], str] | None = None
     encoded_attributes: tuple[dict[str, Any], str] | None = None
+    leaves: tuple[dict[str, Any], frozenset[str]] | None = None  # the strings in `properties`
 
     @property
     def replaced_by(self) -> int | None:

@@ -16,10 +16,13 @@ from reconciler.engine.timekeeping import RandomSource
 
 
 class Dispatcher(Protocol):
-    """Runs provider calls on the bounded pool; each returned call is delivered to `inbox`."""
+    """Runs provider calls on the bounded pool; each returned call is delivered to `inbox`.
+
+    `urgent` calls (observations) go ahead of the calls still queued.
+    """
 
     def submit(
-        self, call: Callable[[], Any], inbox: deque[PendingCall], tag: object = None
+        self, call: Callable[[], Any], inbox: deque[PendingCall], tag: object = None, *, urgent: bool = False
     ) -> PendingCall: ...
 
 

@@ -102,6 +102,8 @@ class StackRun:
         self.in_flight: dict[object, _InFlight] = {}
         self.returned: deque[PendingCall] = deque()  # calls back from the pool, not yet handled
         self._deadlines: list[tuple[float, int, _InFlight]] = []  # a heap; entries of returned calls linger
+        self._changes = 0  # records marked dirty or forgotten so far: when to look for references again
+        self._referenced: tuple[int, frozenset[str], frozenset[str]] | None = None
         self.waiting_ready: dict[str, float] = {}
         self.readiness = ReadinessPolls()
         self.waiting_children: dict[str, int] = {}
@@ -453,6 +455,7 @@ class StackRun:
 
     def _mark_dirty(self, state: ResourceState) -> None:
         self.dirty[id(state)] = state
+        self._changes += 1
 
     # Create, update, replace -----------------------------------------------------------------
 
@@ -636,10 +639,12 @@ class StackRun:
         on_done: Callable[[Any, float], None],
         on_abandon: Callable[[float], None],
         now: float,
+        *,
+        urgent: bool = False,
     ) -> None:
         deadline = now + self.context.settings.call_deadline
         flight = _InFlight(key, next(_DISPATCH_ORDER), deadline, on_done, on_abandon)
-        flight.call = self.context.dispatcher.submit(call, self.returned, flight)
+        flight.call = self.context.dispatcher.submit(call, self.returned, flight, urgent=urgent)
         self.in_flight[key] = flight
         heapq.heappush(self._deadlines, (deadline, flight.sequence, flight))
 
@@ -815,7 +820,7 @@ class StackRun:
         if self.providers.is_inline(type_name):
             done(call(), now)
         else:
-            self._dispatch(key, call, done, lambda at: None, now)
+            self._dispatch(key, call, done, lambda at: None, now, urgent=True)
 
     def _on_readiness_swept(self, state: ResourceState, live: LiveResource | None, now: float) -> None:
         """A sweep's answer (see `readiness_polls`), handled as any poll's."""
@@ -932,16 +937,28 @@ class StackRun:
                 continue
             self._delete(state, key, now)
 
-    def _referenced_physical_ids(self) -> set[str]:
-        retiring_ids = {state.physical_id for state in self.retiring.values() if state.physical_id}
-        referenced: set[str] = set()
-        for state in (*self.records.values(), *self.retiring.values()):
-            for leaf in string_leaves(state.properties):
-                if leaf in retiring_ids and leaf != state.physical_id:
-                    referenced.add(leaf)
-        return referenced
+    def _referenced_physical_ids(self) -> frozenset[str]:
+        """Physical ids of retiring records that some record's properties still name.
 
-    def _may_delete(self, state: ResourceState, referenced: set[str]) -> bool:
+        Asked on every pass while anything is retiring, so it is kept cheap: the answer is reused
+        until a record changes (every change marks it dirty) or the retiring ids do, and each
+        record's string leaves are kept beside the properties they were read from.
+        """
+        retiring_ids = frozenset(state.physical_id for state in self.retiring.values() if state.physical_id)
+        cached = self._referenced
+        if cached is not None and cached[0] == self._changes and cached[1] == retiring_ids:
+            return cached[2]
+        referenced: set[str] = set()
+        for state in itertools.chain(self.records.values(), self.retiring.values()):
+            leaves = state.leaves
+            if leaves is None or leaves[0] is not state.properties:
+                leaves = state.leaves = (state.properties, frozenset(string_leaves(state.properties)))
+            if not retiring_ids.isdisjoint(leaves[1]):
+                referenced.update(leaf for leaf in leaves[1] & retiring_ids if leaf != state.physical_id)
+        self._referenced = (self._changes, retiring_ids, frozenset(referenced))
+        return self._referenced[2]
+
+    def _may_delete(self, state: ResourceState, referenced: frozenset[str]) -> bool:
         if state.delete_first:
             return True
         if state.physical_id is not None and state.physical_id in referenced:
@@ -998,6 +1015,7 @@ class StackRun:
 
     def _forget(self, state: ResourceState, *, deleted: bool = False) -> None:
         self.retiring.pop(id(state), None)
+        self._changes += 1
         self.dirty.pop(id(state), None)
         if state.record_id is not None:
             self.deleted_record_ids.append(state.record_id)
