@@ -152,19 +152,22 @@ class CallPool:
             self.deliver(timeout=remaining)
             waiting = [pending for pending in waiting if not pending.delivered]
 
-    def shutdown(self, *, cancel_pending: bool = True) -> None:
-        """Stop taking calls; cancel those not started (if asked), let running ones finish.
+    def shutdown(self, *, cancel_pending: bool = True, wait: bool = True) -> None:
+        """Stop taking calls; cancel those not started (if asked), let running ones finish; with
+        `wait`, return once every thread has ended.
 
         Cancelled calls come back (cancelled) like any other, so the loop learns they never ran.
         """
-        self._closed = True
-        self._cancelling = cancel_pending
-        for _ in self._threads:
-            self._queue.put(None)  # behind every call queued before: those are run or cancelled first
-            self._tickets.put(None)
-        for thread in self._threads:
-            thread.join()
-        self._threads = []
+        if not self._closed:
+            self._closed = True
+            self._cancelling = cancel_pending
+            for _ in self._threads:
+                self._queue.put(None)  # behind every call queued before: those are run or cancelled first
+                self._tickets.put(None)
+        if wait:
+            for thread in self._threads:
+                thread.join()
+            self._threads = []
 
     def _start(self) -> None:
         with self._start_lock:

@@ -10,17 +10,21 @@ did) and the next poll goes out as soon as this one is back, without waiting for
 When none did, the window shrinks back to `MIN_WINDOW` and polls keep the interval.
 
 Out-of-order readiness (a small volume behind a large one) is caught by a sweep: every
-`SWEEP_EVERY` intervals a poll observes every resource of the type still waiting. Small stacks
-(up to `MIN_WINDOW` resources in progress per type) are observed whole at every poll, as before.
+`SWEEP_EVERY` intervals a poll observes the resources of the type that were already waiting at the
+previous sweep and still are. Those that started waiting since are left to the next one: they are
+the young ones, mostly still building, and observing them all at every sweep would cost as much as
+polling everything. A resource is therefore seen at least once every two sweep periods, however
+far from the head of the queue it waits. Small stacks (up to `MIN_WINDOW` resources in progress per
+type) are observed whole at every poll, as before.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 MIN_WINDOW = 32  # resources per type observed at every poll, however few came READY last time
-SWEEP_EVERY = 8  # intervals between polls that observe every waiting resource of a type
+SWEEP_EVERY = 8  # intervals between sweeps of the resources of a type waiting since the last one
 
 
 @dataclass
@@ -28,11 +32,12 @@ class _TypePolls:
     window: int = MIN_WINDOW
     eager: bool = False  # the last poll found resources READY: the next one need not wait
     sweep_at: float | None = None
+    waiting_at_sweep: frozenset[str] = field(default_factory=frozenset)  # at the last sweep
 
 
 @dataclass(frozen=True)
 class Poll:
-    """One observation to send: the names to observe, and whether it is a sweep of all of them."""
+    """One observation to send: the names to observe, and whether it is a sweep."""
 
     type_name: str
     names: list[str]
@@ -65,48 +70,62 @@ class ReadinessPolls:
             candidates = {name for name, polls in self._types.items() if polls.eager and not out(name, False)}
             if not candidates:
                 return []
-        limits: dict[str, int | None] = {}  # type -> how many to observe (None: all of them)
-        chosen: dict[str, list[str]] = {}
+        plans: dict[str, tuple[int, bool]] = {}  # type -> (window, whether to sweep)
+        windows: dict[str, list[str]] = {}
+        sweeps: dict[str, list[str]] = {}
+        everyone: dict[str, list[str]] = {}  # type -> every name waiting, when sweeping
         finished: set[str] = set()
         for name, type_name in waiting:
             if type_name in finished:
                 continue
-            if type_name not in chosen:
-                limit = None
+            plan = plans.get(type_name)
+            if plan is None:
+                plan = (0, False)
                 if candidates is None or type_name in candidates:
-                    limit = self._limit(type_name, now, interval, interval_due, out)
-                if limit == 0 or (limit is None and candidates is not None):
+                    plan = plans[type_name] = self._plan(type_name, now, interval, interval_due, out)
+                if plan == (0, False):
                     finished.add(type_name)
                     continue
-                limits[type_name] = limit
-                chosen[type_name] = []
-            names = chosen[type_name]
-            names.append(name)
-            limit = limits[type_name]
-            if limit is not None and len(names) >= limit:
+            window, sweep = plan
+            if sweep:
+                self._sweeping(type_name, name, everyone, sweeps)
+            names = windows.setdefault(type_name, [])
+            if len(names) < window:
+                names.append(name)
+            elif not sweep:
                 finished.add(type_name)
                 if candidates is not None and candidates <= finished:
                     break
-        return [Poll(name, names, sweep=limits[name] is None) for name, names in chosen.items()]
+        for type_name, names in everyone.items():
+            self._types[type_name].waiting_at_sweep = frozenset(names)
+        polls = [Poll(type_name, names, sweep=False) for type_name, names in windows.items() if names]
+        return polls + [Poll(type_name, names, sweep=True) for type_name, names in sweeps.items()]
 
-    def _limit(
+    def _sweeping(
+        self, type_name: str, name: str, everyone: dict[str, list[str]], sweeps: dict[str, list[str]]
+    ) -> None:
+        """A sweep notes every name waiting, and observes those already waiting at the last sweep."""
+        everyone.setdefault(type_name, []).append(name)
+        if name in self._types[type_name].waiting_at_sweep:
+            sweeps.setdefault(type_name, []).append(name)
+
+    def _plan(
         self,
         type_name: str,
         now: float,
         interval: float,
         interval_due: bool,
         out: Callable[[str, bool], bool],
-    ) -> int | None:
-        """How many of the type's waiting resources to observe now: None for all (a sweep), 0 for none."""
+    ) -> tuple[int, bool]:
+        """How many of the type's longest waiting resources to observe now, and whether to sweep."""
         polls = self._types.setdefault(type_name, _TypePolls())
         if polls.sweep_at is None:
             polls.sweep_at = now + SWEEP_EVERY * interval
-        if interval_due and now >= polls.sweep_at and not out(type_name, True):
+        sweep = interval_due and now >= polls.sweep_at and not out(type_name, True)
+        if sweep:
             polls.sweep_at = now + SWEEP_EVERY * interval
-            return None
-        if out(type_name, False) or not (interval_due or polls.eager):
-            return 0
-        return polls.window
+        polling = not out(type_name, False) and (interval_due or polls.eager)
+        return (polls.window if polling else 0), sweep
 
     def observed(self, poll: Poll, resolved: int | None) -> None:
         """`resolved` of the poll's resources left the waiting set (READY, failed or gone); None if
