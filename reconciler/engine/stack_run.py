@@ -274,20 +274,14 @@ class StackRun:
         Only what came back is looked at (the pool delivers it), never every call still out.
         """
         if self.returned:
-            came_back = list(self.returned)
+            came_back = sorted(self.returned, key=_dispatch_order)
             self.returned.clear()
-            if len(came_back) > 1:
-                came_back.sort(key=_dispatch_order)
-            for pending in came_back:
-                flight = pending.tag
-                assert isinstance(flight, _InFlight)
-                if self.in_flight.get(flight.key) is not flight:
-                    continue  # abandoned at its deadline, perhaps already sent again
-                del self.in_flight[flight.key]
-                if pending.cancelled:
-                    flight.on_abandon(now)  # never sent: the pool shut down before it ran
-                else:
-                    flight.on_done(pending.outcome(), now)
+            for index, pending in enumerate(came_back):
+                try:
+                    self._returned_call(pending, now)
+                except BaseException:
+                    self.returned.extend(came_back[index + 1 :])  # handled next pass
+                    raise
         deadlines = self._deadlines
         while deadlines:
             deadline, _, flight = deadlines[0]
@@ -301,6 +295,17 @@ class StackRun:
         if len(deadlines) > 2 * len(self.in_flight) + 1024:  # returned calls' entries, dropped at once
             self._deadlines = [(f.deadline, f.sequence, f) for f in self.in_flight.values()]
             heapq.heapify(self._deadlines)
+
+    def _returned_call(self, pending: PendingCall, now: float) -> None:
+        flight = pending.tag
+        assert isinstance(flight, _InFlight)
+        if self.in_flight.get(flight.key) is not flight:
+            return  # abandoned at its deadline, perhaps already sent again
+        del self.in_flight[flight.key]
+        if pending.cancelled:
+            flight.on_abandon(now)  # never sent: the pool shut down before it ran
+        else:
+            flight.on_done(pending.outcome(), now)
 
     def _release_due_retries(self, now: float) -> None:
         for key, when in list(self.retry_at.items()):
