@@ -5,8 +5,9 @@ created. Observing every resource still building at every poll costs the provide
 client's CPU) the whole building set each time: ten thousand servers polled four times a second
 during their two seconds of BUILD are eighty thousand observations for ten thousand results. So a
 poll per type observes the `window` resources that have waited longest. When some of them came
-READY, more are likely right behind: the window follows how many did (doubling while all of them
-did) and the next poll goes out as soon as this one is back, without waiting for the interval.
+READY, more are likely right behind: the window follows how many did (four times as wide while all
+of them did, so that it catches up with a fast stream of creates in a few round trips) and the
+next poll goes out as soon as this one is back, without waiting for the interval.
 When none did, the window shrinks back to `MIN_WINDOW` and polls keep the interval.
 
 Out-of-order readiness (a small volume behind a large one) is caught by a sweep: every
@@ -24,6 +25,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 MIN_WINDOW = 32  # resources per type observed at every poll, however few came READY last time
+GROWTH = 4  # how much wider the next window is when the whole of the last one came READY
 SWEEP_EVERY = 8  # intervals between sweeps of the resources of a type waiting since the last one
 
 
@@ -137,7 +139,7 @@ class ReadinessPolls:
             polls.window = MIN_WINDOW
             polls.eager = False
         elif resolved >= len(poll.names):
-            polls.window = max(MIN_WINDOW, 2 * len(poll.names))
+            polls.window = max(MIN_WINDOW, GROWTH * len(poll.names))
             polls.eager = True
         else:
             polls.window = resolved + MIN_WINDOW

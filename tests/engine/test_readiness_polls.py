@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reconciler.engine.readiness_polls import MIN_WINDOW, SWEEP_EVERY, Poll, ReadinessPolls
+from reconciler.engine.readiness_polls import GROWTH, MIN_WINDOW, SWEEP_EVERY, Poll, ReadinessPolls
 
 SERVER = "OS::Nova::Server"
 VOLUME = "OS::Cinder::Volume"
@@ -50,14 +50,14 @@ def test_a_large_set_is_observed_from_its_longest_waiting_end() -> None:
     assert poll.names == [f"s{index}" for index in range(MIN_WINDOW)]
 
 
-def test_when_a_whole_window_came_ready_the_next_poll_is_twice_as_wide_and_goes_at_once() -> None:
+def test_when_a_whole_window_came_ready_the_next_poll_is_wider_and_goes_at_once() -> None:
     polls = ReadinessPolls()
     (first,) = choose(polls, waiting(1_000), at=0.0)
     polls.observed(first, resolved=len(first.names))
 
     (second,) = choose(polls, waiting(1_000)[MIN_WINDOW:], at=0.1, due=False)
 
-    assert len(second.names) == 2 * MIN_WINDOW
+    assert len(second.names) == GROWTH * MIN_WINDOW
     assert second.names[0] == f"s{MIN_WINDOW}"
 
 
