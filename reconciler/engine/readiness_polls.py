@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 MIN_WINDOW = 32  # resources per type observed at every poll, however few came READY last time
 GROWTH = 4  # how much wider the next window is when the whole of the last one came READY
+MAX_WINDOW = 512  # a wider window hands one pass more READY resources than it handles briskly
 SWEEP_EVERY = 8  # intervals between sweeps of the resources of a type waiting since the last one
 
 
@@ -139,8 +140,8 @@ class ReadinessPolls:
             polls.window = MIN_WINDOW
             polls.eager = False
         elif resolved >= len(poll.names):
-            polls.window = max(MIN_WINDOW, GROWTH * len(poll.names))
+            polls.window = min(MAX_WINDOW, max(MIN_WINDOW, GROWTH * len(poll.names)))
             polls.eager = True
         else:
-            polls.window = resolved + MIN_WINDOW
+            polls.window = min(MAX_WINDOW, resolved + MIN_WINDOW)
             polls.eager = True

@@ -58,11 +58,15 @@ _DISPATCH_ORDER = itertools.count()  # numbers calls as they are sent, for handl
 
 @dataclass(slots=True, eq=False)
 class _InFlight:
+    """A call out, or decided and waiting its turn to be sent (`work` set, `call` None)."""
+
     key: object
     sequence: int  # dispatch order: calls that came back in one pass are handled in this order
     deadline: float
     on_done: Callable[[Any, float], None]
     on_abandon: Callable[[float], None]
+    urgent: bool = False
+    work: Callable[[], Any] | None = None
     call: PendingCall | None = None
 
 
@@ -101,6 +105,8 @@ class StackRun:
         self.ready: deque[str] = deque()
         self.in_flight: dict[object, _InFlight] = {}
         self.returned: deque[PendingCall] = deque()  # calls back from the pool, not yet handled
+        self._unsent: deque[_InFlight] = deque()  # in `in_flight`, waiting for room in the pool
+        self._sent = 0  # calls handed to the pool and not back yet (observations aside)
         self._deadlines: list[tuple[float, int, _InFlight]] = []  # a heap; entries of returned calls linger
         self._changes = 0  # records marked dirty or forgotten so far: when to look for references again
         self._referenced: tuple[int, frozenset[str], frozenset[str]] | None = None
@@ -276,6 +282,8 @@ class StackRun:
         if self.returned:
             came_back = sorted(self.returned, key=_dispatch_order)
             self.returned.clear()
+            self._sent -= sum(1 for pending in came_back if not _is_urgent(pending))
+            self._send_unsent()  # before handling what came back: the pool is not left idle meanwhile
             for index, pending in enumerate(came_back):
                 try:
                     self._returned_call(pending, now)
@@ -648,10 +656,35 @@ class StackRun:
         urgent: bool = False,
     ) -> None:
         deadline = now + self.context.settings.call_deadline
-        flight = _InFlight(key, next(_DISPATCH_ORDER), deadline, on_done, on_abandon)
-        flight.call = self.context.dispatcher.submit(call, self.returned, flight, urgent=urgent)
+        flight = _InFlight(key, next(_DISPATCH_ORDER), deadline, on_done, on_abandon, urgent, call)
         self.in_flight[key] = flight
         heapq.heappush(self._deadlines, (deadline, flight.sequence, flight))
+        if urgent:
+            self._send(flight)
+        else:
+            self._unsent.append(flight)
+            self._send_unsent()
+
+    def _send_unsent(self) -> None:
+        """Hand waiting calls to the pool while it has room: at most `sent_limit` out at once.
+
+        Calls decided (their intents written) wait here rather than deep in the pool's queue: they
+        go out only in passes that hold the stack's lease, and the pool never holds more than a
+        call or two per thread that could start after a lease was lost.
+        """
+        limit = self.context.settings.sent_limit
+        unsent = self._unsent
+        while unsent and self._sent < limit:
+            flight = unsent.popleft()
+            if self.in_flight.get(flight.key) is flight:  # not abandoned meanwhile
+                self._send(flight)
+
+    def _send(self, flight: _InFlight) -> None:
+        work, flight.work = flight.work, None
+        assert work is not None
+        flight.call = self.context.dispatcher.submit(work, self.returned, flight, urgent=flight.urgent)
+        if not flight.urgent:
+            self._sent += 1
 
     def ids_assigned(self) -> None:
         """The engine wrote the intents: dispatch the creates that waited for their record ids."""
@@ -1111,6 +1144,11 @@ class StackRun:
 def _dispatch_order(pending: PendingCall) -> int:
     flight = pending.tag
     return flight.sequence if isinstance(flight, _InFlight) else -1
+
+
+def _is_urgent(pending: PendingCall) -> bool:
+    flight = pending.tag
+    return isinstance(flight, _InFlight) and flight.urgent
 
 
 def _attributes_moved(state: ResourceState, live: LiveResource) -> bool:
