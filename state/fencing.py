@@ -25,15 +25,20 @@ class Fence:
     epoch: int
 
 
+# Built once: the engine checks a fence on every pass that writes, and building the statement
+# cost more than running it.
+_FENCE_QUERY = sa.select(LEASES.c.epoch).where(
+    LEASES.c.shard == sa.bindparam("shard"),
+    LEASES.c.epoch == sa.bindparam("epoch"),
+    LEASES.c.owner.is_not(None),
+    LEASES.c.expires_at > sa.bindparam("now"),
+)
+_FENCE_QUERY_SHARE_LOCKED = _FENCE_QUERY.with_for_update(read=True)
+
+
 def check_fence(connection: sa.Connection, fence: Fence, *, now: float) -> None:
     """Raise `StaleLease` unless `fence.epoch` is the shard's current, held and unexpired epoch."""
-    query = sa.select(LEASES.c.epoch).where(
-        LEASES.c.shard == fence.shard,
-        LEASES.c.epoch == fence.epoch,
-        LEASES.c.owner.is_not(None),
-        LEASES.c.expires_at > now,
-    )
-    if connection.dialect.name == "postgresql":
-        query = query.with_for_update(read=True)
-    if connection.execute(query).first() is None:
+    query = _FENCE_QUERY_SHARE_LOCKED if connection.dialect.name == "postgresql" else _FENCE_QUERY
+    found = connection.execute(query, {"shard": fence.shard, "epoch": fence.epoch, "now": now}).first()
+    if found is None:
         raise StaleLease(fence.shard, fence.epoch)

@@ -2,17 +2,24 @@
 
 A 50,000-resource stack writes its records in one transaction. Going through SQLAlchemy's per-row
 parameter processing costs several seconds at that size, so the batch takes the driver's own bulk
-path, the way each backend documents it: on SQLite one `executemany` of `INSERT ... ON CONFLICT DO
-UPDATE` (the loop runs in C); on PostgreSQL `COPY` into a session-local staging table (psycopg 3's
-copy protocol) and one `INSERT ... SELECT ... ON CONFLICT DO UPDATE`. New records get their ids
-before the write: from the sequence on PostgreSQL, and on SQLite from `sqlite_sequence` while the
-transaction holds the write lock (`BEGIN IMMEDIATE`), so ids map to records without relying on the
-order of RETURNING rows, and are never reused (the tables are AUTOINCREMENT).
+path: on SQLite `INSERT ... VALUES (...), (...), ... ON CONFLICT DO UPDATE` with hundreds of rows
+per statement; on PostgreSQL `COPY` into a session-local staging table (psycopg 3's copy protocol)
+and one `INSERT ... SELECT ... ON CONFLICT DO UPDATE`. SQLite's `executemany` steps the statement
+once per row, and each step lets go of the GIL: in a process whose other threads want it (the
+engine's provider calls), taking it back after every row made a write of a few thousand rows wait
+on those threads thousands of times. A multi-row statement takes it back once per statement.
+
+New records get their ids before the write: from the sequence on PostgreSQL, and on SQLite from
+`sqlite_sequence` while the transaction holds the write lock (`BEGIN IMMEDIATE`), so ids map to
+records without relying on the order of RETURNING rows, and are never reused (the tables are
+AUTOINCREMENT).
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,9 +35,14 @@ STAGING = "resource_records_staging"
 RecordRow = tuple[Any, ...]  # values in COLUMNS order, JSON columns already serialized
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+
+
 def serialize_json(value: Any) -> str:
     """JSON text for a JSON column, compact."""
-    return json.dumps(value, separators=(",", ":"))
+    if not value and type(value) is dict:
+        return "{}"
+    return _ENCODER.encode(value)
 
 
 def allocate_record_ids(connection: sa.Connection, count: int) -> list[int]:
@@ -42,9 +54,11 @@ def allocate_record_ids(connection: sa.Connection, count: int) -> list[int]:
             "SELECT nextval(pg_get_serial_sequence('resource_records', 'id')) FROM generate_series(1, %(n)s)"
         )
         return list(connection.exec_driver_sql(sequence, {"n": count}).scalars())
-    issued = connection.exec_driver_sql(f"SELECT seq FROM sqlite_sequence WHERE name = '{TABLE}'").scalar()
-    highest = connection.exec_driver_sql(f"SELECT max(id) FROM {TABLE}").scalar()
-    start = max(issued or 0, highest or 0) + 1
+    highest = connection.exec_driver_sql(
+        f"SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = '{TABLE}'), 0), "
+        f"coalesce((SELECT max(id) FROM {TABLE}), 0))"
+    ).scalar()
+    start = int(highest or 0) + 1
     return list(range(start, start + count))
 
 
@@ -60,12 +74,36 @@ def upsert_record_rows(connection: sa.Connection, rows: Sequence[RecordRow]) -> 
     if connection.dialect.name == "postgresql":
         _copy_upsert(connection, rows, names)
         return
-    placeholders = ", ".join("?" for _ in COLUMNS)
-    statement = (
-        f"INSERT INTO {TABLE} ({names}) VALUES ({placeholders}) "
+    _multi_row_upsert(connection, rows)
+
+
+def _multi_row_upsert(connection: sa.Connection, rows: Sequence[RecordRow]) -> None:
+    driver = connection.connection.driver_connection
+    if driver is None:  # pragma: no cover - a checked-out connection always has one
+        raise RuntimeError("no driver connection")
+    limit = driver.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
+    chunk = max(1, min(SQLITE_ROWS_PER_STATEMENT, limit // len(COLUMNS)))
+    cursor = driver.cursor()
+    try:
+        for start in range(0, len(rows), chunk):
+            part = rows[start : start + chunk]
+            cursor.execute(_sqlite_upsert(len(part)), [value for row in part for value in row])
+    finally:
+        cursor.close()
+
+
+SQLITE_ROWS_PER_STATEMENT = 500
+
+
+@functools.lru_cache(maxsize=32)
+def _sqlite_upsert(rows: int) -> str:
+    """The statement for `rows` rows (full chunks share one text, so SQLite prepares it once)."""
+    one = "(" + ", ".join("?" for _ in COLUMNS) + ")"
+    values = ", ".join(one for _ in range(rows))
+    return (
+        f"INSERT INTO {TABLE} ({', '.join(COLUMNS)}) VALUES {values} "
         f"ON CONFLICT (id) DO UPDATE SET {_conflict_update()}"
     )
-    connection.exec_driver_sql(statement, list(rows))
 
 
 def _copy_upsert(connection: sa.Connection, rows: Sequence[RecordRow], names: str) -> None:

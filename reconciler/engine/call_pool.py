@@ -1,55 +1,173 @@
-"""The bounded set of threads that run provider calls.
+"""The bounded set of threads that run provider calls, and the queue their outcomes come back on.
 
 `concurrent.futures.ThreadPoolExecutor` decides on every submit whether to start another thread,
 through a Python-level semaphore; with ten thousand calls queued behind two hundred busy threads
 that decision cost the engine's loop more CPU than the engine's own work (and every lock taken
 under the GIL with hundreds of threads awake is a hand-off). Here the threads start once, on the
 first call, and a submit is one put on a C-implemented queue.
+
+Outcomes come back the same way: a thread that finished a call puts it on one queue of returned
+calls. The engine's loop blocks on that queue when it has nothing else to do, so it wakes as soon
+as a call returns, and it takes what came back without looking at the calls still out (a
+`Future` per call, scanned every pass, cost a lock and a condition variable per call and a pass
+proportional to everything in flight).
 """
 
 from __future__ import annotations
 
 import queue
 import threading
+import time
+from collections import deque
 from collections.abc import Callable
-from concurrent.futures import Future
-from typing import Any, TypeVar
+from typing import Any
 
-T = TypeVar("T")
 
-_Work = tuple[Future[Any], Callable[[], Any]]
+class CallCancelled(Exception):
+    """The call never ran: the pool shut down before a thread took it."""
+
+
+class PendingCall:
+    """One call on its way through the pool; `inbox` is where it is delivered once it returned.
+
+    `delivered` is set once the call is in its inbox; `outcome()` is then the call's return
+    value, or raises what the call raised (`CallCancelled` if it never ran).
+    """
+
+    __slots__ = ("_error", "_result", "call", "delivered", "inbox", "tag")
+
+    def __init__(self, call: Callable[[], Any], inbox: deque[PendingCall], tag: object) -> None:
+        self.call: Callable[[], Any] | None = call
+        self.inbox = inbox
+        self.tag = tag  # the caller's own bookkeeping, handed back untouched
+        self.delivered = False
+        self._result: Any = None
+        self._error: BaseException | None = None
+
+    @property
+    def cancelled(self) -> bool:
+        return isinstance(self._error, CallCancelled)
+
+    def outcome(self) -> Any:
+        if self._error is not None:
+            raise self._error
+        return self._result
+
+    def _run(self) -> None:
+        call, self.call = self.call, None
+        assert call is not None, "a call runs once"
+        try:
+            self._result = call()
+        except BaseException as error:  # carried to the engine's loop by `outcome()`
+            self._error = error
+
+    def _cancel(self) -> None:
+        self.call = None
+        self._error = CallCancelled("the call pool shut down before this call ran")
 
 
 class CallPool:
-    """Runs submitted calls on `size` threads; each call's outcome arrives on its Future."""
+    """Runs submitted calls on `size` threads; returned calls wait in `deliver` for the loop.
+
+    Calls submitted `urgent` (observations, whose answers the loop waits on to see resources
+    READY) go ahead of the others still queued, so a readiness poll never waits behind hundreds
+    of queued creates. A thread takes a ticket (one per call), then the oldest urgent call, or
+    else the oldest other one.
+    """
 
     def __init__(self, size: int, name: str) -> None:
         self._size = size
         self._name = name
-        self._queue: queue.SimpleQueue[_Work | None] = queue.SimpleQueue()
+        self._tickets: queue.SimpleQueue[None] = queue.SimpleQueue()
+        self._urgent: queue.SimpleQueue[PendingCall] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[PendingCall | None] = queue.SimpleQueue()
+        self._returned: queue.SimpleQueue[PendingCall] = queue.SimpleQueue()
         self._threads: list[threading.Thread] = []
         self._start_lock = threading.Lock()
         self._closed = False
+        self._cancelling = False
+        self._submitted = 0  # counted by the loop that submits and delivers: calls still out
+        self._delivered = 0
 
-    def submit(self, call: Callable[[], T]) -> Future[T]:
+    def submit(
+        self, call: Callable[[], Any], inbox: deque[PendingCall], tag: object = None, *, urgent: bool = False
+    ) -> PendingCall:
+        """Queue `call`; once it returned, `deliver` appends it to `inbox`.
+
+        After `shutdown` nothing runs any more: the call comes back cancelled, without being sent.
+        """
+        pending = PendingCall(call, inbox, tag)
+        self._submitted += 1
         if self._closed:
-            raise RuntimeError("the call pool is shut down")
+            pending._cancel()
+            self._returned.put(pending)
+            return pending
         if not self._threads:
             self._start()
-        future: Future[T] = Future()
-        self._queue.put((future, call))
-        return future
+        (self._urgent if urgent else self._queue).put(pending)
+        self._tickets.put(None)
+        return pending
 
-    def shutdown(self, *, cancel_pending: bool = True) -> None:
-        """Stop taking calls; cancel those not started (if asked), let running ones finish."""
-        self._closed = True
-        if cancel_pending:
-            self._cancel_pending()
-        for _ in self._threads:
-            self._queue.put(None)
-        for thread in self._threads:
-            thread.join()
-        self._threads = []
+    def deliver(self, timeout: float = 0.0, gather: float = 0.0) -> int:
+        """Move every returned call to its inbox; first wait up to `timeout` s for one to return.
+
+        Once one is back, more are taken for up to `gather` s while calls are still out, so that a
+        pass handles the calls coming back together rather than one pass each. Returns how many
+        calls were delivered.
+        """
+        returned = self._returned
+        try:
+            pending = returned.get(timeout=timeout) if timeout > 0 else returned.get_nowait()
+        except queue.Empty:
+            return 0
+        until = time.monotonic() + gather
+        delivered = 0
+        while True:
+            pending.delivered = True
+            pending.inbox.append(pending)
+            delivered += 1
+            try:
+                pending = returned.get_nowait()
+                continue
+            except queue.Empty:
+                pass
+            remaining = until - time.monotonic()
+            if remaining <= 0 or self._submitted == self._delivered + delivered:
+                break
+            try:
+                pending = returned.get(timeout=remaining)
+            except queue.Empty:
+                break
+        self._delivered += delivered
+        return delivered
+
+    def wait_delivered(self, calls: list[PendingCall], timeout: float) -> None:
+        """Deliver returned calls until every one of `calls` is in its inbox, or `timeout` s passed."""
+        end = time.monotonic() + timeout
+        waiting = [pending for pending in calls if not pending.delivered]
+        while waiting:
+            remaining = end - time.monotonic()
+            if remaining <= 0:
+                return
+            self.deliver(timeout=remaining)
+            waiting = [pending for pending in waiting if not pending.delivered]
+
+    def shutdown(self, *, cancel_pending: bool = True, wait: bool = True) -> None:
+        """Stop taking calls; cancel those not started (if asked), let running ones finish; with
+        `wait`, return once every thread has ended.
+
+        Cancelled calls come back (cancelled) like any other, so the loop learns they never ran.
+        """
+        if not self._closed:
+            self._closed = True
+            self._cancelling = cancel_pending
+            for _ in self._threads:
+                self._queue.put(None)  # behind every call queued before: those are run or cancelled first
+                self._tickets.put(None)
+        if wait:
+            for thread in self._threads:
+                thread.join()
+            self._threads = []
 
     def _start(self) -> None:
         with self._start_lock:
@@ -63,23 +181,28 @@ class CallPool:
                 thread.start()
             self._threads = threads
 
-    def _cancel_pending(self) -> None:
+    def _work(self) -> None:
+        while True:
+            self._tickets.get()
+            pending = self._next()
+            if pending is None:
+                return
+            if self._cancelling:
+                pending._cancel()
+            else:
+                pending._run()
+            self._returned.put(pending)
+
+    def _next(self) -> PendingCall | None:
+        """The call this thread's ticket stands for: urgent first. Each call is queued before its
+        ticket, so one of the queues holds a call for every ticket taken; another thread may take
+        the one looked for first, hence the loop."""
         while True:
             try:
-                work = self._queue.get_nowait()
+                return self._urgent.get_nowait()
             except queue.Empty:
-                return
-            if work is not None:
-                work[0].cancel()
-
-    def _work(self) -> None:
-        while (work := self._queue.get()) is not None:
-            future, call = work
-            if not future.set_running_or_notify_cancel():
-                continue
+                pass
             try:
-                result = call()
-            except BaseException as error:  # the Future carries it to the engine's loop
-                future.set_exception(error)
-            else:
-                future.set_result(result)
+                return self._queue.get_nowait()
+            except queue.Empty:
+                continue

@@ -33,9 +33,13 @@ def baseline_of(state: ResourceState) -> Mapping[str, Any] | None:
 
 
 def remember_baseline(state: ResourceState, live: LiveResource) -> None:
-    """Keep what the cloud says now as the reference later observations are compared with."""
-    if live.properties:
-        state.attributes[BASELINE] = plain_json(live.properties)
+    """Keep what the cloud says now as the reference later observations are compared with.
+
+    The attributes are replaced, not changed in place (their written JSON is kept by identity);
+    when the cloud says what it said last time, they stay as they are.
+    """
+    if live.properties and state.attributes.get(BASELINE) != live.properties:
+        state.attributes = {**state.attributes, BASELINE: plain_json(live.properties)}
 
 
 def detect_drift(state: ResourceState, live: LiveResource | None) -> Drift:

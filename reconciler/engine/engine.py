@@ -12,7 +12,6 @@ holds, the nested generations other workers' coordinators recorded, and rebuilds
 
 from __future__ import annotations
 
-import concurrent.futures
 import random as random_module
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -25,7 +24,7 @@ from reconciler.engine.nested_handoff import REMOVED, Lineage, NestedSpec, Remot
 from reconciler.engine.progress import Progress
 from reconciler.engine.provider_set import CloudProviders
 from reconciler.engine.record_rows import state_from_record, write_for
-from reconciler.engine.report import Failure, StackReport
+from reconciler.engine.report import SETTLED_STATUSES, Failure, StackReport
 from reconciler.engine.resource_state import ResourceState
 from reconciler.engine.run_context import RunContext
 from reconciler.engine.settings import EngineSettings
@@ -38,7 +37,8 @@ from state.records import RecordWrite
 from state.stacks import GenerationSeen, NewGeneration
 from state.store import Store
 
-REAL_WAIT_SLICE = 0.05  # seconds to wait for a call to come back before looking again
+REAL_WAIT_SLICE = 0.05  # the longest real wait for a call to come back while something else may be due
+GATHER = 0.02  # once a call is back, how long others may join it before the pass (a pass has a fixed cost)
 MAX_EXTRA_ROUNDS = 16  # passes repeated within one step while nested stacks hand results up
 LOST_EPOCH = -1  # the epoch remembered for a stack whose shard this worker lost
 
@@ -198,6 +198,7 @@ class Engine:
         """One non-blocking pass over every held stack; says when the next one is needed."""
         held = self._leases.held()
         self._held = held
+        self._pool.deliver()
         acting: list[StackRun] = []
         stepped: set[str] = set()
         now = self._clock.now()
@@ -401,25 +402,35 @@ class Engine:
         names = list(stacks)
         while True:
             progress = self.step()
-            reports = {name: self.report(name) for name in names}
-            if all(report.settled for report in reports.values()) and not progress.busy:
-                return reports
+            if all(self._settled(name) for name in names) and not progress.busy:
+                break
             now = self._clock.now()
             if now >= deadline or (not progress.busy and progress.next_wake is None):
-                return reports  # out of time, or nothing left that could move
+                break  # out of time, or nothing left that could move
             self._wait(progress, deadline)
+        return {name: self.report(name) for name in names}
+
+    def _settled(self, stack: str) -> bool:
+        """Whether `stack`'s report would say settled (without building it: a report counts resources)."""
+        run = self._runs.get(stack)
+        if stack in self._invalid or run is None:
+            return self.report(stack).settled
+        return run.status in SETTLED_STATUSES
 
     def wait_for_calls(self, timeout: float = 5.0) -> None:
         """Block (real time) until every provider call in flight has come back, or `timeout`."""
-        futures = [flight.future for run in self._runs.values() for flight in run.in_flight.values()]
-        concurrent.futures.wait(futures, timeout=timeout)
+        calls = [
+            flight.call for run in self._runs.values() for flight in run.in_flight.values() if flight.call
+        ]
+        self._pool.wait_delivered(calls, timeout)
 
     def _wait(self, progress: Progress, deadline: float) -> None:
-        futures = [flight.future for run in self._runs.values() for flight in run.in_flight.values()]
+        """Until a call comes back or the next thing is due, whichever is first."""
         now = self._clock.now()
         wake = deadline if progress.next_wake is None else min(progress.next_wake, deadline)
-        if futures:
-            concurrent.futures.wait(futures, timeout=REAL_WAIT_SLICE, return_when="FIRST_COMPLETED")
+        if progress.in_flight:
+            timeout = min(max(wake - now, 0.0), REAL_WAIT_SLICE)
+            self._pool.deliver(timeout=timeout, gather=min(GATHER, timeout))
         elif not progress.busy and wake > now:
             self._sleeper.sleep(min(wake - now, self.settings.max_sleep))
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from providers.interface import LiveResource
 from reconciler.engine.resource_state import RecordStatus, ResourceState
+from state.record_batches import serialize_json
 from state.records import RecordedResource, RecordWrite
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
@@ -16,15 +17,19 @@ def plain_json(value: Any) -> Any:
     """The value with every mapping a dict and every sequence a list, as JSON columns need.
 
     Called once, where a value enters the engine (resolved properties, live attributes), so that
-    writing a record is a plain copy of what the state already holds.
+    writing a record is a plain copy of what the state already holds. Scalars inside containers are
+    copied without a call of their own: most of a value's leaves are scalars.
     """
     kind = type(value)
     if kind in _SCALARS:
         return value
-    if kind is dict or isinstance(value, Mapping):
-        return {key if type(key) is str else str(key): plain_json(item) for key, item in value.items()}
     if kind is list or kind is tuple:
-        return [plain_json(item) for item in value]
+        return [item if type(item) in _SCALARS else plain_json(item) for item in value]
+    if kind is dict or isinstance(value, Mapping):
+        return {
+            key if type(key) is str else str(key): item if type(item) in _SCALARS else plain_json(item)
+            for key, item in value.items()
+        }
     return value
 
 
@@ -34,11 +39,11 @@ UNRECORDED_ATTRIBUTES = frozenset({"show"})
 
 def recorded_attributes(live: LiveResource) -> dict[str, Any]:
     """The attributes worth keeping from a live resource, as plain JSON values."""
-    return {
-        name: plain_json(value)
-        for name, value in live.attributes.items()
-        if name not in UNRECORDED_ATTRIBUTES
-    }
+    attributes = live.attributes
+    if not UNRECORDED_ATTRIBUTES.isdisjoint(attributes):
+        attributes = {name: value for name, value in attributes.items() if name not in UNRECORDED_ATTRIBUTES}
+    copied: dict[str, Any] = plain_json(attributes)
+    return copied
 
 
 def state_from_record(record: RecordedResource) -> ResourceState:
@@ -63,6 +68,12 @@ def state_from_record(record: RecordedResource) -> ResourceState:
 
 
 def write_for(stack: str, state: ResourceState) -> RecordWrite:
+    properties = state.encoded_properties
+    if properties is None or properties[0] is not state.properties:
+        properties = state.encoded_properties = (state.properties, serialize_json(state.properties))
+    attributes = state.encoded_attributes
+    if attributes is None or attributes[0] is not state.attributes:
+        attributes = state.encoded_attributes = (state.attributes, serialize_json(state.attributes))
     return RecordWrite(
         stack=stack,
         logical_name=state.name,
@@ -77,4 +88,6 @@ def write_for(stack: str, state: ResourceState) -> RecordWrite:
         next_attempt_at=state.next_attempt_at,
         last_error=state.last_error,
         record_id=state.record_id,
+        properties_json=properties[1],
+        attributes_json=attributes[1],
     )

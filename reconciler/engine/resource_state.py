@@ -20,7 +20,12 @@ class RecordStatus(enum.StrEnum):
 
 @dataclass(slots=True, eq=False)
 class ResourceState:
-    """Mutable twin of a resource record; `record_id` is None until the store assigned one."""
+    """Mutable twin of a resource record; `record_id` is None until the store assigned one.
+
+    `properties` and `attributes` are replaced, never changed in place: the JSON text last written
+    for each is kept beside the value it encodes (`encoded_*`, matched by identity), so a record
+    written again with the same value is not encoded again.
+    """
 
     name: str
     type: str
@@ -39,6 +44,9 @@ class ResourceState:
     is_replacement: bool = False  # created to replace an older copy (counted as a replacement)
     delete_first: bool = False  # an old copy in the new one's way (a port in use, a unique name)
     conflicts: int = 0  # creates the cloud refused because something was in the way (HTTP 409)
+    encoded_properties: tuple[dict[str, Any], str] | None = None
+    encoded_attributes: tuple[dict[str, Any], str] | None = None
+    leaves: tuple[dict[str, Any], frozenset[str]] | None = None  # the strings in `properties`
 
     @property
     def replaced_by(self) -> int | None:

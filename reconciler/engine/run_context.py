@@ -2,25 +2,29 @@
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Mapping
-from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 from reconciler.engine.batching import BatchPolicy
+from reconciler.engine.call_pool import PendingCall
 from reconciler.engine.desired import DesiredStack, Policy
 from reconciler.engine.nested_handoff import Lineage
 from reconciler.engine.report import StackReport
 from reconciler.engine.settings import EngineSettings
 from reconciler.engine.timekeeping import RandomSource
 
-T = TypeVar("T")
-
 
 class Dispatcher(Protocol):
-    """Runs provider calls on the bounded pool."""
+    """Runs provider calls on the bounded pool; each returned call is delivered to `inbox`.
 
-    def submit(self, call: Callable[[], T]) -> Future[T]: ...
+    `urgent` calls (observations) go ahead of the calls still queued.
+    """
+
+    def submit(
+        self, call: Callable[[], Any], inbox: deque[PendingCall], tag: object = None, *, urgent: bool = False
+    ) -> PendingCall: ...
 
 
 class NestedStacks(Protocol):

@@ -12,7 +12,8 @@ class EngineSettings:
     """Defaults suit a real cloud; tests and benchmarks shorten them."""
 
     pool_size: int = 32  # threads calling providers at once
-    in_flight_per_thread: int = 4  # cloud calls queued per thread before planning waits
+    in_flight_per_thread: int = 4  # cloud calls decided per thread before planning waits
+    sent_per_thread: int = 2  # of those, handed to the pool at once (the rest wait in the engine)
     call_deadline: float = 300.0  # a provider call not back by then is abandoned and retried
     ready_deadline: float = 900.0  # an asynchronous resource not READY by then is replaced
     readiness_poll: float = 1.0  # how often resources in progress are observed, batched per type
@@ -25,3 +26,7 @@ class EngineSettings:
     @property
     def in_flight_limit(self) -> int:
         return self.pool_size * self.in_flight_per_thread
+
+    @property
+    def sent_limit(self) -> int:
+        return self.pool_size * self.sent_per_thread

@@ -11,15 +11,17 @@ recorded, then each resource is decided again against the newest definition.
 
 from __future__ import annotations
 
+import heapq
+import itertools
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import Future
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
 from providers.interface import LiveResource, LiveStatus, Marker, Provider
 from reconciler.engine.batching import BatchPolicy, batch_policy, check_update_policy
+from reconciler.engine.call_pool import PendingCall
 from reconciler.engine.desired import DesiredStack, Policy
 from reconciler.engine.drift import Drift, baseline_of, detect_drift, managed_drift, remember_baseline
 from reconciler.engine.nested_handoff import Lineage
@@ -36,6 +38,7 @@ from reconciler.engine.outcomes import (
 )
 from reconciler.engine.provider_calls import call_create, call_delete, call_find, call_observe, call_update
 from reconciler.engine.provider_set import ProviderSet
+from reconciler.engine.readiness_polls import Poll, ReadinessPolls
 from reconciler.engine.record_rows import UNRECORDED_ATTRIBUTES, plain_json, recorded_attributes
 from reconciler.engine.report import ActionCounts, Failure, StackReport
 from reconciler.engine.resource_state import RecordStatus, ResourceState
@@ -52,20 +55,29 @@ GROUP_KINDS = frozenset({"group", "autoscaling"})
 # Conflicts (something in the way, not a failing cloud) refusing a replacement's create before its
 # old copy is deleted first instead.
 REPLACE_CONFLICTS_BEFORE_DELETE_FIRST = 2
+_DISPATCH_ORDER = itertools.count()  # numbers calls as they are sent, for handling them in that order
 
 
-@dataclass
+@dataclass(slots=True, eq=False)
 class _InFlight:
-    future: Future[Any]
+    """A call out, or decided and waiting its turn to be sent (`work` set, `call` None)."""
+
+    key: object
+    sequence: int  # dispatch order: calls that came back in one pass are handled in this order
     deadline: float
     on_done: Callable[[Any, float], None]
     on_abandon: Callable[[float], None]
+    urgent: bool = False
+    work: Callable[[], Any] | None = None
+    call: PendingCall | None = None
 
 
 class StackRun:
     """Converges one stack; the engine calls `set_desired`, `step` and collects `take_writes`."""
 
-    def __init__(self, name: str, shard: int, providers: ProviderSet, context: RunContext) -> None:
+    def __init__(  # noqa: PLR0915 - one statement per piece of the coordinator's state, kept together
+        self, name: str, shard: int, providers: ProviderSet, context: RunContext
+    ) -> None:
         self.name = name
         self.shard = shard
         self.providers = providers
@@ -94,8 +106,15 @@ class StackRun:
         self.queued: set[str] = set()
         self.ready: deque[str] = deque()
         self.in_flight: dict[object, _InFlight] = {}
+        self.returned: deque[PendingCall] = deque()  # calls back from the pool, not yet handled
+        self._unsent: deque[_InFlight] = deque()  # in `in_flight`, waiting for room in the pool
+        self._sent = 0  # calls handed to the pool and not back yet (observations aside)
+        self._deadlines: list[tuple[float, int, _InFlight]] = []  # a heap; entries of returned calls linger
+        self._changes = 0  # records marked dirty or forgotten so far: when to look for references again
+        self._referenced: tuple[int, frozenset[str], frozenset[str]] | None = None
         self.waiting_ready: dict[str, float] = {}  # resource -> its ready deadline
         self.observe_errors: dict[str, str] = {}  # type -> why its last observation failed
+        self.readiness = ReadinessPolls()
         self.waiting_children: dict[str, int] = {}
         self.retry_at: dict[object, float] = {}
         self.failures: dict[str, str] = {}
@@ -231,12 +250,13 @@ class StackRun:
             times.append(self.next_poll_at)
         if self.graph and self.records and not self.removing:
             times.append(self.next_observe_at)
-        times.extend(flight.deadline for flight in self.in_flight.values())
+        if self._deadlines:
+            times.append(self._deadlines[0][0])
         return min(times) if times else None
 
     def can_move(self) -> bool:
         """Whether another pass now would do something: ready work, or a nested stack that settled."""
-        if self.ready and not self.batch_full and len(self.in_flight) < self.context.settings.in_flight_limit:
+        if self.ready and not self.batch_full and self._outstanding() < self.context.settings.in_flight_limit:
             return True
         for name, generation in self.waiting_children.items():
             state = self.records.get(name)
@@ -252,14 +272,50 @@ class StackRun:
         """Something can move without time passing: calls to collect, decisions to take."""
         return bool(self.in_flight or (self.ready and not self.batch_full) or self.awaiting_ids)
 
+    def _outstanding(self) -> int:
+        """Calls out, and creates waiting for their intent records to be written before they go."""
+        return len(self.in_flight) + len(self.awaiting_ids)
+
     def _collect(self, now: float) -> None:
-        for key, flight in list(self.in_flight.items()):
-            if flight.future.done():
-                del self.in_flight[key]
-                flight.on_done(flight.future.result(), now)
-            elif now >= flight.deadline:
-                del self.in_flight[key]
+        """Handle the calls that came back, then abandon those past their deadline.
+
+        Only what came back is looked at (the pool delivers it), never every call still out.
+        """
+        if self.returned:
+            came_back = sorted(self.returned, key=_dispatch_order)
+            self.returned.clear()
+            self._sent -= sum(1 for pending in came_back if not _is_urgent(pending))
+            self._send_unsent()  # before handling what came back: the pool is not left idle meanwhile
+            for index, pending in enumerate(came_back):
+                try:
+                    self._returned_call(pending, now)
+                except BaseException:
+                    self.returned.extend(came_back[index + 1 :])  # handled next pass
+                    raise
+        deadlines = self._deadlines
+        while deadlines:
+            deadline, _, flight = deadlines[0]
+            current = self.in_flight.get(flight.key) is flight
+            if current and deadline > now:
+                break
+            heapq.heappop(deadlines)
+            if current:
+                del self.in_flight[flight.key]
                 flight.on_abandon(now)
+        if len(deadlines) > 2 * len(self.in_flight) + 1024:  # returned calls' entries, dropped at once
+            self._deadlines = [(f.deadline, f.sequence, f) for f in self.in_flight.values()]
+            heapq.heapify(self._deadlines)
+
+    def _returned_call(self, pending: PendingCall, now: float) -> None:
+        flight = pending.tag
+        assert isinstance(flight, _InFlight)
+        if self.in_flight.get(flight.key) is not flight:
+            return  # abandoned at its deadline, perhaps already sent again
+        del self.in_flight[flight.key]
+        if pending.cancelled:
+            flight.on_abandon(now)  # never sent: the pool shut down before it ran
+        else:
+            flight.on_done(pending.outcome(), now)
 
     def _release_due_retries(self, now: float) -> None:
         for key, when in list(self.retry_at.items()):
@@ -271,7 +327,7 @@ class StackRun:
     def _drain_ready(self, now: float) -> None:
         limit = self.context.settings.in_flight_limit
         self.batch_full = False
-        while self.ready and len(self.in_flight) < limit:
+        while self.ready and self._outstanding() < limit:
             if not self._batch_has_room(now):
                 self.batch_full = True
                 break
@@ -415,6 +471,7 @@ class StackRun:
 
     def _mark_dirty(self, state: ResourceState) -> None:
         self.dirty[id(state)] = state
+        self._changes += 1
 
     # Create, update, replace -----------------------------------------------------------------
 
@@ -454,7 +511,7 @@ class StackRun:
                 now,
             )
             flight = self.in_flight[name]
-            flight.on_abandon = partial(self._create_abandoned, state, flight.future)
+            flight.on_abandon = partial(self._create_abandoned, state, flight)
 
         if state.record_id is None:
             self.awaiting_ids.append(dispatch)  # the marker needs the record id: written first
@@ -490,18 +547,22 @@ class StackRun:
     # its record still needs one, deleted otherwise: never left behind. Every marker names one set
     # of inputs, so whatever is found or lands under it is what the record says was asked for.
 
-    def _create_abandoned(self, state: ResourceState, future: Future[Any], now: float) -> None:
+    def _create_abandoned(self, state: ResourceState, flight: _InFlight, now: float) -> None:
         """The create call for `state` passed its deadline: retry (adopting by marker), keep watching."""
         self._on_create(state, RetryLater("create call timed out"), now)
-        self._watch_late_create(state, future, now)
+        self._watch_late_create(state, flight, now)
 
-    def _watch_late_create(self, state: ResourceState, future: Future[Any], now: float) -> None:
-        self.in_flight[("late-create", id(state), id(future))] = _InFlight(
-            future,
-            now + self.context.settings.call_deadline,
-            partial(self._late_create_back, state),
-            partial(self._watch_late_create, state, future),  # still out: keep watching
-        )
+    def _watch_late_create(self, state: ResourceState, flight: _InFlight, now: float) -> None:
+        """Watch a create call still out under a key of its own, until it comes back."""
+        pending = flight.call
+        if pending is None or pending.delivered:
+            return  # never sent (nothing can land), or back already (cancelled, never sent)
+        flight.key = ("late-create", id(state), flight.sequence)
+        flight.deadline = now + self.context.settings.call_deadline
+        flight.on_done = partial(self._late_create_back, state)
+        flight.on_abandon = partial(self._watch_late_create, state, flight)  # still out: keep watching
+        self.in_flight[flight.key] = flight
+        heapq.heappush(self._deadlines, (flight.deadline, flight.sequence, flight))
 
     def _late_create_back(self, state: ResourceState, outcome: CallOutcome, now: float) -> None:
         if not isinstance(outcome, Applied):
@@ -582,7 +643,8 @@ class StackRun:
         """A create or update came back with `live`: ready, still building, or failed in the cloud."""
         previous_attributes = state.attributes
         state.physical_id = live.physical_id
-        state.attributes = {**state.attributes, **recorded_attributes(live)}
+        if _attributes_moved(state, live):
+            state.attributes = {**state.attributes, **recorded_attributes(live)}
         remember_baseline(state, live)
         state.attempts = 0
         state.next_attempt_at = None
@@ -695,10 +757,39 @@ class StackRun:
         on_done: Callable[[Any, float], None],
         on_abandon: Callable[[float], None],
         now: float,
+        *,
+        urgent: bool = False,
     ) -> None:
-        future = self.context.dispatcher.submit(call)
         deadline = now + self.context.settings.call_deadline
-        self.in_flight[key] = _InFlight(future, deadline, on_done, on_abandon)
+        flight = _InFlight(key, next(_DISPATCH_ORDER), deadline, on_done, on_abandon, urgent, call)
+        self.in_flight[key] = flight
+        heapq.heappush(self._deadlines, (deadline, flight.sequence, flight))
+        if urgent:
+            self._send(flight)
+        else:
+            self._unsent.append(flight)
+            self._send_unsent()
+
+    def _send_unsent(self) -> None:
+        """Hand waiting calls to the pool while it has room: at most `sent_limit` out at once.
+
+        Calls decided (their intents written) wait here rather than deep in the pool's queue: they
+        go out only in passes that hold the stack's lease, and the pool never holds more than a
+        call or two per thread that could start after a lease was lost.
+        """
+        limit = self.context.settings.sent_limit
+        unsent = self._unsent
+        while unsent and self._sent < limit:
+            flight = unsent.popleft()
+            if self.in_flight.get(flight.key) is flight:  # not abandoned meanwhile
+                self._send(flight)
+
+    def _send(self, flight: _InFlight) -> None:
+        work, flight.work = flight.work, None
+        assert work is not None
+        flight.call = self.context.dispatcher.submit(work, self.returned, flight, urgent=flight.urgent)
+        if not flight.urgent:
+            self._sent += 1
 
     def ids_assigned(self) -> None:
         """The engine wrote the intents: dispatch the creates that waited for their record ids."""
@@ -820,18 +911,43 @@ class StackRun:
         )
 
     def _poll_readiness(self, now: float) -> None:
-        if not self.waiting_ready or now < self.next_poll_at:
+        if not self.waiting_ready:
             return
-        self.next_poll_at = now + self.context.settings.readiness_poll
-        by_type: dict[str, list[ResourceState]] = {}
+        interval = self.context.settings.readiness_poll
+        interval_due = now >= self.next_poll_at
+        if interval_due:
+            self.next_poll_at = now + interval
+            self._give_up_past_deadlines(now)
+        polls = self.readiness.choose(
+            self._waiting_to_poll(), now=now, interval=interval, interval_due=interval_due, out=self._poll_out
+        )
+        for poll in polls:
+            states = [self.records[name] for name in poll.names]
+            handle = self._on_readiness_swept if poll.sweep else self._on_readiness
+            self._observe_batch(poll.type_name, states, handle, now, partial(self._polled, poll))
+
+    def _give_up_past_deadlines(self, now: float) -> None:
+        """Every operation has a deadline, whether or not an observation succeeds (DESIGN.md §4.6)."""
         for name, deadline in list(self.waiting_ready.items()):
             state = self.records.get(name)
             if state is not None and now >= deadline:
-                self._replace_failed(state, self._not_ready_in_time(state), now)  # even unobserved
-            elif state is not None and state.physical_id is not None and ("poll", name) not in self.in_flight:
-                by_type.setdefault(state.type, []).append(state)
-        for type_name, states in by_type.items():
-            self._observe_batch(type_name, states, self._on_readiness, now)
+                self._replace_failed(state, self._not_ready_in_time(state), now)
+
+    def _waiting_to_poll(self) -> Iterator[tuple[str, str]]:
+        """(name, type) of the resources waiting to be READY that can be observed, longest waiting first."""
+        records = self.records
+        for name in self.waiting_ready:
+            state = records.get(name)
+            if state is not None and state.physical_id is not None and ("poll", name) not in self.in_flight:
+                yield name, state.type
+
+    def _poll_out(self, type_name: str, sweep: bool) -> bool:
+        handle = self._on_readiness_swept if sweep else self._on_readiness
+        return ("observe", type_name, handle.__name__) in self.in_flight
+
+    def _polled(self, poll: Poll, observed: bool) -> None:
+        resolved = sum(1 for name in poll.names if name not in self.waiting_ready) if observed else None
+        self.readiness.observed(poll, resolved)
 
     def _not_ready_in_time(self, state: ResourceState) -> str:
         """Why a resource still waiting past its ready deadline is given up on."""
@@ -846,7 +962,9 @@ class StackRun:
         states: list[ResourceState],
         handle: Callable[[ResourceState, LiveResource | None, float], None],
         now: float,
+        finished: Callable[[bool], None] | None = None,
     ) -> None:
+        """Observe `states` in one call; `finished(observed)` runs once every answer was handled."""
         provider = self.providers.provider_for(type_name)
         if provider is None:
             return
@@ -858,17 +976,27 @@ class StackRun:
         def done(outcome: ObserveOutcome, at: float) -> None:
             if not isinstance(outcome, Observed):
                 self.observe_errors[type_name] = outcome.message
+                if finished is not None:
+                    finished(False)
                 return  # a failed observation is tried again at the next poll (deadlines still hold)
             self.observe_errors.pop(type_name, None)
             for state in states:
                 if state.physical_id is not None:
                     handle(state, outcome.live.get(state.physical_id), at)
+            if finished is not None:
+                finished(True)
 
         call = partial(call_observe, provider, type_name, ids)
         if self.providers.is_inline(type_name):
             done(call(), now)
         else:
-            self._dispatch(key, call, done, lambda at: done(RetryLater("observe call timed out"), at), now)
+            self._dispatch(
+                key, call, done, lambda at: done(RetryLater("observe call timed out"), at), now, urgent=True
+            )
+
+    def _on_readiness_swept(self, state: ResourceState, live: LiveResource | None, now: float) -> None:
+        """A sweep's answer (see `readiness_polls`), handled as any poll's."""
+        self._on_readiness(state, live, now)
 
     def _on_readiness(self, state: ResourceState, live: LiveResource | None, now: float) -> None:
         name = state.name
@@ -884,7 +1012,8 @@ class StackRun:
         elif live.status is LiveStatus.READY:
             del self.waiting_ready[name]
             state.status = RecordStatus.READY
-            state.attributes = {**state.attributes, **recorded_attributes(live)}
+            if _attributes_moved(state, live):
+                state.attributes = {**state.attributes, **recorded_attributes(live)}
             remember_baseline(state, live)
             self._mark_dirty(state)
             self._finished(state, values_changed=True)
@@ -980,16 +1109,28 @@ class StackRun:
                 continue
             self._delete(state, key, now)
 
-    def _referenced_physical_ids(self) -> set[str]:
-        retiring_ids = {state.physical_id for state in self.retiring.values() if state.physical_id}
-        referenced: set[str] = set()
-        for state in (*self.records.values(), *self.retiring.values()):
-            for leaf in string_leaves(state.properties):
-                if leaf in retiring_ids and leaf != state.physical_id:
-                    referenced.add(leaf)
-        return referenced
+    def _referenced_physical_ids(self) -> frozenset[str]:
+        """Physical ids of retiring records that some record's properties still name.
 
-    def _may_delete(self, state: ResourceState, referenced: set[str]) -> bool:
+        Asked on every pass while anything is retiring, so it is kept cheap: the answer is reused
+        until a record changes (every change marks it dirty) or the retiring ids do, and each
+        record's string leaves are kept beside the properties they were read from.
+        """
+        retiring_ids = frozenset(state.physical_id for state in self.retiring.values() if state.physical_id)
+        cached = self._referenced
+        if cached is not None and cached[0] == self._changes and cached[1] == retiring_ids:
+            return cached[2]
+        referenced: set[str] = set()
+        for state in itertools.chain(self.records.values(), self.retiring.values()):
+            leaves = state.leaves
+            if leaves is None or leaves[0] is not state.properties:
+                leaves = state.leaves = (state.properties, frozenset(string_leaves(state.properties)))
+            if not retiring_ids.isdisjoint(leaves[1]):
+                referenced.update(leaf for leaf in leaves[1] & retiring_ids if leaf != state.physical_id)
+        self._referenced = (self._changes, retiring_ids, frozenset(referenced))
+        return self._referenced[2]
+
+    def _may_delete(self, state: ResourceState, referenced: frozenset[str]) -> bool:
         if state.delete_first:
             return True
         if state.physical_id is not None and state.physical_id in referenced:
@@ -1081,6 +1222,7 @@ class StackRun:
 
     def _forget(self, state: ResourceState, *, deleted: bool = False) -> None:
         self.retiring.pop(id(state), None)
+        self._changes += 1
         self.dirty.pop(id(state), None)
         if state.record_id is not None:
             self.deleted_record_ids.append(state.record_id)
@@ -1168,13 +1310,23 @@ class StackRun:
         return upserts, deletes
 
 
+def _dispatch_order(pending: PendingCall) -> int:
+    flight = pending.tag
+    return flight.sequence if isinstance(flight, _InFlight) else -1
+
+
+def _is_urgent(pending: PendingCall) -> bool:
+    flight = pending.tag
+    return isinstance(flight, _InFlight) and flight.urgent
+
+
 def _attributes_moved(state: ResourceState, live: LiveResource) -> bool:
     """Whether the cloud reports an attribute value other than the recorded one (cheap when not)."""
     recorded = state.attributes
-    return any(
-        name not in UNRECORDED_ATTRIBUTES and recorded.get(name, _ABSENT) != value
-        for name, value in live.attributes.items()
-    )
+    for name, value in live.attributes.items():
+        if recorded.get(name, _ABSENT) != value and name not in UNRECORDED_ATTRIBUTES:
+            return True
+    return False
 
 
 _ABSENT = object()

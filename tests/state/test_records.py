@@ -104,3 +104,24 @@ def test_ten_thousand_records_write_update_and_delete_in_single_batches(store: S
     assert written.deleted == 5_001
     assert len(records) == 4_999
     assert {record.status for record in records} == {"UPDATED"}
+
+
+def test_json_text_encoded_by_the_writer_is_what_is_stored(store: Store, fence: Fence) -> None:
+    """A writer that keeps the JSON of unchanged values hands the text over; it is not encoded again."""
+    (record_id,) = store.write_records(
+        fence,
+        [
+            _write(
+                "server",
+                properties={"name": "web"},
+                attributes={"first_address": "10.0.0.5"},
+                properties_json='{"name":"web"}',
+                attributes_json='{"first_address":"10.0.0.5","networks":{"private":["10.0.0.5"]}}',
+            )
+        ],
+    ).record_ids
+
+    (record,) = store.read_records("big")
+    assert record.id == record_id
+    assert record.properties == {"name": "web"}
+    assert record.attributes == {"first_address": "10.0.0.5", "networks": {"private": ["10.0.0.5"]}}

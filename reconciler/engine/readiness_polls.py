@@ -1,0 +1,147 @@
+"""Which resources a readiness poll observes: the longest waiting first, as many as recently came READY.
+
+Resources of one type created one after another become READY in about the order they were
+created. Observing every resource still building at every poll costs the provider (and its
+client's CPU) the whole building set each time: ten thousand servers polled four times a second
+during their two seconds of BUILD are eighty thousand observations for ten thousand results. So a
+poll per type observes the `window` resources that have waited longest. When some of them came
+READY, more are likely right behind: the window follows how many did (four times as wide while all
+of them did, so that it catches up with a fast stream of creates in a few round trips) and the
+next poll goes out as soon as this one is back, without waiting for the interval.
+When none did, the window shrinks back to `MIN_WINDOW` and polls keep the interval.
+
+Out-of-order readiness (a small volume behind a large one) is caught by a sweep: every
+`SWEEP_EVERY` intervals a poll observes the resources of the type that were already waiting at the
+previous sweep and still are. Those that started waiting since are left to the next one: they are
+the young ones, mostly still building, and observing them all at every sweep would cost as much as
+polling everything. A resource is therefore seen at least once every two sweep periods, however
+far from the head of the queue it waits. Small stacks (up to `MIN_WINDOW` resources in progress per
+type) are observed whole at every poll, as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+MIN_WINDOW = 32  # resources per type observed at every poll, however few came READY last time
+GROWTH = 4  # how much wider the next window is when the whole of the last one came READY
+MAX_WINDOW = 512  # a wider window hands one pass more READY resources than it handles briskly
+SWEEP_EVERY = 8  # intervals between sweeps of the resources of a type waiting since the last one
+
+
+@dataclass
+class _TypePolls:
+    window: int = MIN_WINDOW
+    eager: bool = False  # the last poll found resources READY: the next one need not wait
+    sweep_at: float | None = None
+    waiting_at_sweep: frozenset[str] = field(default_factory=frozenset)  # at the last sweep
+
+
+@dataclass(frozen=True)
+class Poll:
+    """One observation to send: the names to observe, and whether it is a sweep."""
+
+    type_name: str
+    names: list[str]
+    sweep: bool
+
+
+class ReadinessPolls:
+    """The per-type pace of readiness polls for one stack."""
+
+    def __init__(self) -> None:
+        self._types: dict[str, _TypePolls] = {}
+
+    def choose(
+        self,
+        waiting: Iterable[tuple[str, str]],
+        *,
+        now: float,
+        interval: float,
+        interval_due: bool,
+        out: Callable[[str, bool], bool],
+    ) -> list[Poll]:
+        """The polls to send now; `waiting` is (name, type) of the resources waiting, longest first.
+
+        `out(type, sweep)` says whether that type's poll (or sweep) is still out: no second one
+        is sent before it is back. Between intervals only types whose last poll found resources
+        READY are polled, and `waiting` is read only as far as their windows reach.
+        """
+        candidates: set[str] | None = None  # None: every type
+        if not interval_due:
+            candidates = {name for name, polls in self._types.items() if polls.eager and not out(name, False)}
+            if not candidates:
+                return []
+        plans: dict[str, tuple[int, bool]] = {}  # type -> (window, whether to sweep)
+        windows: dict[str, list[str]] = {}
+        sweeps: dict[str, list[str]] = {}
+        everyone: dict[str, list[str]] = {}  # type -> every name waiting, when sweeping
+        finished: set[str] = set()
+        for name, type_name in waiting:
+            if type_name in finished:
+                continue
+            plan = plans.get(type_name)
+            if plan is None:
+                plan = (0, False)
+                if candidates is None or type_name in candidates:
+                    plan = plans[type_name] = self._plan(type_name, now, interval, interval_due, out)
+                if plan == (0, False):
+                    finished.add(type_name)
+                    continue
+            window, sweep = plan
+            if sweep:
+                self._sweeping(type_name, name, everyone, sweeps)
+            names = windows.setdefault(type_name, [])
+            if len(names) < window:
+                names.append(name)
+            elif not sweep:
+                finished.add(type_name)
+                if candidates is not None and candidates <= finished:
+                    break
+        for type_name, names in everyone.items():
+            self._types[type_name].waiting_at_sweep = frozenset(names)
+        polls = [Poll(type_name, names, sweep=False) for type_name, names in windows.items() if names]
+        return polls + [Poll(type_name, names, sweep=True) for type_name, names in sweeps.items()]
+
+    def _sweeping(
+        self, type_name: str, name: str, everyone: dict[str, list[str]], sweeps: dict[str, list[str]]
+    ) -> None:
+        """A sweep notes every name waiting, and observes those already waiting at the last sweep."""
+        everyone.setdefault(type_name, []).append(name)
+        if name in self._types[type_name].waiting_at_sweep:
+            sweeps.setdefault(type_name, []).append(name)
+
+    def _plan(
+        self,
+        type_name: str,
+        now: float,
+        interval: float,
+        interval_due: bool,
+        out: Callable[[str, bool], bool],
+    ) -> tuple[int, bool]:
+        """How many of the type's longest waiting resources to observe now, and whether to sweep."""
+        polls = self._types.setdefault(type_name, _TypePolls())
+        if polls.sweep_at is None:
+            polls.sweep_at = now + SWEEP_EVERY * interval
+        sweep = interval_due and now >= polls.sweep_at and not out(type_name, True)
+        if sweep:
+            polls.sweep_at = now + SWEEP_EVERY * interval
+        polling = not out(type_name, False) and (interval_due or polls.eager)
+        return (polls.window if polling else 0), sweep
+
+    def observed(self, poll: Poll, resolved: int | None) -> None:
+        """`resolved` of the poll's resources left the waiting set (READY, failed or gone); None if
+        the observation itself failed (then the next poll waits for the interval)."""
+        polls = self._types.setdefault(poll.type_name, _TypePolls())
+        if poll.sweep:
+            polls.eager = polls.eager or bool(resolved)
+        elif not resolved:
+            polls.window = MIN_WINDOW
+            polls.eager = False
+        elif resolved >= len(poll.names):
+            polls.window = min(MAX_WINDOW, max(MIN_WINDOW, GROWTH * len(poll.names)))
+            polls.eager = True
+        else:
+            polls.window = min(MAX_WINDOW, resolved + MIN_WINDOW)
+            polls.eager = True
