@@ -14,9 +14,9 @@ cloud costs on this machine by itself. Real clock, simulated cloud in-process, S
 
 The cyclic garbage collector is a large share of the run: the process holds the template, the
 engine's records and the simulated cloud's whole inventory, and every full collection walks all of
-it while every thread waits. `--tuned-gc` sets what a long-running service would once its inputs
-are loaded: `gc.freeze()` (what is alive now is never walked again) and a first-generation
-threshold of 50,000 allocations instead of 700. It is a process-wide choice, not the engine's.
+it while every thread waits. `--tuned-gc` makes the choice `reconciler run` and `reconciler apply`
+make once set up (`reconciler.daemon.collector`): `gc.freeze()` (what is alive now is never walked
+again) and a first-generation threshold of 50,000 allocations instead of 700.
 
     python -m bench.engine_cloud_latency --servers 10000
     python -m bench.engine_cloud_latency --servers 10000 --cloud-alone
@@ -39,6 +39,7 @@ from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.provider import SimulatedProvider
 from providers.simulated.settings import CloudSettings, Latency
 from reconciler.daemon.clouds import CloudRoot
+from reconciler.daemon.collector import tune_collector
 from reconciler.engine import DesiredGeneration, Engine, EngineSettings, Policy, SoleWorkerLeases
 from reconciler.templates import DirectorySource, Limits, load_stack
 from state.clock import SystemClock
@@ -119,7 +120,9 @@ def main() -> None:
         "--cloud-alone", action="store_true", help="also time the creates on the cloud alone, no engine"
     )
     parser.add_argument(
-        "--tuned-gc", action="store_true", help="gc.freeze() and a gen-0 threshold of 50,000 before the run"
+        "--tuned-gc",
+        action="store_true",
+        help="the collector as reconciler run and apply set it",
     )
     arguments = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="bench-latency-"))
@@ -152,8 +155,7 @@ def main() -> None:
     definition = load_stack(DirectorySource(workdir), "stack.yaml", limits=LIMITS)
     collected = _collector_time()
     if arguments.tuned_gc:
-        gc.freeze()
-        gc.set_threshold(50_000, 20, 10)
+        tune_collector()
     started, cpu = time.perf_counter(), time.process_time()
     engine.submit("servers", DesiredGeneration("c1", Policy("sim", True, True, 3600.0), definition))
     report = engine.converge(["servers"], clock.now() + 3_600)["servers"]
