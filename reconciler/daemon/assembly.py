@@ -31,7 +31,7 @@ from reconciler.daemon.sd_notify import SystemdNotifier
 from reconciler.daemon.service import Loop, Service, watchdog_interval
 from reconciler.daemon.settings import DaemonSettings, SettingsError
 from reconciler.engine.engine import Engine
-from reconciler.engine.shared_calls import SharedExecutor
+from reconciler.engine.shared_calls import SharedCalls, SharedExecutor
 from reconciler.source.repository import FollowedRepository
 from state import Store, SystemClock, WorkerIdentity, WorkStatus, open_store, shard_for
 from state.shard_keeper import ShardKeeper
@@ -185,7 +185,13 @@ def assemble(
     clouds = CloudRoot(clock, sim_path=sim_cloud_path(url), sim_options=sim_options)
     meter = CallMeter()
     engine = Engine(
-        store, MeteredClouds(clouds, meter), clock, identity.id, leases=KeeperShards(keeper), sleeper=clock
+        store,
+        MeteredClouds(clouds, meter),
+        clock,
+        identity.id,
+        leases=KeeperShards(keeper),
+        sleeper=clock,
+        shared=SharedCalls(store),  # a full pool queues calls for the other live workers
     )
     repository = FollowedRepository(settings.repo, state_dir / "repositories")
     intervals = {

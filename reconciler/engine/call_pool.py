@@ -53,6 +53,19 @@ class PendingCall:
             raise self._error
         return self._result
 
+    @classmethod
+    def elsewhere(cls, inbox: deque[PendingCall], tag: object) -> PendingCall:
+        """A call run outside this pool (by another worker); `resolve` delivers its outcome."""
+        pending = cls(_run_elsewhere, inbox, tag)
+        pending.call = None
+        return pending
+
+    def resolve(self, outcome: Any) -> None:
+        """The outcome of a call run elsewhere: delivered to the inbox, as the pool delivers."""
+        self._result = outcome
+        self.delivered = True
+        self.inbox.append(self)
+
     def _run(self) -> None:
         call, self.call = self.call, None
         assert call is not None, "a call runs once"
@@ -64,6 +77,10 @@ class PendingCall:
     def _cancel(self) -> None:
         self.call = None
         self._error = CallCancelled("the call pool shut down before this call ran")
+
+
+def _run_elsewhere() -> Any:
+    raise AssertionError("a call run elsewhere is never run by the pool")
 
 
 class CallPool:

@@ -12,7 +12,9 @@ holds, the nested generations other workers' coordinators recorded, and rebuilds
 
 from __future__ import annotations
 
+import contextlib
 import random as random_module
+import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -28,10 +30,11 @@ from reconciler.engine.report import SETTLED_STATUSES, Failure, StackReport
 from reconciler.engine.resource_state import ResourceState
 from reconciler.engine.run_context import RunContext
 from reconciler.engine.settings import EngineSettings
+from reconciler.engine.shared_calls import SharedCalls, SharedDispatch
 from reconciler.engine.stack_run import StackRun
 from reconciler.engine.stack_status import StackStatus
 from reconciler.engine.timekeeping import Clock, RandomSource, Sleeper
-from state.errors import StaleLease
+from state.errors import StaleLease, StateError
 from state.fencing import Fence
 from state.records import RecordWrite
 from state.stacks import GenerationSeen, NewGeneration
@@ -57,7 +60,9 @@ class Engine:
         sleeper: Sleeper,
         random: RandomSource | None = None,
         settings: EngineSettings | None = None,
+        shared: SharedCalls | None = None,
     ) -> None:
+        """`shared`: queue calls for other workers when this one's pool is full (a daemon's choice)."""
         self._store = store
         self._providers = providers
         self._clock = clock
@@ -66,8 +71,11 @@ class Engine:
         self._sleeper = sleeper
         self.settings = settings or EngineSettings()
         self._pool = CallPool(self.settings.pool_size, "reconciler-call")
+        self._shared = (
+            None if shared is None else SharedDispatch(shared, store, per_worker=self.settings.sent_limit)
+        )
         self._context = RunContext(
-            self.settings, random or random_module.Random(), self._pool, _NestedStacksOf(self)
+            self.settings, random or random_module.Random(), self._pool, _NestedStacksOf(self), self._shared
         )
         self._runs: dict[str, StackRun] = {}
         self._epochs: dict[str, int] = {}
@@ -82,8 +90,12 @@ class Engine:
         self._ended: set[tuple[str, int]] = set()  # superseded generations recorded in the store
 
     def close(self) -> None:
-        """Stop the pool (calls in flight finish; nothing new starts)."""
+        """Stop the pool (calls in flight finish; nothing new starts); unclaimed queued calls withdrawn."""
         self._pool.shutdown(cancel_pending=True)
+        if self._shared is not None:
+            # if the store is away the items stay; their stale lease keeps any executor from sending them
+            with contextlib.suppress(StateError):
+                self._shared.calls.withdraw_all()
 
     # Desired state ---------------------------------------------------------------------------
 
@@ -202,6 +214,7 @@ class Engine:
         acting: list[StackRun] = []
         stepped: set[str] = set()
         now = self._clock.now()
+        self._begin_shared(held, now)
         self._discover(held, now)
         for parent_name, resource in self.remote.poll(now):
             parent = self._runs.get(parent_name)
@@ -232,9 +245,18 @@ class Engine:
             # and whoever holds the shard now rebuilds it from the records.
             if run.name in self._runs and self._epochs.get(run.name) != LOST_EPOCH:
                 run.ids_assigned()
+        self._flush_shared()
         self._notify_parents(acting)
         self._write_statuses(acting, held)
         return self._progress(acting)
+
+    def _begin_shared(self, held: Mapping[int, int], now: float) -> None:
+        if self._shared is not None:
+            self._shared.begin_pass(held, now)  # outcomes of queued calls delivered, like the pool's
+
+    def _flush_shared(self) -> None:
+        if self._shared is not None:
+            self._shared.calls.flush()  # the calls queued for other workers this pass, in one batch
 
     def _notify_parents(self, runs: list[StackRun]) -> None:
         """A nested stack that converged again after a repair tells its parent to read its values."""
@@ -419,10 +441,14 @@ class Engine:
 
     def wait_for_calls(self, timeout: float = 5.0) -> None:
         """Block (real time) until every provider call in flight has come back, or `timeout`."""
-        calls = [
-            flight.call for run in self._runs.values() for flight in run.in_flight.values() if flight.call
-        ]
-        self._pool.wait_delivered(calls, timeout)
+        flights = [flight for run in self._runs.values() for flight in run.in_flight.values() if flight.call]
+        self._pool.wait_delivered([f.call for f in flights if f.call and not f.elsewhere], timeout)
+        queued = [f.call for f in flights if f.call and f.elsewhere]
+        if self._shared is not None and queued:
+            end = time.monotonic() + timeout
+            while not all(pending.delivered for pending in queued) and time.monotonic() < end:
+                self._shared.calls.collect()
+                time.sleep(REAL_WAIT_SLICE)
 
     def _wait(self, progress: Progress, deadline: float) -> None:
         """Until a call comes back or the next thing is due, whichever is first."""

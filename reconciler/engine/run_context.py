@@ -62,9 +62,24 @@ class NestedStacks(Protocol):
         ...
 
 
+class SharedQueue(Protocol):
+    """Calls a coordinator may queue for other workers when its own pool is full (DESIGN.md §5)."""
+
+    def room(self) -> int:
+        """How many more calls may be queued now (0 when no other worker is alive)."""
+        ...
+
+    def offer(
+        self, stack: str, shard: int, spec: Any, inbox: deque[PendingCall], tag: object
+    ) -> PendingCall | None:
+        """Queue the call `spec` describes; its outcome arrives in `inbox` (None: not now)."""
+        ...
+
+
 @dataclass(frozen=True)
 class RunContext:
     settings: EngineSettings
     random: RandomSource
     dispatcher: Dispatcher
     nested: NestedStacks
+    shared: SharedQueue | None = None

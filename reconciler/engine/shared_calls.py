@@ -17,11 +17,13 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+from collections import deque
 from collections.abc import Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
+from reconciler.engine.call_pool import PendingCall
 from reconciler.engine.call_specs import CALL_KIND, CallSpec, outcome_from_json, outcome_json, run_call
 from reconciler.engine.outcomes import CallOutcome, ObserveOutcome, RetryLater
 from reconciler.engine.provider_set import CloudProviders
@@ -39,34 +41,36 @@ class _Offered:
     stack: str
     fence: Fence
     spec: CallSpec
-    future: Future[Any]
+    pending: PendingCall
 
 
 class SharedCalls:
-    """The coordinator's side: calls queued for any worker, and their outcomes read back."""
+    """The coordinator's side: calls queued for any worker, their outcomes delivered to the caller.
+
+    An outcome arrives the way the engine's own pool delivers one: the `PendingCall` handed out
+    by `offer` is appended to its inbox. All of it runs on the engine's thread.
+    """
 
     def __init__(self, store: Store) -> None:
         self._store = store
         self._offered: list[_Offered] = []
-        self._waiting: dict[int, Future[Any]] = {}
-        self._lock = threading.Lock()
+        self._waiting: dict[int, PendingCall] = {}
 
     @property
     def in_flight(self) -> int:
         return len(self._offered) + len(self._waiting)
 
-    def offer(self, stack: str, fence: Fence, spec: CallSpec) -> Future[Any]:
-        """Queue `spec` (sent at the next `flush`); its outcome arrives on the returned future."""
-        future: Future[Any] = Future()
-        future.set_running_or_notify_cancel()
-        with self._lock:
-            self._offered.append(_Offered(stack, fence, spec, future))
-        return future
+    def offer(
+        self, stack: str, fence: Fence, spec: CallSpec, inbox: deque[PendingCall], tag: object
+    ) -> PendingCall:
+        """Queue `spec` (sent at the next `flush`); its outcome is delivered to `inbox`."""
+        pending = PendingCall.elsewhere(inbox, tag)
+        self._offered.append(_Offered(stack, fence, spec, pending))
+        return pending
 
     def flush(self) -> int:
         """Enqueue every call offered since the last flush, in one batch; how many."""
-        with self._lock:
-            offered, self._offered = self._offered, []
+        offered, self._offered = self._offered, []
         if not offered:
             return 0
         items = [
@@ -82,43 +86,76 @@ class SharedCalls:
             ids = self._store.enqueue_work(items)
         except StateError as error:  # not sent: each call is retried by its coordinator
             for entry in offered:
-                entry.future.set_result(RetryLater(f"could not queue the call: {error}"))
+                entry.pending.resolve(RetryLater(f"could not queue the call: {error}"))
             return 0
-        with self._lock:
-            for item_id, entry in zip(ids, offered, strict=True):
-                self._waiting[item_id] = entry.future
+        for item_id, entry in zip(ids, offered, strict=True):
+            self._waiting[item_id] = entry.pending
         return len(ids)
 
     def collect(self) -> int:
-        """Read the outcomes of queued calls that finished; how many came back."""
-        with self._lock:
-            ids = list(self._waiting)
-        if not ids:
+        """Deliver the outcomes of queued calls that finished; how many came back."""
+        if not self._waiting:
             return 0
-        finished = self._store.finished_work(ids)
+        finished = self._store.finished_work(list(self._waiting))
         for item in finished:
-            with self._lock:
-                future = self._waiting.pop(item.id, None)
-            if future is None:
+            pending = self._waiting.pop(item.id, None)
+            if pending is None:
                 continue
             if item.status is WorkStatus.DONE and isinstance(item.payload.get("outcome"), Mapping):
-                future.set_result(outcome_from_json(item.payload["outcome"]))
+                pending.resolve(outcome_from_json(item.payload["outcome"]))
             else:
-                future.set_result(RetryLater(item.last_error or "the queued call failed"))
+                pending.resolve(RetryLater(item.last_error or "the queued call failed"))
         self._store.forget_work([item.id for item in finished])
         return len(finished)
 
-    def withdraw(self, future: Future[Any]) -> None:
-        """The coordinator gave up on this call: take it out of the queue if nobody claimed it."""
-        with self._lock:
-            for index, entry in enumerate(self._offered):
-                if entry.future is future:
-                    del self._offered[index]
-                    return
-            item_ids = [item_id for item_id, waiting in self._waiting.items() if waiting is future]
-        for item_id in self._store.withdraw_work(item_ids):
-            with self._lock:
-                self._waiting.pop(item_id, None)
+    def withdraw_all(self) -> None:
+        """Take every queued call nobody claimed out of the queue (the engine is closing)."""
+        self._offered = []
+        self._store.withdraw_work(list(self._waiting))
+
+
+class SharedDispatch:
+    """When a coordinator may queue calls for other workers, and under which lease.
+
+    Only while other workers are alive (asked every `check_every` seconds), and at most
+    `per_worker` queued calls per other worker at once: each of them runs a `SharedExecutor`
+    with that many threads.
+    """
+
+    def __init__(
+        self, calls: SharedCalls, store: Store, *, per_worker: int, check_every: float = 5.0
+    ) -> None:
+        self.calls = calls
+        self._store = store
+        self._per_worker = per_worker
+        self._check_every = check_every
+        self._held: Mapping[int, int] = {}
+        self._others = 0
+        self._next_check = 0.0
+
+    def begin_pass(self, held: Mapping[int, int], now: float) -> None:
+        """At the start of a pass: the leases it acts under, the outcomes back, who else is alive."""
+        self._held = held
+        if now >= self._next_check:
+            self._next_check = now + self._check_every
+            try:
+                self._others = max(0, len(self._store.live_workers()) - 1)
+            except StateError:
+                self._others = 0
+        self.calls.collect()
+
+    def room(self) -> int:
+        """How many more calls may be queued now."""
+        return max(0, self._others * self._per_worker - self.calls.in_flight)
+
+    def offer(
+        self, stack: str, shard: int, spec: CallSpec, inbox: deque[PendingCall], tag: object
+    ) -> PendingCall | None:
+        """Queue `spec` under the stack's lease; None when this worker does not hold it now."""
+        epoch = self._held.get(shard)
+        if epoch is None:
+            return None
+        return self.calls.offer(stack, Fence(shard, epoch), spec, inbox, tag)
 
 
 class SharedExecutor:
@@ -140,6 +177,7 @@ class SharedExecutor:
         self._interval = interval
         self._pool = ThreadPoolExecutor(threads, thread_name_prefix="reconciler-shared")
         self._running: set[int] = set()  # ids of the items being run here
+        self.ran = 0  # calls run here (for metrics and tests)
         self._done: queue.SimpleQueue[tuple[int, Outcome]] = queue.SimpleQueue()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -183,6 +221,7 @@ class SharedExecutor:
                 self._done.put((item.id, RetryLater("the lease of the stack's coordinator is gone")))
                 continue
             self._running.add(item.id)
+            self.ran += 1
             spec = CallSpec.from_json(item.payload["call"])
             if item.attempts > 1 and spec.op == "create":  # an earlier claim may have made it
                 spec = replace(spec, adopt_first=True)

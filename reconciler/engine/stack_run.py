@@ -22,6 +22,7 @@ from typing import Any
 from providers.interface import LiveResource, LiveStatus, Marker, Provider
 from reconciler.engine.batching import BatchPolicy, batch_policy, check_update_policy
 from reconciler.engine.call_pool import PendingCall
+from reconciler.engine.call_specs import CallSpec
 from reconciler.engine.desired import DesiredStack, Policy
 from reconciler.engine.drift import Drift, baseline_of, detect_drift, managed_drift, remember_baseline
 from reconciler.engine.nested_handoff import Lineage
@@ -70,6 +71,8 @@ class _InFlight:
     urgent: bool = False
     work: Callable[[], Any] | None = None
     call: PendingCall | None = None
+    spec: CallSpec | None = None  # the call as data: it may then be queued for another worker
+    elsewhere: bool = False  # queued for any worker rather than sent to this worker's pool
 
 
 class StackRun:
@@ -284,7 +287,7 @@ class StackRun:
         if self.returned:
             came_back = sorted(self.returned, key=_dispatch_order)
             self.returned.clear()
-            self._sent -= sum(1 for pending in came_back if not _is_urgent(pending))
+            self._sent -= sum(1 for pending in came_back if _counts_as_sent(pending))
             self._send_unsent()  # before handling what came back: the pool is not left idle meanwhile
             for index, pending in enumerate(came_back):
                 try:
@@ -503,12 +506,21 @@ class StackRun:
             assert state is not None and state.record_id is not None
             marker = Marker(self.name, name, str(state.record_id))
             adopt_first = state.attempts > 0
+            spec = CallSpec(
+                "create",
+                self.policy.cloud,
+                type_name,
+                properties=desired,
+                marker=marker,
+                adopt_first=adopt_first,
+            )
             self._dispatch(
                 name,
                 partial(call_create, provider, type_name, desired, marker, adopt_first=adopt_first),
                 lambda outcome, at: self._on_create(state, outcome, at),
                 lambda at: None,
                 now,
+                spec=spec,
             )
             flight = self.in_flight[name]
             flight.on_abandon = partial(self._create_abandoned, state, flight)
@@ -716,7 +728,16 @@ class StackRun:
         if self.providers.is_inline(type_name):
             done(call(), now)
         else:
-            self._dispatch(state.name, call, done, lambda at: done(RetryLater("update timed out"), at), now)
+            spec = CallSpec(
+                "update",
+                self.policy.cloud,
+                type_name,
+                (physical_id,),
+                properties=desired,
+                changed=tuple(changed),
+            )
+            abandon = partial(done, RetryLater("update timed out"))
+            self._dispatch(state.name, call, done, abandon, now, spec=spec)
 
     def _replace(
         self, state: ResourceState, type_name: str, desired: dict[str, Any], *, failing: bool, now: float
@@ -759,9 +780,10 @@ class StackRun:
         now: float,
         *,
         urgent: bool = False,
+        spec: CallSpec | None = None,
     ) -> None:
         deadline = now + self.context.settings.call_deadline
-        flight = _InFlight(key, next(_DISPATCH_ORDER), deadline, on_done, on_abandon, urgent, call)
+        flight = _InFlight(key, next(_DISPATCH_ORDER), deadline, on_done, on_abandon, urgent, call, spec=spec)
         self.in_flight[key] = flight
         heapq.heappush(self._deadlines, (deadline, flight.sequence, flight))
         if urgent:
@@ -783,6 +805,27 @@ class StackRun:
             flight = unsent.popleft()
             if self.in_flight.get(flight.key) is flight:  # not abandoned meanwhile
                 self._send(flight)
+        shared = self.context.shared
+        if unsent and shared is not None:
+            self._queue_elsewhere(shared.room())
+
+    def _queue_elsewhere(self, room: int) -> None:
+        """The pool is full: queue further calls for other workers, in order, while there is room."""
+        shared = self.context.shared
+        unsent = self._unsent
+        while unsent and room > 0 and shared is not None:
+            flight = unsent[0]
+            if self.in_flight.get(flight.key) is not flight:
+                unsent.popleft()  # abandoned meanwhile
+                continue
+            if flight.spec is None:
+                return  # not a call another worker can make: it waits for this pool, in order
+            pending = shared.offer(self.name, self.shard, flight.spec, self.returned, flight)
+            if pending is None:
+                return  # not under a lease now: it waits
+            unsent.popleft()
+            flight.work, flight.call, flight.elsewhere = None, pending, True
+            room -= 1
 
     def _send(self, flight: _InFlight) -> None:
         work, flight.work = flight.work, None
@@ -1189,7 +1232,9 @@ class StackRun:
         if self.providers.is_inline(type_name):
             done(call(), now)
         else:
-            self._dispatch(key, call, done, lambda at: done(RetryLater("delete timed out"), at), now)
+            spec = CallSpec("delete", self.policy.cloud, type_name, (physical_id,))
+            abandon = partial(done, RetryLater("delete timed out"))
+            self._dispatch(key, call, done, abandon, now, spec=spec)
 
     def _find_left_behind(self, state: ResourceState, key: tuple[str, int], now: float) -> None:
         """Search the marker of a retired record whose create was never answered: delete what it finds."""
@@ -1315,9 +1360,10 @@ def _dispatch_order(pending: PendingCall) -> int:
     return flight.sequence if isinstance(flight, _InFlight) else -1
 
 
-def _is_urgent(pending: PendingCall) -> bool:
+def _counts_as_sent(pending: PendingCall) -> bool:
+    """Whether a returned call held a place among this pool's calls out (`sent_limit`)."""
     flight = pending.tag
-    return isinstance(flight, _InFlight) and flight.urgent
+    return not (isinstance(flight, _InFlight) and (flight.urgent or flight.elsewhere))
 
 
 def _attributes_moved(state: ResourceState, live: LiveResource) -> bool:
