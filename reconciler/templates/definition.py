@@ -44,6 +44,21 @@ class ResourceDefinition:
     written_type: str | None = None  # the type as written, before the registry
 
 
+_RESOURCE_FIELDS = tuple(field.name for field in dataclasses.fields(ResourceDefinition))
+
+
+def resource_definition(*values: Any) -> ResourceDefinition:
+    """A `ResourceDefinition` from every field's value, in field order.
+
+    The same object the dataclass makes, without its generated __init__, which sets each field
+    of a frozen instance through object.__setattr__: binding 50,000 resources spent a tenth of
+    its time there.
+    """
+    definition = object.__new__(ResourceDefinition)
+    object.__setattr__(definition, "__dict__", dict(zip(_RESOURCE_FIELDS, values, strict=True)))
+    return definition
+
+
 @dataclass(frozen=True)
 class OutputDefinition:
     """One output: its value as written, and whether its condition holds."""

@@ -49,6 +49,9 @@ class Call(NamedTuple):
     where: Path  # flattened only when a problem is reported
 
 
+_new_call = tuple.__new__  # a Call without the named tuple's Python-level __new__ (the hot path)
+
+
 @dataclass
 class References:
     """What a snippet refers to: resources (with the calls' positions) and parameters."""
@@ -72,6 +75,15 @@ class Parser:
     report_warning: Callable[[Path, str], None]
     in_conditions: bool = False
     _warned: set[str] = field(default_factory=set)
+    # Looked up once per parser, not per node: the names that may start a call, and those that
+    # are plain calls here (admitted, not removed).
+    _call_names: frozenset[str] = field(init=False, repr=False)
+    _plain_calls: frozenset[str] = field(init=False, repr=False)
+    _for_conditions: Parser | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._call_names = ALL_FUNCTIONS | self.version.removed
+        self._plain_calls = self.admitted - self.version.removed
 
     @property
     def admitted(self) -> frozenset[str]:
@@ -82,36 +94,36 @@ class Parser:
         return self._parse(data, where, references)
 
     def _parse(self, data: Any, at: Path, references: References) -> Any:
-        # Paths are linked steps, flattened only where a call or a problem needs one.
+        # The hot loop of a load: paths are linked steps, flattened only where a call or a problem
+        # needs one, and scalars are copied without a call.
         kind = type(data)
         if kind is dict:
             if len(data) == 1:
-                (key,) = data
-                if key in ALL_FUNCTIONS or key in self.version.removed:
-                    return self._call(key, data[key], at, references)
-            return {
-                key: self._parse(value, Step(at, key), references) if type(value) in _CONTAINERS else value
-                for key, value in data.items()
-            }
+                for key, value in data.items():
+                    if key in self._call_names:
+                        return self._call(key, value, at, references)
+            parsed = {}
+            for key, value in data.items():
+                kind = type(value)
+                parsed[key] = (
+                    self._parse(value, Step(at, key), references) if kind is dict or kind is list else value
+                )
+            return parsed
         if kind is list:
-            return [
-                self._parse(value, Step(at, index), references) if type(value) in _CONTAINERS else value
-                for index, value in enumerate(data)
-            ]
+            items = []
+            for index, value in enumerate(data):
+                kind = type(value)
+                items.append(
+                    self._parse(value, Step(at, index), references) if kind is dict or kind is list else value
+                )
+            return items
         return data
 
     def _call(self, name: str, raw_args: Any, where: Path, references: References) -> Any:
-        if name in self.version.removed:
-            self.report_error(where, f'The function "{name}" is not supported in this version of HOT.')
-            return None
-        if self.in_conditions and name in self.version.functions and name not in self.admitted:
-            # As Heat: a resource function inside a condition is an error there, not data.
-            self.report_error(where, f'The function "{name}" is invalid in this context')
-            return None
-        if name not in self.admitted:
-            self._warn_unadmitted(name, where)
-            return {name: self._parse(raw_args, Step(where, name), references)}
+        if name not in self._plain_calls:
+            return self._unusual_call(name, raw_args, where, references)
         call_where = Step(where, name)
+        kind = type(raw_args)
         if name == "if" and isinstance(raw_args, list) and raw_args and not self.in_conditions:
             condition = self.conditions_parser()._parse(raw_args[0], Step(call_where, 0), references)
             rest = [
@@ -119,16 +131,34 @@ class Parser:
                 for index, item in enumerate(raw_args[1:])
             ]
             args: Any = [condition, *rest]
-        else:
+        elif kind is dict or kind is list:
             args = self._parse(raw_args, call_where, references)
+        else:
+            args = raw_args
         self._record(name, args, call_where, references)
-        return Call(name, args, call_where)
+        return _new_call(Call, (name, args, call_where))
+
+    def _unusual_call(self, name: str, raw_args: Any, where: Path, references: References) -> Any:
+        """A function name the version removed, does not admit here, or has not got yet."""
+        if name in self.version.removed:
+            self.report_error(where, f'The function "{name}" is not supported in this version of HOT.')
+            return None
+        if self.in_conditions and name in self.version.functions:
+            # As Heat: a resource function inside a condition is an error there, not data.
+            self.report_error(where, f'The function "{name}" is invalid in this context')
+            return None
+        self._warn_unadmitted(name, where)
+        return {name: self._parse(raw_args, Step(where, name), references)}
 
     def conditions_parser(self) -> Parser:
         """A parser for condition expressions of the same version, reporting to the same place."""
-        return Parser(
-            self.version, self.report_error, self.report_warning, in_conditions=True, _warned=self._warned
-        )
+        if self.in_conditions:
+            return self
+        if self._for_conditions is None:
+            self._for_conditions = Parser(
+                self.version, self.report_error, self.report_warning, in_conditions=True, _warned=self._warned
+            )
+        return self._for_conditions
 
     def _warn_unadmitted(self, name: str, where: Path) -> None:
         first = first_version_with(name, in_conditions=self.in_conditions)
