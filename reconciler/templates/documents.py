@@ -21,6 +21,7 @@ import yaml
 from reconciler.templates.errors import Problem, TemplateError
 from reconciler.templates.limits import Limits
 from reconciler.templates.yaml_building import build_yaml
+from reconciler.templates.yaml_parallel import build_in_two
 
 Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -115,7 +116,8 @@ def load_document(path: str, content: bytes, limits: Limits) -> Document:
         raise TemplateError([Problem(path, 0, 0, f"is not UTF-8 text ({error.reason})")]) from None
     if text.lstrip().startswith("{"):
         return Document(path, text, _load_json(path, text))
-    return Document(path, text, build_yaml(path, text, limits))
+    built = build_in_two(path, text, limits)
+    return Document(path, text, build_yaml(path, text, limits) if built is None else built)
 
 
 def _load_json(path: str, text: str) -> Any:
