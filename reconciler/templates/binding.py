@@ -279,17 +279,17 @@ def _resource(
         deletion_policy = deletion_policy.capitalize()  # the 2016-10-14 aliases
     raw = resource.raw
     definition = resource_definition(
-        resource.name,
-        effective_type,
-        raw.get("properties") or {},
-        depends_on,
-        raw.get("metadata"),
-        deletion_policy,
-        raw.get("update_policy"),
-        raw.get("external_id"),
-        nested_kind,
-        template_file,
-        resource.type,
+        name=resource.name,
+        type=effective_type,
+        properties=raw.get("properties") or {},
+        depends_on=depends_on,
+        metadata=raw.get("metadata"),
+        deletion_policy=deletion_policy,
+        update_policy=raw.get("update_policy"),
+        external_id=raw.get("external_id"),
+        nested_kind=nested_kind,
+        template_file=template_file,
+        written_type=resource.type,
     )
     return definition, properties if properties is not None else {}
 
@@ -382,8 +382,16 @@ def _acyclic(graph: Mapping[str, frozenset[str]]) -> bool:
     """Whether every resource of `graph` can be ordered (Kahn's algorithm on plain dicts).
 
     graphlib's sorter builds an object per node; this answers the common question (no cycle) in a
-    fraction of its time, and graphlib names the cycle when there is one.
+    fraction of its time, and graphlib names the cycle when there is one. Most templates name a
+    resource's requirements before it: then the template's order is already an order.
     """
+    seen: set[str] = set()
+    for name, requirements in graph.items():
+        if not requirements <= seen:
+            break
+        seen.add(name)
+    else:
+        return True
     waiting = {name: len(requirements) for name, requirements in graph.items()}
     dependents: dict[str, list[str]] = {}
     for name, requirements in graph.items():

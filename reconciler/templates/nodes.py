@@ -19,16 +19,6 @@ Where = tuple[PathKey, ...]
 _CONTAINERS = (dict, list)
 
 
-def _checked_by_parsing(name: str, args: Any) -> bool:
-    if name in ("get_resource", "get_file"):
-        return isinstance(args, str)
-    if name == "get_param":
-        return isinstance(args, str) or _literal_path(args, 1)
-    if name == "get_attr":
-        return _literal_path(args, 2)
-    return False
-
-
 def _literal_path(args: Any, shortest: int) -> bool:
     return (
         isinstance(args, list)
@@ -52,18 +42,23 @@ class Call(NamedTuple):
 _new_call = tuple.__new__  # a Call without the named tuple's Python-level __new__ (the hot path)
 
 
-@dataclass
 class References:
-    """What a snippet refers to: resources (with the calls' positions) and parameters."""
+    """What a snippet refers to: resources (with the calls' positions) and parameters.
 
-    resources: dict[str, Path] = field(default_factory=dict)
-    parameters: dict[str, Path] = field(default_factory=dict)
-    conditions: dict[str, Path] = field(default_factory=dict)
-    files: dict[str, Path] = field(default_factory=dict)
-    has_if: bool = False
-    # Whether any call needs evaluating to be checked: everything but get_param, get_resource,
-    # get_attr and get_file with literal arguments, which parsing checks completely.
-    needs_evaluation: bool = False
+    A plain class with slots: one is made per resource.
+    """
+
+    __slots__ = ("conditions", "files", "has_if", "needs_evaluation", "parameters", "resources")
+
+    def __init__(self) -> None:
+        self.resources: dict[str, Path] = {}
+        self.parameters: dict[str, Path] = {}
+        self.conditions: dict[str, Path] = {}
+        self.files: dict[str, Path] = {}
+        self.has_if = False
+        # Whether any call needs evaluating to be checked: everything but get_param, get_resource,
+        # get_attr and get_file with literal arguments, which parsing checks completely.
+        self.needs_evaluation = False
 
 
 @dataclass
@@ -173,20 +168,29 @@ class Parser:
         )
 
     def _record(self, name: str, args: Any, where: Path, references: References) -> None:
-        if not references.needs_evaluation and not _checked_by_parsing(name, args):
-            references.needs_evaluation = True
-        if name in ("get_resource", "Ref") and isinstance(args, str):
-            if name == "get_resource" or not args.startswith("OS::"):
-                references.resources.setdefault(args, where)
-        elif name == "get_attr" and isinstance(args, list) and args and isinstance(args[0], str):
-            references.resources.setdefault(args[0], where)
-        elif name == "get_param":
+        # The four functions parsing checks completely come first: they are most calls.
+        if name == "get_param":
             parameter = args[0] if isinstance(args, list) and args else args
             if isinstance(parameter, str):
                 references.parameters.setdefault(parameter, where)
-        elif name == "get_file" and isinstance(args, str):
-            references.files.setdefault(args, where)
-        elif name == "if":
-            references.has_if = True
+            checked = isinstance(args, str) or _literal_path(args, 1)
+        elif name == "get_attr":
             if isinstance(args, list) and args and isinstance(args[0], str):
-                references.conditions.setdefault(args[0], where)
+                references.resources.setdefault(args[0], where)
+            checked = _literal_path(args, 2)
+        elif name in {"get_resource", "Ref"}:
+            if isinstance(args, str) and (name == "get_resource" or not args.startswith("OS::")):
+                references.resources.setdefault(args, where)
+            checked = name == "get_resource" and isinstance(args, str)
+        elif name == "get_file":
+            if isinstance(args, str):
+                references.files.setdefault(args, where)
+            checked = isinstance(args, str)
+        else:
+            if name == "if":
+                references.has_if = True
+                if isinstance(args, list) and args and isinstance(args[0], str):
+                    references.conditions.setdefault(args[0], where)
+            checked = False
+        if not checked:
+            references.needs_evaluation = True

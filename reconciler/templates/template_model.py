@@ -55,6 +55,10 @@ class ResourceModel(NamedTuple):
     where: Where
 
 
+# A ResourceModel from its fields in order, without the named tuple's Python-level __new__.
+_new_resource_model = tuple.__new__
+
+
 class OutputModel(NamedTuple):
     """An output as written, with its value parsed."""
 
@@ -228,7 +232,7 @@ def _resources(model: TemplateModel, section: Mapping[str, Any], parser: Parser,
     parse = parser.parse
     for name, raw in section.items():
         where: Where = ("resources", name)
-        if not isinstance(raw, Mapping):
+        if type(raw) is not dict and not isinstance(raw, Mapping):
             check.error(where, f'Resource {name}: "resources" must contain a map of resource maps')
             continue
         if not resource_keys.issuperset(raw):
@@ -251,19 +255,22 @@ def _resources(model: TemplateModel, section: Mapping[str, Any], parser: Parser,
         condition = raw.get("condition")
         if condition is not None and not isinstance(condition, str | bool):
             condition = parser.conditions_parser().parse(condition, (*where, "condition"), references)
-        model.resources[str(name)] = ResourceModel(
-            name=str(name),
-            type=resource_type,
-            raw=raw,
-            properties=parsed["properties"],
-            metadata=parsed["metadata"],
-            update_policy=parsed["update_policy"],
-            deletion_policy=parsed["deletion_policy"],
-            external_id=parsed["external_id"],
-            condition=condition,
-            depends_on=_depends_on(name, raw.get("depends_on"), where, check),
-            references=references,
-            where=where,
+        model.resources[str(name)] = _new_resource_model(
+            ResourceModel,
+            (
+                str(name),
+                resource_type,
+                raw,
+                parsed["properties"],
+                parsed["metadata"],
+                parsed["update_policy"],
+                parsed["deletion_policy"],
+                parsed["external_id"],
+                condition,
+                _depends_on(name, raw.get("depends_on"), where, check),
+                references,
+                where,
+            ),
         )
         deletion_policy = raw.get("deletion_policy")
         if isinstance(deletion_policy, str) and not _known_policy(deletion_policy, model.version):
