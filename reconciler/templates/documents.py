@@ -2,7 +2,8 @@
 
 Heat parses templates with PyYAML's safe loader and keeps timestamps as strings, so
 `heat_template_version: 2013-05-23` stays the string it was written as; the same holds here, built
-from libyaml's C parser by `yaml_building` within the depth and alias-expansion limits. JSON
+from libyaml's C parser by `yaml_building` within the depth and alias-expansion limits (a very
+large one in two processes by `yaml_parallel`, with the same result). JSON
 documents (the first non-blank character is `{`) are read with the json module, as Heat does.
 
 Positions are computed only when an error needs one: the document is composed again into nodes and

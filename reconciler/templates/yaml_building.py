@@ -5,7 +5,10 @@ expressions and then constructs the nodes again in Python: for a 50,000-resource
 most of the load time. This builder consumes the C parser's events directly, resolves a plain
 scalar's type only when its first character could start a non-string (YAML 1.1 rules, as PyYAML),
 and checks on the way the nesting depth and the number of nodes aliases expand to. Timestamps stay
-strings, as in Heat. Aliases share the anchored value, as PyYAML's loader does.
+strings, as in Heat. Aliases share the anchored value, an anchor defined twice is an error, and
+merge keys (<<) give PyYAML's values in PyYAML's key order (merged pairs first); problems are
+placed where PyYAML places them (tests/templates/test_yaml_reading.py compares the two). Unlike
+PyYAML, an alias to a collection still open (a recursive structure) is refused.
 """
 
 from __future__ import annotations
