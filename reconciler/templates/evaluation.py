@@ -135,7 +135,10 @@ class Evaluation:
             result = {}
             for key, item in node.items():
                 kind = type(item)
-                value = self.evaluate(item) if kind is Call or kind is dict or kind is list else item
+                if kind is Call:
+                    value = self.call(item)
+                else:
+                    value = self.evaluate(item) if kind is dict or kind is list else item
                 if value is not OMITTED:
                     result[key] = value
             return result
@@ -143,7 +146,10 @@ class Evaluation:
             items = []
             for item in node:
                 kind = type(item)
-                value = self.evaluate(item) if kind is Call or kind is dict or kind is list else item
+                if kind is Call:
+                    value = self.call(item)
+                else:
+                    value = self.evaluate(item) if kind is dict or kind is list else item
                 if value is not OMITTED:
                     items.append(value)
             return items
