@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from reconciler.templates.errors import FunctionError, Problem
 from reconciler.templates.evaluation import OMITTED, UNKNOWN, AttributeSource, Evaluation, NoCloud
 from reconciler.templates.nodes import Parser, References
+from reconciler.templates.parallel_checks import problems_in_two
 from reconciler.templates.parameters import ParameterSchema
 
 if TYPE_CHECKING:
@@ -297,13 +298,15 @@ class StackDefinition:
             if self._needs_evaluation is None or name in self._needs_evaluation
         ]
         snippets += [parsed for name, parsed in self._parsed_outputs.items() if self.outputs[name].active]
-        problems: list[Problem] = []
-        for parsed in snippets:
+
+        def check(parsed: Any) -> Problem | None:
             try:
                 scope.evaluate(parsed)
             except FunctionError as error:
-                problems.append(document.problem(error.where or (), self.without_secrets(str(error))))
-        return problems
+                return document.problem(error.where or (), self.without_secrets(str(error)))
+            return None
+
+        return problems_in_two(snippets, check)
 
 
 def _present(value: Any) -> Any:

@@ -30,14 +30,12 @@ lines and columns.
 
 from __future__ import annotations
 
-import gc
 import marshal
-import os
 import re
-import signal
-from typing import Any, NoReturn
+from typing import Any
 
 from reconciler.templates.errors import TemplateError
+from reconciler.templates.forked_work import ForkedWork
 from reconciler.templates.limits import Limits
 from reconciler.templates.yaml_building import BuiltDocument, build_document
 
@@ -49,7 +47,6 @@ CHILD_SHARE = 0.52
 
 _RESOURCES_LINE = re.compile(r"^resources:[ \t]*(?:#[^\n]*)?\r?\n", re.MULTILINE)
 _CONTENT_LINE = re.compile(r"\n( *)[^ \t\r\n#]")
-_OK = b"\x01"
 
 
 def build_in_two(
@@ -63,35 +60,24 @@ def build_in_two(
     """The root mapping of the YAML document `text`, built by two processes; None when `text` is
     shorter than `from_chars`, does not cut cleanly, or has a problem (the caller then builds it in
     one). `child_share`: about how much of the resources section the child builds."""
-    if len(text) < from_chars or not hasattr(os, "fork"):
+    if len(text) < from_chars:
         return None
     cut = _cut(text, child_share)
     if cut is None:
         return None
     middle_start, tail_start, indent = cut
-    reading, writing = os.pipe()
-    try:
-        child = os.fork()
-    except OSError:
-        os.close(reading)
-        os.close(writing)
+    middle_text = text[middle_start:tail_start]
+    child = ForkedWork.start(lambda: _middle(path, middle_text, limits, indent))
+    if child is None:
         return None
-    if child == 0:
-        _build_middle((reading, writing), path, text[middle_start:tail_start], limits, indent)
-    os.close(writing)
-    received = False
     try:
-        with open(reading, "rb") as pipe:
-            parts = _build_head_and_tail(path, text, limits, cut)
-            if parts is None:
-                return None
-            payload = pipe.read()
-            received = True
+        parts = _build_head_and_tail(path, text, limits, cut)
+        payload = child.result() if parts is not None else None
     finally:
-        _reap(child, stop=not received)
-    if not payload.startswith(_OK):
+        child.close()
+    if parts is None or payload is None:
         return None
-    middle, middle_size, middle_anchors = marshal.loads(memoryview(payload)[len(_OK) :])
+    middle, middle_size, middle_anchors = marshal.loads(payload)
     return _joined(parts, (middle, middle_size, set(middle_anchors)), limits)
 
 
@@ -113,25 +99,12 @@ def _cut(text: str, child_share: float) -> tuple[int, int, int] | None:
     return key_line.start() + 1, tail_start, indent
 
 
-def _build_middle(pipe: tuple[int, int], path: str, text: str, limits: Limits, indent: int) -> NoReturn:
-    """In the child: build the middle, send it if its outline fits, and exit without cleanup."""
-    status = 1
-    try:
-        reading, writing = pipe
-        os.close(reading)
-        gc.disable()  # the child lives for one build; a collection would only copy the parent's pages
-        for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            signal.signal(number, signal.SIG_DFL)  # the parent's handlers are not the child's
-        middle = build_document(path, text, limits, depth=1)
-        if _middle_fits(middle, indent):
-            payload = memoryview(_OK + marshal.dumps((middle.value, middle.size, list(middle.anchors))))
-            while payload:
-                payload = payload[os.write(writing, payload) :]
-            status = 0
-    except BaseException:  # the parent gets no payload and builds in one process
-        pass
-    finally:
-        os._exit(status)
+def _middle(path: str, text: str, limits: Limits, indent: int) -> bytes | None:
+    """In the child: the middle built and marshalled, if its outline fits."""
+    middle = build_document(path, text, limits, depth=1)
+    if not _middle_fits(middle, indent):
+        return None
+    return marshal.dumps((middle.value, middle.size, list(middle.anchors)))
 
 
 def _build_head_and_tail(
@@ -220,13 +193,3 @@ def _block_mapping_at(collection: Any, line: int | None, column: int) -> bool:
 
 def _position(event: Any) -> tuple[int, int] | None:
     return None if event is None else (event.start_mark.line, event.start_mark.column)
-
-
-def _reap(child: int, *, stop: bool) -> None:
-    """Wait for the child to end; first stop it when this process gave up on what it sends."""
-    try:
-        if stop and os.waitpid(child, os.WNOHANG)[0] == 0:
-            os.kill(child, signal.SIGKILL)
-        os.waitpid(child, 0)
-    except ChildProcessError:
-        pass  # already reaped by a wait for any child, or children are reaped automatically
