@@ -29,26 +29,20 @@ Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 PathKey = str | int
 
 
-class Step:
-    """One step down a path: the path so far and a key or index. Building paths as linked steps
-    costs one small object per node; they are flattened only when a problem is located."""
-
-    __slots__ = ("key", "parent")
-
-    def __init__(self, parent: Path, key: PathKey) -> None:
-        self.parent = parent
-        self.key = key
-
-
-Path = tuple[PathKey, ...] | Step
+# A path inside a document: a root path is a tuple of keys and indexes; one step further down is
+# the pair (path so far, key or index). Pairs cost a fraction of an object per node, and a path is
+# flattened only when a problem is located. Keys are scalars, never tuples, so a pair whose first
+# item is a tuple is a step.
+Step = tuple[Any, PathKey]
+Path = tuple[Any, ...]
 
 
 def flat_path(path: Path) -> tuple[PathKey, ...]:
     """A path as a tuple of keys and indexes from the document's root."""
     keys: list[PathKey] = []
-    while isinstance(path, Step):
-        keys.append(path.key)
-        path = path.parent
+    while len(path) == 2 and type(path[0]) is tuple:
+        keys.append(path[1])
+        path = path[0]
     return (*path, *reversed(keys))
 
 
@@ -72,7 +66,7 @@ class Document:
         if node is None:
             return (1, 1)
         mark = node.start_mark
-        for key in flat_path(where) if isinstance(where, Step | tuple) else where:
+        for key in flat_path(where) if isinstance(where, tuple) else where:
             found = _child(node, key)
             if found is None:
                 break

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from reconciler.templates.documents import Path, PathKey, Step
+from reconciler.templates.documents import Path, PathKey
 from reconciler.templates.versions import ALL_FUNCTIONS, TemplateVersion, first_version_with
 
 Where = tuple[PathKey, ...]
@@ -101,7 +101,7 @@ class Parser:
             for key, value in data.items():
                 kind = type(value)
                 parsed[key] = (
-                    self._parse(value, Step(at, key), references) if kind is dict or kind is list else value
+                    self._parse(value, (at, key), references) if kind is dict or kind is list else value
                 )
             return parsed
         if kind is list:
@@ -109,7 +109,7 @@ class Parser:
             for index, value in enumerate(data):
                 kind = type(value)
                 items.append(
-                    self._parse(value, Step(at, index), references) if kind is dict or kind is list else value
+                    self._parse(value, (at, index), references) if kind is dict or kind is list else value
                 )
             return items
         return data
@@ -117,12 +117,12 @@ class Parser:
     def _call(self, name: str, raw_args: Any, where: Path, references: References) -> Any:
         if name not in self._plain_calls:
             return self._unusual_call(name, raw_args, where, references)
-        call_where = Step(where, name)
+        call_where = (where, name)
         kind = type(raw_args)
         if name == "if" and isinstance(raw_args, list) and raw_args and not self.in_conditions:
-            condition = self.conditions_parser()._parse(raw_args[0], Step(call_where, 0), references)
+            condition = self.conditions_parser()._parse(raw_args[0], (call_where, 0), references)
             rest = [
-                self._parse(item, Step(call_where, index + 1), references)
+                self._parse(item, (call_where, index + 1), references)
                 for index, item in enumerate(raw_args[1:])
             ]
             args: Any = [condition, *rest]
@@ -143,7 +143,7 @@ class Parser:
             self.report_error(where, f'The function "{name}" is invalid in this context')
             return None
         self._warn_unadmitted(name, where)
-        return {name: self._parse(raw_args, Step(where, name), references)}
+        return {name: self._parse(raw_args, (where, name), references)}
 
     def conditions_parser(self) -> Parser:
         """A parser for condition expressions of the same version, reporting to the same place."""
