@@ -12,11 +12,16 @@ from __future__ import annotations
 
 import dataclasses
 import graphlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from reconciler.templates.definition import OutputDefinition, ResourceDefinition, StackDefinition
+from reconciler.templates.definition import (
+    OutputDefinition,
+    ResourceDefinition,
+    StackDefinition,
+    resource_definition,
+)
 from reconciler.templates.environment import TEMPLATE_SUFFIXES, merged_value
 from reconciler.templates.errors import FunctionError, Problem, TemplateError
 from reconciler.templates.evaluation import UNKNOWN, Evaluation, Facade, NoCloud
@@ -257,27 +262,31 @@ def _resource(
     problems: list[Problem],
 ) -> tuple[ResourceDefinition, Any]:
     properties = resource.properties
-    references = set(resource.references.resources)
+    references: Iterable[str] = resource.references.resources
     if resource.references.has_if:
         properties = _choose_branches(properties, scope, model, problems)
         references = set(_referenced_resources(properties)) | set(
             _referenced_resources(_choose_branches(resource.metadata, scope, model, problems))
         )
-    depends_on = {name for name in (*resource.depends_on, *references) if name in scope.resources}
-    depends_on.discard(resource.name)
+    depends_on = scope.resources.intersection({*resource.depends_on, *references})
+    if resource.name in depends_on:
+        depends_on = depends_on - {resource.name}
     effective_type, nested_kind, template_file = _effective_type(model, resource, context)
-    deletion_policy = _static(resource.deletion_policy, scope) or "Delete"
+    deletion_policy = "Delete"
+    if resource.deletion_policy is not None:
+        deletion_policy = _static(resource.deletion_policy, scope) or "Delete"
     if isinstance(deletion_policy, str) and deletion_policy.islower():
         deletion_policy = deletion_policy.capitalize()  # the 2016-10-14 aliases
-    definition = ResourceDefinition(
+    raw = resource.raw
+    definition = resource_definition(
         name=resource.name,
         type=effective_type,
-        properties=resource.raw.get("properties") or {},
-        depends_on=frozenset(depends_on),
-        metadata=resource.raw.get("metadata"),
+        properties=raw.get("properties") or {},
+        depends_on=depends_on,
+        metadata=raw.get("metadata"),
         deletion_policy=deletion_policy,
-        update_policy=resource.raw.get("update_policy"),
-        external_id=resource.raw.get("external_id"),
+        update_policy=raw.get("update_policy"),
+        external_id=raw.get("external_id"),
         nested_kind=nested_kind,
         template_file=template_file,
         written_type=resource.type,
@@ -357,6 +366,8 @@ def _referenced_resources(node: Any) -> Iterator[str]:
 
 
 def _check_cycles(model: TemplateModel, graph: Mapping[str, frozenset[str]], problems: list[Problem]) -> None:
+    if _acyclic(graph):
+        return
     try:
         graphlib.TopologicalSorter(graph).prepare()
     except graphlib.CycleError as error:
@@ -365,3 +376,37 @@ def _check_cycles(model: TemplateModel, graph: Mapping[str, frozenset[str]], pro
         problems.append(
             model.document.problem(("resources", first), f"Circular Dependency Found: {' -> '.join(cycle)}")
         )
+
+
+def _acyclic(graph: Mapping[str, frozenset[str]]) -> bool:
+    """Whether every resource of `graph` can be ordered (Kahn's algorithm on plain dicts).
+
+    graphlib's sorter builds an object per node; this answers the common question (no cycle) in a
+    fraction of its time, and graphlib names the cycle when there is one. Most templates name a
+    resource's requirements before it: then the template's order is already an order.
+    """
+    seen: set[str] = set()
+    for name, requirements in graph.items():
+        if not requirements <= seen:
+            break
+        seen.add(name)
+    else:
+        return True
+    waiting = {name: len(requirements) for name, requirements in graph.items()}
+    dependents: dict[str, list[str]] = {}
+    for name, requirements in graph.items():
+        for requirement in requirements:
+            if requirement not in dependents:
+                dependents[requirement] = [name]
+            else:
+                dependents[requirement].append(name)
+    ready = [name for name, count in waiting.items() if count == 0]
+    ordered = 0
+    while ready:
+        name = ready.pop()
+        ordered += 1
+        for dependent in dependents.get(name, ()):
+            waiting[dependent] -= 1
+            if waiting[dependent] == 0:
+                ready.append(dependent)
+    return ordered == len(graph)

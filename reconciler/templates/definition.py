@@ -22,6 +22,7 @@ from reconciler.templates.errors import FunctionError, Problem
 from reconciler.templates.evaluation import OMITTED, UNKNOWN, AttributeSource, Evaluation, NoCloud
 from reconciler.templates.hidden_values import hidden_values, redact
 from reconciler.templates.nodes import Parser, References
+from reconciler.templates.parallel_checks import problems_in_two
 from reconciler.templates.parameters import ParameterSchema
 
 if TYPE_CHECKING:
@@ -43,6 +44,41 @@ class ResourceDefinition:
     nested_kind: str | None = None  # "template" | "group" | "autoscaling" | "chain" | "stack"
     template_file: str | None = None  # the nested template (repository path) of a template resource
     written_type: str | None = None  # the type as written, before the registry
+
+
+def resource_definition(
+    *,
+    name: str,
+    type: str,
+    properties: Any,
+    depends_on: frozenset[str],
+    metadata: Any,
+    deletion_policy: Any,
+    update_policy: Any,
+    external_id: Any,
+    nested_kind: str | None,
+    template_file: str | None,
+    written_type: str | None,
+) -> ResourceDefinition:
+    """The `ResourceDefinition` of these fields, made without the frozen dataclass's __init__,
+    which sets each field through object.__setattr__: binding 50,000 resources spent a tenth of
+    its time there. Every field must be given (a test holds this to the dataclass's fields)."""
+    definition = object.__new__(ResourceDefinition)
+    fields = {
+        "name": name,
+        "type": type,
+        "properties": properties,
+        "depends_on": depends_on,
+        "metadata": metadata,
+        "deletion_policy": deletion_policy,
+        "update_policy": update_policy,
+        "external_id": external_id,
+        "nested_kind": nested_kind,
+        "template_file": template_file,
+        "written_type": written_type,
+    }
+    object.__setattr__(definition, "__dict__", fields)
+    return definition
 
 
 @dataclass(frozen=True)
@@ -259,13 +295,15 @@ class StackDefinition:
             if self._needs_evaluation is None or name in self._needs_evaluation
         ]
         snippets += [parsed for name, parsed in self._parsed_outputs.items() if self.outputs[name].active]
-        problems: list[Problem] = []
-        for parsed in snippets:
+
+        def check(parsed: Any) -> Problem | None:
             try:
                 scope.evaluate(parsed)
             except FunctionError as error:
-                problems.append(document.problem(error.where or (), self.without_secrets(str(error))))
-        return problems
+                return document.problem(error.where or (), self.without_secrets(str(error)))
+            return None
+
+        return problems_in_two(snippets, check)
 
 
 def _present(value: Any) -> Any:

@@ -2,7 +2,8 @@
 
 Heat parses templates with PyYAML's safe loader and keeps timestamps as strings, so
 `heat_template_version: 2013-05-23` stays the string it was written as; the same holds here, built
-from libyaml's C parser by `yaml_building` within the depth and alias-expansion limits. JSON
+from libyaml's C parser by `yaml_building` within the depth and alias-expansion limits (a very
+large one in two processes by `yaml_parallel`, with the same result). JSON
 documents (the first non-blank character is `{`) are read with the json module, as Heat does.
 
 Positions are computed only when an error needs one: the document is composed again into nodes and
@@ -21,32 +22,27 @@ import yaml
 from reconciler.templates.errors import Problem, TemplateError
 from reconciler.templates.limits import Limits
 from reconciler.templates.yaml_building import build_yaml
+from reconciler.templates.yaml_parallel import build_in_two
 
 Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 PathKey = str | int
 
 
-class Step:
-    """One step down a path: the path so far and a key or index. Building paths as linked steps
-    costs one small object per node; they are flattened only when a problem is located."""
-
-    __slots__ = ("key", "parent")
-
-    def __init__(self, parent: Path, key: PathKey) -> None:
-        self.parent = parent
-        self.key = key
-
-
-Path = tuple[PathKey, ...] | Step
+# A path inside a document: a root path is a tuple of keys and indexes; one step further down is
+# the pair (path so far, key or index). Pairs cost a fraction of an object per node, and a path is
+# flattened only when a problem is located. Keys are scalars, never tuples, so a pair whose first
+# item is a tuple is a step.
+Step = tuple[Any, PathKey]
+Path = tuple[Any, ...]
 
 
 def flat_path(path: Path) -> tuple[PathKey, ...]:
     """A path as a tuple of keys and indexes from the document's root."""
     keys: list[PathKey] = []
-    while isinstance(path, Step):
-        keys.append(path.key)
-        path = path.parent
+    while len(path) == 2 and type(path[0]) is tuple:
+        keys.append(path[1])
+        path = path[0]
     return (*path, *reversed(keys))
 
 
@@ -70,7 +66,7 @@ class Document:
         if node is None:
             return (1, 1)
         mark = node.start_mark
-        for key in flat_path(where) if isinstance(where, Step | tuple) else where:
+        for key in flat_path(where) if isinstance(where, tuple) else where:
             found = _child(node, key)
             if found is None:
                 break
@@ -115,7 +111,8 @@ def load_document(path: str, content: bytes, limits: Limits) -> Document:
         raise TemplateError([Problem(path, 0, 0, f"is not UTF-8 text ({error.reason})")]) from None
     if text.lstrip().startswith("{"):
         return Document(path, text, _load_json(path, text))
-    return Document(path, text, build_yaml(path, text, limits))
+    built = build_in_two(path, text, limits)
+    return Document(path, text, build_yaml(path, text, limits) if built is None else built)
 
 
 def _load_json(path: str, text: str) -> Any:

@@ -76,10 +76,18 @@ def is_unknown(value: Any) -> bool:
         return True
     kind = type(value)
     if kind is dict:
-        value = value.values()
-    elif kind is not list:
+        items: Any = value.values()
+    elif kind is list:
+        items = value
+    else:
         return False
-    return any(item is UNKNOWN or (type(item) in (dict, list) and is_unknown(item)) for item in value)
+    for item in items:
+        if item is UNKNOWN:
+            return True
+        kind = type(item)
+        if (kind is dict or kind is list) and is_unknown(item):
+            return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -119,42 +127,57 @@ class Evaluation:
 
     def evaluate(self, node: Any) -> Any:
         """The value of a parsed snippet."""
+        # The hot path of validation: scalars are taken as they are, without a call.
         kind = type(node)
         if kind is Call:
             return self.call(node)
         if kind is dict:
             result = {}
-            for key, value in node.items():
-                evaluated = self.evaluate(value)
-                if evaluated is not OMITTED:
-                    result[key] = evaluated
+            for key, item in node.items():
+                kind = type(item)
+                if kind is Call:
+                    value = self.call(item)
+                else:
+                    value = self.evaluate(item) if kind is dict or kind is list else item
+                if value is not OMITTED:
+                    result[key] = value
             return result
         if kind is list:
-            items = [self.evaluate(item) for item in node]
-            return (
-                [item for item in items if item is not OMITTED] if any(i is OMITTED for i in items) else items
-            )
+            items = []
+            for item in node:
+                kind = type(item)
+                if kind is Call:
+                    value = self.call(item)
+                else:
+                    value = self.evaluate(item) if kind is dict or kind is list else item
+                if value is not OMITTED:
+                    items.append(value)
+            return items
         return node
 
     def call(self, node: Call) -> Any:
+        name, args, where = node
         functions, lazy_functions = _function_tables()
-        lazy = lazy_functions.get(node.name)
+        lazy = lazy_functions.get(name)
         if lazy is not None:
             try:
-                return lazy(node.args, self)
+                return lazy(args, self)
             except FunctionError as error:
                 if error.where is None:
-                    error.where = node.where
+                    error.where = where
                 raise
-        args = self.evaluate(node.args)
-        if self.validating and is_unknown(args):
+        kind = type(args)
+        if kind is Call or kind is dict or kind is list:
+            args = self.evaluate(args)
+            if self.validating and is_unknown(args):
+                return UNKNOWN
+        elif args is UNKNOWN and self.validating:
             return UNKNOWN
-        function: Callable[[Any, Evaluation], Any] = functions[node.name]
         try:
-            return function(args, self)
+            return functions[name](args, self)
         except FunctionError as error:
             if error.where is None:
-                error.where = node.where
+                error.where = where
             raise
 
     def live_value(self, what: str) -> Any:
@@ -169,6 +192,8 @@ class Evaluation:
             if resource in self.all_resources:
                 return None
             raise FunctionError(f'The specified reference "{resource}" is not a resource of this template.')
+        if self.validating and type(self.source) is NoCloud:
+            return UNKNOWN  # what NoCloud would answer, without raising and catching Unresolved
         try:
             return read()
         except Unresolved:

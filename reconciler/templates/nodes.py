@@ -12,21 +12,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from reconciler.templates.documents import Path, PathKey, Step
+from reconciler.templates.documents import Path, PathKey
 from reconciler.templates.versions import ALL_FUNCTIONS, TemplateVersion, first_version_with
 
 Where = tuple[PathKey, ...]
 _CONTAINERS = (dict, list)
-
-
-def _checked_by_parsing(name: str, args: Any) -> bool:
-    if name in ("get_resource", "get_file"):
-        return isinstance(args, str)
-    if name == "get_param":
-        return isinstance(args, str) or _literal_path(args, 1)
-    if name == "get_attr":
-        return _literal_path(args, 2)
-    return False
 
 
 def _literal_path(args: Any, shortest: int) -> bool:
@@ -49,18 +39,26 @@ class Call(NamedTuple):
     where: Path  # flattened only when a problem is reported
 
 
-@dataclass
-class References:
-    """What a snippet refers to: resources (with the calls' positions) and parameters."""
+_new_call = tuple.__new__  # a Call without the named tuple's Python-level __new__ (the hot path)
 
-    resources: dict[str, Path] = field(default_factory=dict)
-    parameters: dict[str, Path] = field(default_factory=dict)
-    conditions: dict[str, Path] = field(default_factory=dict)
-    files: dict[str, Path] = field(default_factory=dict)
-    has_if: bool = False
-    # Whether any call needs evaluating to be checked: everything but get_param, get_resource,
-    # get_attr and get_file with literal arguments, which parsing checks completely.
-    needs_evaluation: bool = False
+
+class References:
+    """What a snippet refers to: resources (with the calls' positions) and parameters.
+
+    A plain class with slots: one is made per resource.
+    """
+
+    __slots__ = ("conditions", "files", "has_if", "needs_evaluation", "parameters", "resources")
+
+    def __init__(self) -> None:
+        self.resources: dict[str, Path] = {}
+        self.parameters: dict[str, Path] = {}
+        self.conditions: dict[str, Path] = {}
+        self.files: dict[str, Path] = {}
+        self.has_if = False
+        # Whether any call needs evaluating to be checked: everything but get_param, get_resource,
+        # get_attr and get_file with literal arguments, which parsing checks completely.
+        self.needs_evaluation = False
 
 
 @dataclass
@@ -72,6 +70,15 @@ class Parser:
     report_warning: Callable[[Path, str], None]
     in_conditions: bool = False
     _warned: set[str] = field(default_factory=set)
+    # Looked up once per parser, not per node: the names that may start a call, and those that
+    # are plain calls here (admitted, not removed).
+    _call_names: frozenset[str] = field(init=False, repr=False)
+    _plain_calls: frozenset[str] = field(init=False, repr=False)
+    _for_conditions: Parser | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._call_names = ALL_FUNCTIONS | self.version.removed
+        self._plain_calls = self.admitted - self.version.removed
 
     @property
     def admitted(self) -> frozenset[str]:
@@ -82,53 +89,71 @@ class Parser:
         return self._parse(data, where, references)
 
     def _parse(self, data: Any, at: Path, references: References) -> Any:
-        # Paths are linked steps, flattened only where a call or a problem needs one.
+        # The hot loop of a load: paths are linked steps, flattened only where a call or a problem
+        # needs one, and scalars are copied without a call.
         kind = type(data)
         if kind is dict:
             if len(data) == 1:
-                (key,) = data
-                if key in ALL_FUNCTIONS or key in self.version.removed:
-                    return self._call(key, data[key], at, references)
-            return {
-                key: self._parse(value, Step(at, key), references) if type(value) in _CONTAINERS else value
-                for key, value in data.items()
-            }
+                for key, value in data.items():
+                    if key in self._call_names:
+                        return self._call(key, value, at, references)
+            parsed = {}
+            for key, value in data.items():
+                kind = type(value)
+                parsed[key] = (
+                    self._parse(value, (at, key), references) if kind is dict or kind is list else value
+                )
+            return parsed
         if kind is list:
-            return [
-                self._parse(value, Step(at, index), references) if type(value) in _CONTAINERS else value
-                for index, value in enumerate(data)
-            ]
+            items = []
+            for index, value in enumerate(data):
+                kind = type(value)
+                items.append(
+                    self._parse(value, (at, index), references) if kind is dict or kind is list else value
+                )
+            return items
         return data
 
     def _call(self, name: str, raw_args: Any, where: Path, references: References) -> Any:
-        if name in self.version.removed:
-            self.report_error(where, f'The function "{name}" is not supported in this version of HOT.')
-            return None
-        if self.in_conditions and name in self.version.functions and name not in self.admitted:
-            # As Heat: a resource function inside a condition is an error there, not data.
-            self.report_error(where, f'The function "{name}" is invalid in this context')
-            return None
-        if name not in self.admitted:
-            self._warn_unadmitted(name, where)
-            return {name: self._parse(raw_args, Step(where, name), references)}
-        call_where = Step(where, name)
+        if name not in self._plain_calls:
+            return self._unusual_call(name, raw_args, where, references)
+        call_where = (where, name)
+        kind = type(raw_args)
         if name == "if" and isinstance(raw_args, list) and raw_args and not self.in_conditions:
-            condition = self.conditions_parser()._parse(raw_args[0], Step(call_where, 0), references)
+            condition = self.conditions_parser()._parse(raw_args[0], (call_where, 0), references)
             rest = [
-                self._parse(item, Step(call_where, index + 1), references)
+                self._parse(item, (call_where, index + 1), references)
                 for index, item in enumerate(raw_args[1:])
             ]
             args: Any = [condition, *rest]
-        else:
+        elif kind is dict or kind is list:
             args = self._parse(raw_args, call_where, references)
+        else:
+            args = raw_args
         self._record(name, args, call_where, references)
-        return Call(name, args, call_where)
+        return _new_call(Call, (name, args, call_where))
+
+    def _unusual_call(self, name: str, raw_args: Any, where: Path, references: References) -> Any:
+        """A function name the version removed, does not admit here, or has not got yet."""
+        if name in self.version.removed:
+            self.report_error(where, f'The function "{name}" is not supported in this version of HOT.')
+            return None
+        if self.in_conditions and name in self.version.functions:
+            # As Heat: a resource function inside a condition is an error there, not data.
+            self.report_error(where, f'The function "{name}" is invalid in this context')
+            return None
+        self._warn_unadmitted(name, where)
+        return {name: self._parse(raw_args, (where, name), references)}
 
     def conditions_parser(self) -> Parser:
         """A parser for condition expressions of the same version, reporting to the same place."""
-        return Parser(
-            self.version, self.report_error, self.report_warning, in_conditions=True, _warned=self._warned
-        )
+        if self.in_conditions:
+            return self
+        if self._for_conditions is None:
+            self._for_conditions = Parser(
+                self.version, self.report_error, self.report_warning, in_conditions=True, _warned=self._warned
+            )
+        return self._for_conditions
 
     def _warn_unadmitted(self, name: str, where: Path) -> None:
         first = first_version_with(name, in_conditions=self.in_conditions)
@@ -143,20 +168,29 @@ class Parser:
         )
 
     def _record(self, name: str, args: Any, where: Path, references: References) -> None:
-        if not references.needs_evaluation and not _checked_by_parsing(name, args):
-            references.needs_evaluation = True
-        if name in ("get_resource", "Ref") and isinstance(args, str):
-            if name == "get_resource" or not args.startswith("OS::"):
-                references.resources.setdefault(args, where)
-        elif name == "get_attr" and isinstance(args, list) and args and isinstance(args[0], str):
-            references.resources.setdefault(args[0], where)
-        elif name == "get_param":
+        # The four functions parsing checks completely come first: they are most calls.
+        if name == "get_param":
             parameter = args[0] if isinstance(args, list) and args else args
             if isinstance(parameter, str):
                 references.parameters.setdefault(parameter, where)
-        elif name == "get_file" and isinstance(args, str):
-            references.files.setdefault(args, where)
-        elif name == "if":
-            references.has_if = True
+            checked = isinstance(args, str) or _literal_path(args, 1)
+        elif name == "get_attr":
             if isinstance(args, list) and args and isinstance(args[0], str):
-                references.conditions.setdefault(args[0], where)
+                references.resources.setdefault(args[0], where)
+            checked = _literal_path(args, 2)
+        elif name in {"get_resource", "Ref"}:
+            if isinstance(args, str) and (name == "get_resource" or not args.startswith("OS::")):
+                references.resources.setdefault(args, where)
+            checked = name == "get_resource" and isinstance(args, str)
+        elif name == "get_file":
+            if isinstance(args, str):
+                references.files.setdefault(args, where)
+            checked = isinstance(args, str)
+        else:
+            if name == "if":
+                references.has_if = True
+                if isinstance(args, list) and args and isinstance(args[0], str):
+                    references.conditions.setdefault(args[0], where)
+            checked = False
+        if not checked:
+            references.needs_evaluation = True

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from reconciler.templates.documents import Document, Path
 from reconciler.templates.errors import Problem, TemplateError
-from reconciler.templates.nodes import Parser, References, Where
+from reconciler.templates.nodes import Call, Parser, References, Where
 from reconciler.templates.parameters import (
     ParameterSchema,
     ParameterValueError,
@@ -37,9 +37,9 @@ PSEUDO_PARAMETERS = (
 CFN_VERSION_KEYS = ("AWSTemplateFormatVersion", "HeatTemplateFormatVersion")
 
 
-@dataclass(frozen=True)
-class ResourceModel:
-    """A resource as written, with its snippets parsed."""
+class ResourceModel(NamedTuple):
+    """A resource as written, with its snippets parsed (a named tuple: one per resource, and a
+    frozen dataclass costs several times as much to build)."""
 
     name: str
     type: str
@@ -55,8 +55,11 @@ class ResourceModel:
     where: Where
 
 
-@dataclass(frozen=True)
-class OutputModel:
+# A ResourceModel from its fields in order, without the named tuple's Python-level __new__.
+_new_resource_model = tuple.__new__
+
+
+class OutputModel(NamedTuple):
     """An output as written, with its value parsed."""
 
     name: str
@@ -220,52 +223,58 @@ def _conditions(model: TemplateModel, section: Mapping[str, Any], parser: Parser
                 check.error(where, f"The Parameter ({parameter}) was not defined in template.")
 
 
+_PARSED_KEYS = ("properties", "metadata", "update_policy", "deletion_policy", "external_id")
+_MAP_KEYS = ("properties", "metadata", "update_policy")
+
+
 def _resources(model: TemplateModel, section: Mapping[str, Any], parser: Parser, check: _Checker) -> None:
+    resource_keys = model.version.resource_keys
+    parse = parser.parse
     for name, raw in section.items():
         where: Where = ("resources", name)
-        if not isinstance(raw, Mapping):
+        if type(raw) is not dict and not isinstance(raw, Mapping):
             check.error(where, f'Resource {name}: "resources" must contain a map of resource maps')
             continue
-        for key in raw:
-            if key not in model.version.resource_keys:
-                check.error((*where, key), f'"{key}" is not a valid keyword inside a resource definition')
+        if not resource_keys.issuperset(raw):
+            for key in raw:
+                if key not in resource_keys:
+                    check.error((*where, key), f'"{key}" is not a valid keyword inside a resource definition')
         resource_type = raw.get("type")
         if not isinstance(resource_type, str) or not resource_type:
             check.error(where, f'Resource {name} is missing "type" (or it is not a string)')
             continue
         references = References()
-        parsed = {
-            key: parser.parse(raw[key], (*where, key), references) if key in raw else None
-            for key in ("properties", "metadata", "update_policy", "deletion_policy", "external_id")
-        }
-        for key in ("properties", "metadata", "update_policy"):
-            if (
-                parsed[key] is not None
-                and not isinstance(parsed[key], dict)
-                and type(parsed[key]).__name__ != "Call"
-            ):
+        parsed = dict.fromkeys(_PARSED_KEYS)
+        for key in _PARSED_KEYS:
+            if key in raw:
+                parsed[key] = parse(raw[key], (*where, key), references)
+        for key in _MAP_KEYS:
+            value = parsed[key]
+            if value is not None and not isinstance(value, dict) and type(value) is not Call:
                 check.error((*where, key), f"Resource {name}: {key} must be a map")
         condition = raw.get("condition")
         if condition is not None and not isinstance(condition, str | bool):
             condition = parser.conditions_parser().parse(condition, (*where, "condition"), references)
-        model.resources[str(name)] = ResourceModel(
-            name=str(name),
-            type=resource_type,
-            raw=raw,
-            properties=parsed["properties"],
-            metadata=parsed["metadata"],
-            update_policy=parsed["update_policy"],
-            deletion_policy=parsed["deletion_policy"],
-            external_id=parsed["external_id"],
-            condition=condition,
-            depends_on=_depends_on(name, raw.get("depends_on"), where, check),
-            references=references,
-            where=where,
+        model.resources[str(name)] = _new_resource_model(
+            ResourceModel,
+            (
+                str(name),
+                resource_type,
+                raw,
+                parsed["properties"],
+                parsed["metadata"],
+                parsed["update_policy"],
+                parsed["deletion_policy"],
+                parsed["external_id"],
+                condition,
+                _depends_on(name, raw.get("depends_on"), where, check),
+                references,
+                where,
+            ),
         )
-        if isinstance(raw.get("deletion_policy"), str) and not _known_policy(
-            raw["deletion_policy"], model.version
-        ):
-            check.error((*where, "deletion_policy"), f'Invalid deletion policy "{raw["deletion_policy"]}"')
+        deletion_policy = raw.get("deletion_policy")
+        if isinstance(deletion_policy, str) and not _known_policy(deletion_policy, model.version):
+            check.error((*where, "deletion_policy"), f'Invalid deletion policy "{deletion_policy}"')
 
 
 def _known_policy(policy: str, version: TemplateVersion) -> bool:

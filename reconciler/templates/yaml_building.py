@@ -5,11 +5,15 @@ expressions and then constructs the nodes again in Python: for a 50,000-resource
 most of the load time. This builder consumes the C parser's events directly, resolves a plain
 scalar's type only when its first character could start a non-string (YAML 1.1 rules, as PyYAML),
 and checks on the way the nesting depth and the number of nodes aliases expand to. Timestamps stay
-strings, as in Heat. Aliases share the anchored value, as PyYAML's loader does.
+strings, as in Heat. Aliases share the anchored value, an anchor defined twice is an error, and
+merge keys (<<) give PyYAML's values in PyYAML's key order (merged pairs first); problems are
+placed where PyYAML places them (tests/templates/test_yaml_reading.py compares the two). Unlike
+PyYAML, an alias to a collection still open (a recursive structure) is refused.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
@@ -18,7 +22,10 @@ from yaml.resolver import Resolver
 from reconciler.templates.errors import Problem, TemplateError
 from reconciler.templates.limits import Limits
 
-Parser: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+try:  # libyaml's parser through PyYAML's C binding; PyYAML's own when it was built without libyaml
+    from yaml._yaml import CParser as Parser
+except ImportError:  # pragma: no cover - every wheel of PyYAML for this platform has libyaml
+    Parser = yaml.SafeLoader  # type: ignore[assignment,misc]
 
 _TAG = "tag:yaml.org,2002:"
 _IMPLICIT = Resolver.yaml_implicit_resolvers
@@ -59,7 +66,7 @@ def _implicit_tag(value: str) -> str | None:
     return None
 
 
-def _scalar(event: Any, path: str) -> Any:
+def _scalar(event: Any, path: str, stack: list[_Open]) -> Any:
     value: str = event.value
     tag = event.tag
     if tag is None or tag == "!":
@@ -69,6 +76,7 @@ def _scalar(event: Any, path: str) -> Any:
     if tag in _STRING_TAGS:
         return value
     if tag == _TAG + "merge":
+        _check_merge_key_place(path, event, stack)
         return _MERGE_KEY
     constructor = _SCALAR_CONSTRUCTORS.get(tag)
     if constructor is None:
@@ -84,10 +92,36 @@ def _problem(path: str, event: Any, message: str) -> Problem:
     return Problem(path, mark.line + 1, mark.column + 1, message)
 
 
+@dataclass
+class BuiltDocument:
+    """A document's value and what was seen of its outline while it was built.
+
+    `yaml_parallel` checks a piece of a larger document with these: how its document started and
+    ended, where its root collection started and ended, and the last collection closed directly
+    under the root (with the event that closed it).
+    """
+
+    value: Any
+    size: int  # nodes, aliases expanded
+    start: Any  # the DocumentStartEvent (None for an empty stream)
+    end: Any  # the DocumentEndEvent
+    stream_end: Any  # the StreamEndEvent
+    root: _Open | None  # the root collection (None when the root is a scalar or absent)
+    last_under_root: _Open | None  # the last collection closed directly under the root
+    last_under_root_end: Any  # the event that closed it
+    merged_into_root: bool  # a merge key (<<) in the root mapping
+    anchors: set[str]  # every anchor defined
+
+
 def build_yaml(path: str, text: str, limits: Limits) -> Any:
     """The value of the single YAML document in `text` (None when empty); `TemplateError` if invalid."""
+    return build_document(path, text, limits).value
+
+
+def build_document(path: str, text: str, limits: Limits, *, depth: int = 0) -> BuiltDocument:
+    """`text`'s single YAML document; `depth`: the levels of collections the document sits in."""
     try:
-        return _build(path, text, limits)
+        return _build(path, text, limits, depth)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         reason = getattr(error, "problem", None) or str(error)
@@ -97,37 +131,48 @@ def build_yaml(path: str, text: str, limits: Limits) -> Any:
         raise TemplateError([Problem(path, line, column, message)]) from None
 
 
-def _build(path: str, text: str, limits: Limits) -> Any:  # noqa: PLR0912, PLR0915 - one hot event loop
+def _build(path: str, text: str, limits: Limits, depth: int) -> BuiltDocument:  # noqa: PLR0912, PLR0915 - one hot event loop
     # The hot path (plain or quoted string scalars into lists and maps) is inlined on purpose.
-    anchors: dict[str, tuple[Any, int]] = {}
+    anchors: dict[str, tuple[Any, int, Any]] = {}  # name -> value, size, the event it starts at
+    merges: dict[int, list[dict[Any, Any]]] = {}  # id of an open mapping -> what it merges, in order
     stack: list[_Open] = []
-    root: list[Any] = []
+    finished: _Open | None = None  # the collection the latest end event closed
+    built = BuiltDocument(None, 0, None, None, None, None, None, None, merged_into_root=False, anchors=set())
     documents = 0
+    max_depth = limits.max_yaml_depth - depth
+    max_nodes = limits.max_yaml_nodes
     event: Any
     scalar_event, alias_event = yaml.ScalarEvent, yaml.AliasEvent
     mapping_start, sequence_start = yaml.MappingStartEvent, yaml.SequenceStartEvent
     mapping_end, sequence_end = yaml.MappingEndEvent, yaml.SequenceEndEvent
     implicit_first = _IMPLICIT
-    for event in yaml.parse(text, Loader=Parser):
+    next_event: Any = Parser(text).get_event
+    while (event := next_event()) is not None:
         kind = type(event)
         size = 1
         if kind is scalar_event:
             value = event.value
             if event.tag is not None or event.anchor is not None:
-                value = _scalar(event, path)
                 if event.anchor is not None:
-                    anchors[event.anchor] = (value, 1)
+                    _define(path, event, built.anchors)
+                value = _scalar(event, path, stack)
+                if event.anchor is not None:
+                    anchors[event.anchor] = (value, 1, event)
             elif event.implicit[0] and (not value or value[0] in implicit_first):
-                value = _scalar(event, path)
+                value = _scalar(event, path, stack)
         elif kind is alias_event:
             if event.anchor not in anchors:
                 raise TemplateError([_problem(path, event, f"unknown or recursive alias *{event.anchor}")])
-            value, size = anchors[event.anchor]
+            value, size, _ = anchors[event.anchor]
+            if value is _MERGE_KEY:
+                _check_merge_key_place(path, event, stack)
         elif kind is mapping_start or kind is sequence_start:
-            if len(stack) >= limits.max_yaml_depth:
+            if len(stack) >= max_depth:
                 raise TemplateError(
                     [_problem(path, event, f"nesting deeper than {limits.max_yaml_depth} levels")]
                 )
+            if event.anchor is not None:
+                _define(path, event, built.anchors)
             if event.tag is not None:
                 _check_tag(path, event)
             stack.append(_Open({} if kind is mapping_start else [], event.anchor, event))
@@ -135,21 +180,32 @@ def _build(path: str, text: str, limits: Limits) -> Any:  # noqa: PLR0912, PLR09
         elif kind is mapping_end or kind is sequence_end:
             finished = stack.pop()
             value, size = finished.container, finished.size
+            if merges and id(finished) in merges:
+                value = finished.container = _merged(merges.pop(id(finished)), value)
             if finished.anchor is not None:
-                anchors[finished.anchor] = (value, size)
+                anchors[finished.anchor] = (value, size, finished.event)
+            if len(stack) == 1:
+                built.last_under_root, built.last_under_root_end = finished, event
+            elif not stack:
+                built.root = finished
         elif kind is yaml.DocumentStartEvent:
             documents += 1
             if documents > 1:
                 raise TemplateError([_problem(path, event, "holds more than one YAML document")])
+            built.start = event
             continue
         else:
+            if kind is yaml.DocumentEndEvent:
+                built.end = event
+            elif kind is yaml.StreamEndEvent:
+                built.stream_end = event
             continue
         if not stack:
-            root.append(value)
+            built.value, built.size = value, size
             continue
         parent = stack[-1]
         parent.size += size
-        if size > 1 and parent.size > limits.max_yaml_nodes:
+        if size > 1 and parent.size > max_nodes:
             raise TemplateError(
                 [_problem(path, event, f"expands to more than {limits.max_yaml_nodes} nodes (YAML aliases)")]
             )
@@ -158,27 +214,101 @@ def _build(path: str, text: str, limits: Limits) -> Any:  # noqa: PLR0912, PLR09
             container.append(value)
         elif parent.key is _NO_KEY:
             if type(value) is dict or type(value) is list:
-                raise TemplateError([_problem(path, event, "a mapping key must be a scalar")])
+                origin = _origin(event, finished, anchors)
+                raise TemplateError([_problem(path, origin, "a mapping key must be a scalar")])
             parent.key = value
         else:
             key, parent.key = parent.key, _NO_KEY
             if key is _MERGE_KEY:
-                _merge(path, event, container, value)
+                origin = _origin(event, finished, anchors)
+                sources = _merge_sources(path, text, origin, value)
+                merges.setdefault(id(parent), []).extend(sources)
+                built.merged_into_root = built.merged_into_root or len(stack) == 1
             else:
                 container[key] = value
-    return root[0] if root else None
+    return built
+
+
+def _origin(event: Any, finished: _Open | None, anchors: dict[str, tuple[Any, int, Any]]) -> Any:
+    """The event a value's node starts at, as PyYAML places the node: an alias at its anchor, a
+    collection at its start (`finished`: the collection `event` closed, if it closed one)."""
+    if type(event) is yaml.AliasEvent:
+        return anchors[str(event.anchor)][2]
+    if type(event) in (yaml.MappingEndEvent, yaml.SequenceEndEvent) and finished is not None:
+        return finished.event
+    return event
+
+
+def _merge_sources(path: str, text: str, origin: Any, value: Any) -> list[dict[Any, Any]]:
+    """The mappings a merge key's value brings, in the order PyYAML applies them (later ones win):
+    a list's mappings last to first, so that the first one listed wins."""
+    if type(value) is dict:
+        return [value]
+    if type(value) is list:
+        for index, item in enumerate(value):
+            if type(item) is not dict:
+                where = _sequence_item_start(text, origin, index) or origin
+                raise TemplateError([_problem(path, where, "a YAML merge key (<<) needs a mapping")])
+        return list(reversed(value))
+    raise TemplateError([_problem(path, origin, "a YAML merge key (<<) needs a mapping or a list of them")])
+
+
+def _merged(sources: list[dict[Any, Any]], explicit: dict[Any, Any]) -> dict[Any, Any]:
+    """A mapping with merge keys as PyYAML builds it: the merged pairs first, then the mapping's
+    own, each key where it first appears, with the last value given."""
+    merged: dict[Any, Any] = {}
+    for source in sources:
+        merged.update(source)
+    merged.update(explicit)
+    return merged
+
+
+def _sequence_item_start(text: str, sequence_start: Any, index: int) -> Any:
+    """The event item `index` of the sequence starting at `sequence_start` starts at (an alias: at
+    its anchor), found by reading the events again: only for an error's position."""
+    anchors: dict[str, Any] = {}
+    next_event: Any = Parser(text).get_event
+    event: Any
+    depth = -1  # levels inside the sequence; -1 until it starts
+    count = 0
+    while (event := next_event()) is not None:
+        kind = type(event)
+        anchor = getattr(event, "anchor", None)
+        if anchor is not None and kind is not yaml.AliasEvent:
+            anchors[anchor] = event
+        if depth < 0:
+            if kind is yaml.SequenceStartEvent and event.start_mark.index == sequence_start.start_mark.index:
+                depth = 0
+            continue
+        if kind in (yaml.MappingEndEvent, yaml.SequenceEndEvent):
+            depth -= 1
+            if depth < 0:
+                return None
+            continue
+        if depth == 0:
+            if count == index:
+                return anchors.get(event.anchor) if kind is yaml.AliasEvent else event
+            count += 1
+        if kind in (yaml.MappingStartEvent, yaml.SequenceStartEvent):
+            depth += 1
+    return None
+
+
+def _check_merge_key_place(path: str, event: Any, stack: list[_Open]) -> None:
+    """A merge key (a plain <<) is only one as a mapping's key: PyYAML has no value for it."""
+    parent = stack[-1] if stack else None
+    if parent is None or type(parent.container) is not dict or parent.key is not _NO_KEY:
+        raise TemplateError([_problem(path, event, "a YAML merge key (<<) is only allowed as a key")])
+
+
+def _define(path: str, event: Any, defined: set[str]) -> None:
+    """Note the anchor of `event`; as PyYAML, an anchor defined twice is an error."""
+    if event.anchor in defined:
+        raise TemplateError([_problem(path, event, f"found duplicate anchor &{event.anchor}")])
+    defined.add(event.anchor)
 
 
 def _check_tag(path: str, event: Any) -> None:
     tag = event.tag
     if tag not in (None, "!", _TAG + "map", _TAG + "seq"):
         raise TemplateError([_problem(path, event, f"unsupported YAML tag {tag!r}")])
-
-
-def _merge(path: str, event: Any, container: dict[Any, Any], value: Any) -> None:
-    sources = value if isinstance(value, list) else [value]
-    for source in sources:
-        if not isinstance(source, dict):
-            raise TemplateError([_problem(path, event, "a YAML merge key (<<) needs a mapping")])
-        for key, item in source.items():
-            container.setdefault(key, item)

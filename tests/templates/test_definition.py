@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
 import yaml
 
-from reconciler.templates import FunctionError, MemorySource, StackDefinition, Unresolved, load_stack
+from reconciler.templates import (
+    FunctionError,
+    MemorySource,
+    ResourceDefinition,
+    StackDefinition,
+    Unresolved,
+    load_stack,
+)
+from reconciler.templates.definition import resource_definition
 
 from .snippets import EmptyCloud, ReadyCloud
 
@@ -100,3 +109,13 @@ def test_pseudo_parameters_are_given_by_the_caller_and_unresolved_otherwise() ->
     with pytest.raises(Unresolved) as unresolved:
         load_stack(source, "t.yaml").resolve_properties("r", ReadyCloud())
     assert unresolved.value.resource == "OS::stack_id"
+
+
+def test_a_bound_resource_is_the_dataclass_with_every_field() -> None:
+    """Binding makes ResourceDefinitions without the dataclass's __init__: the same object, every field."""
+    values: dict[str, Any] = {
+        field.name: f"value of {field.name}" for field in dataclasses.fields(ResourceDefinition)
+    }
+    made = resource_definition(**values)
+    assert made == ResourceDefinition(**values)
+    assert vars(made) == vars(ResourceDefinition(**values))
