@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import gc
 import os
+import select
 import signal
+import time
 from collections.abc import Callable
 from typing import NoReturn
 
 _DONE = b"\x01"  # what a result starts with: a child that died mid-write sends less
+PATIENCE = 120.0  # seconds the parent waits for a child's result once its own share is done
 
 
 class ForkedWork:
@@ -46,9 +49,24 @@ class ForkedWork:
         os.close(writing)
         return cls(child, reading)
 
-    def result(self) -> bytes | None:
-        """The child's bytes, once it has sent them all; None if it had none or failed."""
-        payload = self._pipe.read()
+    def result(self, patience: float = PATIENCE) -> bytes | None:
+        """The child's bytes, once it has sent them all; None if it had none, failed, or did not
+        finish within `patience` seconds (then it is killed and the caller does the work itself:
+        a child stuck on something the fork copied, a lock held by another thread, never blocks
+        the parent for longer)."""
+        chunks: list[bytes] = []
+        give_up = time.monotonic() + patience
+        descriptor = self._pipe.fileno()
+        while True:
+            remaining = give_up - time.monotonic()
+            if remaining <= 0 or not select.select([descriptor], [], [], remaining)[0]:
+                self.close()  # still working: killed and reaped
+                return None
+            chunk = os.read(descriptor, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        payload = b"".join(chunks)
         self._finished = True
         self.close()
         return payload[len(_DONE) :] if payload.startswith(_DONE) else None
