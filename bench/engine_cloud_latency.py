@@ -74,18 +74,18 @@ def _collector_time() -> list[float]:
     return spent
 
 
+def _cloud(arguments: argparse.Namespace, clock: SystemClock) -> SimulatedCloud:
+    """The cloud of the figure: its latency per call, time to ACTIVE and concurrency limit."""
+    settings = CloudSettings(
+        latency=Latency(arguments.latency), time_to_active=arguments.active, max_concurrent=arguments.limit
+    )
+    return SimulatedCloud(settings, clock=clock.now, sleep=clock.sleep)
+
+
 def cloud_alone(arguments: argparse.Namespace) -> tuple[float, float]:
     """Wall and CPU seconds for `--servers` creates on an identical cloud from `--limit` threads."""
     clock = SystemClock()
-    cloud = SimulatedCloud(
-        CloudSettings(
-            latency=Latency(arguments.latency),
-            time_to_active=arguments.active,
-            max_concurrent=arguments.limit,
-        ),
-        clock=clock.now,
-        sleep=clock.sleep,
-    )
+    cloud = _cloud(arguments, clock)
     provider = SimulatedProvider(cloud)
     numbers = iter(range(arguments.servers))
     lock = threading.Lock()
@@ -128,15 +128,7 @@ def main() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="bench-latency-"))
     clock = SystemClock()
     store = open_store(f"sqlite:///{workdir / 'state.sqlite'}", clock=clock)
-    cloud = SimulatedCloud(
-        CloudSettings(
-            latency=Latency(arguments.latency),
-            time_to_active=arguments.active,
-            max_concurrent=arguments.limit,
-        ),
-        clock=clock.now,
-        sleep=clock.sleep,
-    )
+    cloud = _cloud(arguments, clock)
     leases = SoleWorkerLeases(store, "bench", clock)
     # Only the stack's own shard: renewing all 64 every 5 s would be 64 transactions in the loop's
     # pass (a daemon renews its leases on a thread of their own).
