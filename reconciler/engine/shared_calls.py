@@ -200,6 +200,8 @@ class SharedExecutor:
                 self.pump()
             except StateError as error:  # the database is away: try again at the next round
                 LOG.warning("shared calls: %s", error)
+            except Exception:  # a bug must not stop this worker from serving the others for good
+                LOG.exception("shared calls: a round failed; trying again")
             self._stop.wait(self._interval)
 
     def pump(self) -> int:
