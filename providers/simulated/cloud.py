@@ -67,18 +67,7 @@ BEHAVIOURS = (
 
 ItemAction = Callable[[CloudWorld, Body, str, Mapping[str, Any]], Body]
 ITEM_ACTIONS: Mapping[tuple[str, str], ItemAction] = {
-    **{
-        ("servers", name): compute.server_action
-        for name in (
-            "resize",
-            "confirmResize",
-            "revertResize",
-            "rebuild",
-            "os-stop",
-            "os-start",
-            "changePassword",
-        )
-    },
+    **{("servers", name): compute.server_action for name in compute.SERVER_ACTIONS},
     **{
         ("volumes", name): block_storage.volume_action
         for name in ("os-extend", "os-retype", "os-set_bootable", "os-update_readonly_flag")

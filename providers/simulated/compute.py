@@ -222,6 +222,18 @@ class Servers(Nova):
         world.add("server_groups", {**group, "members": [*group["members"], server_id]})
 
 
+# the server actions (`POST /servers/{id}/action`) the simulated Nova serves, by their body key
+SERVER_ACTIONS = (
+    "resize",
+    "confirmResize",
+    "revertResize",
+    "rebuild",
+    "os-stop",
+    "os-start",
+    "changePassword",
+)
+
+
 def server_action(world: CloudWorld, server: Body, action: str, request: Mapping[str, Any]) -> Body:
     """Nova's server actions: resize (then confirm or revert), rebuild, stop, start, changePassword.
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from providers.simulated.cloud import SimulatedCloud
-from providers.simulated.compute import interface_of
+from providers.simulated.compute import SERVER_ACTIONS, interface_of
 from providers.simulated.errors import BadRequest, ItemNotFound
 from providers.simulated.http import microversions
 from providers.simulated.http.exchange import ApiRequest, ApiResponse, reply
@@ -23,15 +23,6 @@ SERVICE = "nova"
 PREFIX = "/compute/v2.1"
 MIN_VERSION, MAX_VERSION = "2.1", "2.100"
 LEGACY_HEADER = "X-OpenStack-Nova-API-Version"
-SERVER_ACTIONS = (
-    "resize",
-    "confirmResize",
-    "revertResize",
-    "rebuild",
-    "os-stop",
-    "os-start",
-    "changePassword",
-)
 
 
 def at_least(version: str, wanted: str) -> bool:
