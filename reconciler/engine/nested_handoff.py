@@ -26,11 +26,13 @@ from typing import Any
 from reconciler.engine.batching import BatchPolicy
 from reconciler.engine.desired import DesiredStack, Policy
 from reconciler.engine.report import Failure, StackReport
+from reconciler.engine.resource_state import RecordStatus
 from state.stacks import StackState
 from state.store import Store
 
 REMOVED = "removed"  # the definition digest of a generation asking the child to go away
 LINEAGE = "lineage"  # the key of `inputs` holding a nested stack's lineage
+_ON_THEIR_WAY_OUT = frozenset({RecordStatus.RETIRED.value, RecordStatus.DELETE_IN_PROGRESS.value})
 
 
 @dataclass(frozen=True)
@@ -194,7 +196,7 @@ class RemoteChildren:
         records = {
             record.logical_name: record
             for record in self._store.read_records(child)
-            if record.status not in ("RETIRED", "DELETE_IN_PROGRESS")
+            if record.status not in _ON_THEIR_WAY_OUT
         }
         definition = watched.definition if watched is not None else None
         order: Sequence[str] = list(definition.resources) if definition is not None else list(records)
