@@ -16,9 +16,22 @@ Body = dict[str, Any]
 
 def body_tags(body: Mapping[str, Any]) -> tuple[str, ...]:
     """The tags of a body: Nova and Neutron keep a `tags` list; Cinder's marker lives in metadata."""
-    tags = list(body.get("tags") or ())
-    tags.extend(f"{key}={value}" for key, value in (body.get("metadata") or {}).items())
-    return tuple(tags)
+    tags = tuple(body.get("tags") or ())
+    metadata = body.get("metadata")
+    if not metadata:
+        return tags
+    return (*tags, *[f"{key}={value}" for key, value in metadata.items()])
+
+
+def _same_keys(previous: Body, body: Body) -> bool:
+    """Whether two versions of an item have the same name, tags and metadata (the indexed fields)."""
+    return all(
+        previous.get(field) is body.get(field) or previous.get(field) == body.get(field)
+        for field in INDEXED_FIELDS
+    )
+
+
+INDEXED_FIELDS = ("name", "tags", "metadata")
 
 
 class Inventory:
@@ -48,12 +61,14 @@ class Inventory:
         """Add or replace an item, keeping its place in creation order and re-indexing it."""
         item_id = body["id"]
         previous = self._items.get(item_id)
-        if previous is not None:
-            self._unindex(item_id, previous)
-        else:
+        self._items[item_id] = body
+        if previous is None:
             self._sequence += 1
             self._order[item_id] = self._sequence
-        self._items[item_id] = body
+        elif _same_keys(previous, body):
+            return  # a status or field change: what the indexes hold is unchanged
+        else:
+            self._unindex(item_id, previous)
         self._index(item_id, body)
 
     def pop(self, item_id: str) -> Body | None:

@@ -13,6 +13,7 @@ holds, the nested generations other workers' coordinators recorded, and rebuilds
 from __future__ import annotations
 
 import contextlib
+import math
 import random as random_module
 import time
 from collections.abc import Iterable, Mapping
@@ -90,7 +91,19 @@ class Engine:
         self._ended: set[tuple[str, int]] = set()  # superseded generations recorded in the store
 
     def close(self) -> None:
-        """Stop the pool (calls in flight finish; nothing new starts); unclaimed queued calls withdrawn."""
+        """Stop the pool (calls in flight finish; nothing new starts); unclaimed queued calls withdrawn.
+
+        Records held back to be written soon (creates back while their resources build) are
+        written first, fenced as every write: the next owner then needs no marker search for them.
+        """
+        held = self._held
+        runs = [
+            run
+            for run in self._runs.values()
+            if run.dirty_later and run.shard in held and self._epochs.get(run.name) == held[run.shard]
+        ]
+        with contextlib.suppress(StateError):
+            self._write_records(runs, held, math.inf)
         self._pool.shutdown(cancel_pending=True)
         if self._shared is not None:
             # if the store is away the items stay; their stale lease keeps any executor from sending them
@@ -239,7 +252,7 @@ class Engine:
                 break
             for run in movable:
                 run.step(now)
-        self._write_records(acting, held)
+        self._write_records(acting, held, now)
         for run in acting:
             # A run whose shard was just lost sends nothing more: its intents were not written,
             # and whoever holds the shard now rebuilds it from the records.
@@ -267,10 +280,10 @@ class Engine:
                 if parent is not None:
                     parent.nested_changed(resource)
 
-    def _write_records(self, runs: list[StackRun], held: Mapping[int, int]) -> None:
+    def _write_records(self, runs: list[StackRun], held: Mapping[int, int], now: float) -> None:
         by_shard: dict[int, tuple[list[RecordWrite], list[ResourceState], list[int]]] = {}
         for run in runs:
-            upserts, deletes = run.take_writes()
+            upserts, deletes = run.take_writes(now)
             if not upserts and not deletes:
                 continue
             writes, states, doomed = by_shard.setdefault(run.shard, ([], [], []))

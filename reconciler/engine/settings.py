@@ -19,6 +19,10 @@ class EngineSettings:
     readiness_poll: float = 1.0  # how often resources in progress are observed, batched per type
     nested_poll: float = 0.5  # how often nested stacks on other workers are looked at and found
     max_sleep: float = 1.0  # the longest wait between passes (leases are renewed at each pass)
+    # A create back while its resource still builds is written with the resource's next change, or
+    # this long after at the latest: a crash meanwhile loses only the physical id, found again by
+    # the resource's marker (the intent record, written before the call, holds the marker).
+    building_write_delay: float = 5.0
     max_attempts: int = 12  # retryable failures of one action before the resource is FAILED
     max_replacements: int = 3  # replacements of a failing resource before the stack is FAILED
     backoff: Backoff = field(default_factory=Backoff)

@@ -126,6 +126,8 @@ class StackRun:
         self.replacements: Counter[str] = Counter()
         self.counts: Counter[str] = Counter()
         self.dirty: dict[int, ResourceState] = {}
+        self.dirty_later: dict[int, ResourceState] = {}  # written at the latest by their time in:
+        self.dirty_later_due: deque[tuple[float, ResourceState]] = deque()
         self.deleted_record_ids: list[int] = []
         self.awaiting_ids: list[Callable[[], None]] = []
         self.superseded: dict[str, int] = {}  # commit a newer one took over from -> its generation
@@ -255,6 +257,8 @@ class StackRun:
             times.append(self.next_observe_at)
         if self._deadlines:
             times.append(self._deadlines[0][0])
+        if self.dirty_later_due:
+            times.append(self.dirty_later_due[0][0])
         return min(times) if times else None
 
     def can_move(self) -> bool:
@@ -476,6 +480,17 @@ class StackRun:
         self.dirty[id(state)] = state
         self._changes += 1
 
+    def _mark_dirty_soon(self, state: ResourceState, now: float) -> None:
+        """Write `state` with its next change, or `building_write_delay` from now at the latest.
+
+        For a create back while the resource builds: the record would be written again when the
+        resource is READY (seconds later for a server), so one write of the two is spared.
+        """
+        self._changes += 1
+        if id(state) not in self.dirty and id(state) not in self.dirty_later:
+            self.dirty_later[id(state)] = state
+            self.dirty_later_due.append((now + self.context.settings.building_write_delay, state))
+
     # Create, update, replace -----------------------------------------------------------------
 
     def _create(
@@ -535,7 +550,10 @@ class StackRun:
             if isinstance(outcome, Applied) and outcome.live.physical_id != state.physical_id:
                 self._discard_duplicate(state, outcome.live)
             return
-        self._mark_dirty(state)
+        if isinstance(outcome, Applied) and outcome.live.status is LiveStatus.IN_PROGRESS:
+            self._mark_dirty_soon(state, now)
+        else:
+            self._mark_dirty(state)
         if isinstance(outcome, Applied):
             if not state.is_replacement:
                 self.counts["created"] += 1
@@ -1269,6 +1287,7 @@ class StackRun:
         self.retiring.pop(id(state), None)
         self._changes += 1
         self.dirty.pop(id(state), None)
+        self.dirty_later.pop(id(state), None)
         if state.record_id is not None:
             self.deleted_record_ids.append(state.record_id)
         if deleted and state.successor is None:
@@ -1347,9 +1366,20 @@ class StackRun:
 
     # Writes ----------------------------------------------------------------------------------
 
-    def take_writes(self) -> tuple[list[ResourceState], list[int]]:
-        """The records to upsert and delete since the last write; the engine writes them in one batch."""
-        upserts = list(self.dirty.values())
+    def take_writes(self, now: float) -> tuple[list[ResourceState], list[int]]:
+        """The records to upsert and delete since the last write; the engine writes them in one batch.
+
+        A record marked to be written soon goes now if its time came, or if it changed again since.
+        """
+        dirty, later, due = self.dirty, self.dirty_later, self.dirty_later_due
+        while due and due[0][0] <= now:
+            state = due.popleft()[1]
+            if later.pop(id(state), None) is state:
+                dirty[id(state)] = state
+        if later:
+            for key in dirty:
+                later.pop(key, None)
+        upserts = list(dirty.values())
         deletes, self.deleted_record_ids = self.deleted_record_ids, []
         self.dirty = {}
         return upserts, deletes

@@ -46,6 +46,15 @@ class NameResolver:
         return str(found[0]["id"])
 
     def _static_id(self, collection: str, name_or_id: str, what: str) -> str:
+        table = self._static.get(collection)  # read once, then only read: no lock after that
+        if table is None:
+            table = self._static_table(collection)
+        found = table.get(name_or_id)
+        if found is None:
+            raise BadRequest(f"The {what} ({name_or_id}) could not be found.")
+        return found
+
+    def _static_table(self, collection: str) -> dict[str, str]:
         with self._lock:
             table = self._static.get(collection)
             if table is None:
@@ -54,7 +63,4 @@ class NameResolver:
                     table[body["id"]] = body["id"]
                     table.setdefault(body["name"], body["id"])
                 self._static[collection] = table
-        found = table.get(name_or_id)
-        if found is None:
-            raise BadRequest(f"The {what} ({name_or_id}) could not be found.")
-        return found
+        return table
