@@ -31,7 +31,6 @@ import json
 import os
 import queue
 import random
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping
@@ -50,6 +49,7 @@ from providers.simulated.errors import (
 )
 from providers.simulated.faults import CallFault, FaultPlan, Faults
 from providers.simulated.inventory import Body
+from providers.simulated.locking import RunnableLock
 from providers.simulated.settings import CloudSettings
 from providers.simulated.world import CloudWorld
 
@@ -142,7 +142,7 @@ class SimulatedCloud:
         self.calls: Counter[str] = Counter()  # calls that reached the world, per operation
         self.refused: Counter[str] = Counter()  # calls an injected fault stopped before they acted
         self.peak_in_flight = 0
-        self._lock = threading.Lock()
+        self._lock = RunnableLock()
         # The slots under the concurrency limit, one token each: a queue implemented in C, so taking
         # and giving back a slot costs no Python-level lock or condition (hundreds of threads do it).
         self._limit = self.settings.max_concurrent or 0
@@ -193,10 +193,10 @@ class SimulatedCloud:
 
     # the API, through the call pipeline
     def create(self, collection: str, request: Mapping[str, Any]) -> Body:
-        return self._call("create", collection, lambda: self._create(collection, request))
+        return self._shown(self._call("create", collection, lambda: self._create(collection, request)))
 
     def get(self, collection: str, item_id: str) -> Body:
-        return self._call("get", collection, lambda: self._shown(self.world.require(collection, item_id)))
+        return self._shown(self._call("get", collection, lambda: self.world.require(collection, item_id)))
 
     def list(
         self,
@@ -220,9 +220,9 @@ class SimulatedCloud:
                 found = [
                     body for body in found if all(body.get(key) == value for key, value in where.items())
                 ]
-            return [self._shown(body) for body in found]
+            return found
 
-        return self._call("list", collection, select)
+        return [self._shown(body) for body in self._call("list", collection, select)]
 
     def page(
         self,
@@ -242,7 +242,7 @@ class SimulatedCloud:
         collection costs one pass per page, not one copy of the collection.
         """
 
-        def select() -> tuple[Page, bool]:
+        def select() -> tuple[list[Body], bool]:
             found = self.world.inventory(collection).select(name=name, tags=tags, tags_any=tags_any)
             if predicate is not None:
                 found = [body for body in found if predicate(body)]
@@ -255,17 +255,18 @@ class SimulatedCloud:
                     raise BadRequest(f"marker [{marker}] not found")
                 start = position + 1
             chosen = found[start : start + max(limit, 0)]
-            return [self._shown(body) for body in chosen], start + len(chosen) < len(found)
+            return chosen, start + len(chosen) < len(found)
 
-        return self._call("list", collection, select)
+        chosen, more = self._call("list", collection, select)
+        return [self._shown(body) for body in chosen], more
 
     def update(self, collection: str, item_id: str, request: Mapping[str, Any]) -> Body:
         def change() -> Body:
             body = self.world.require(collection, item_id)
             updated = self.world.behaviours[collection].update(self.world, body, request)
-            return self._shown(self.world.add(collection, updated))
+            return self.world.add(collection, updated)
 
-        return self._call("update", collection, change)
+        return self._shown(self._call("update", collection, change))
 
     def delete(self, collection: str, item_id: str) -> None:
         self._call("delete", collection, lambda: self.world.remove(collection, item_id))
@@ -281,9 +282,9 @@ class SimulatedCloud:
             on_item = ITEM_ACTIONS.get((collection, action)) or GENERIC_ACTIONS.get(action)
             if on_item is None:
                 raise InternalError(f"no action {action!r} on {collection}")
-            return self._shown(self.world.add(collection, on_item(self.world, body, action, request)))
+            return self.world.add(collection, on_item(self.world, body, action, request))
 
-        return self._call("update", collection, perform)
+        return self._shown(self._call("update", collection, perform))
 
     # out of band: the world acting behind the clients' backs (no latency, no faults)
     def vanish(self, collection: str, item_id: str) -> None:
@@ -371,8 +372,10 @@ class SimulatedCloud:
         shown_once: frozenset[str] = getattr(behaviour, "shown_once", frozenset())
         stored = {key: value for key, value in body.items() if key not in shown_once} if shown_once else body
         world.add(collection, stored)
-        return self._shown(body)
+        return body
 
     @staticmethod
     def _shown(body: Body) -> Body:
+        """A caller's copy of a body. Made after the cloud's lock is let go: stored bodies are
+        replaced on change, never changed in place, so copying one needs no lock."""
         return dict(body)

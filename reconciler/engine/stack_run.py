@@ -521,14 +521,16 @@ class StackRun:
             assert state is not None and state.record_id is not None
             marker = Marker(self.name, name, str(state.record_id))
             adopt_first = state.attempts > 0
-            spec = CallSpec(
-                "create",
-                self.policy.cloud,
-                type_name,
-                properties=desired,
-                marker=marker,
-                adopt_first=adopt_first,
-            )
+            spec = None
+            if self.context.shared is not None:  # the call as data, for another worker to make
+                spec = CallSpec(
+                    "create",
+                    self.policy.cloud,
+                    type_name,
+                    properties=desired,
+                    marker=marker,
+                    adopt_first=adopt_first,
+                )
             self._dispatch(
                 name,
                 partial(call_create, provider, type_name, desired, marker, adopt_first=adopt_first),
@@ -1400,7 +1402,7 @@ def _attributes_moved(state: ResourceState, live: LiveResource) -> bool:
     """Whether the cloud reports an attribute value other than the recorded one (cheap when not)."""
     recorded = state.attributes
     for name, value in live.attributes.items():
-        if recorded.get(name, _ABSENT) != value and name not in UNRECORDED_ATTRIBUTES:
+        if name not in UNRECORDED_ATTRIBUTES and recorded.get(name, _ABSENT) != value:
             return True
     return False
 

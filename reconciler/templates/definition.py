@@ -130,6 +130,7 @@ class StackDefinition:
         self._input_files = input_files
         self._graph = graph
         self._evaluation = evaluation
+        self._last_scope: tuple[AttributeSource, bool, Evaluation] | None = None
         self._parsed_properties = parsed_properties
         self._parsed_outputs = parsed_outputs
         self._context = context
@@ -161,7 +162,13 @@ class StackDefinition:
         return self._graph
 
     def _scope(self, source: AttributeSource, *, validating: bool = False) -> Evaluation:
-        return dataclasses.replace(self._evaluation, source=source, validating=validating)
+        """The evaluation reading `source`; the last one is kept, as a run resolves against one source."""
+        last = self._last_scope
+        if last is not None and last[0] is source and last[1] is validating:
+            return last[2]
+        scope = dataclasses.replace(self._evaluation, source=source, validating=validating)
+        self._last_scope = (source, validating, scope)
+        return scope
 
     def _evaluate(self, scope: Evaluation, parsed: Any) -> Any:
         """Evaluate `parsed`; a failing function's message never carries a hidden value."""

@@ -7,8 +7,7 @@ in pages of ids, one call per page, never one call per resource.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
-from types import MappingProxyType
+from collections.abc import Collection, Iterator, Mapping
 from typing import Any, ClassVar
 
 from providers.interface import LiveResource, LiveStatus, Marker, NotFound
@@ -21,6 +20,7 @@ STACK_TAG_PREFIX = f"{Marker.PREFIX}-stack:"
 # The model's own bookkeeping fields, never shown (see providers.simulated.compute and .network).
 INTERNAL_FIELDS = ("_ports", "_created_ports", "_user_data", "_scheduler_hints", "_flavor_id", "_old_flavor",
                    "_next_host")  # fmt: skip
+INTERNAL_FIELD_SET = frozenset(INTERNAL_FIELDS)
 READY_STATUSES = frozenset({"ACTIVE", "available", "in-use", "DOWN", "SHUTOFF"})
 FAILED_STATUSES = frozenset({"ERROR", "error", "error_extending", "error_deleting"})
 
@@ -151,10 +151,35 @@ class TaggedCollection:
 
 def shown(body: Body) -> Mapping[str, Any]:
     """The body as the API shows it, without the model's internal `_` fields; read-only."""
-    public = dict(body)
-    for name in INTERNAL_FIELDS:
-        public.pop(name, None)
-    return MappingProxyType(public)
+    return PublicBody(body)
+
+
+class PublicBody(Mapping[str, Any]):
+    """A read-only view of a body without its internal fields, made without copying it.
+
+    Bodies are replaced wholesale on change, never changed in place, so the view stays what the
+    cloud answered. Most callers never read `show`: a copy per answer was a cost on every create
+    and every observed resource.
+    """
+
+    __slots__ = ("_body",)
+
+    def __init__(self, body: Body) -> None:
+        self._body = body
+
+    def __getitem__(self, key: str) -> Any:
+        if key in INTERNAL_FIELD_SET:
+            raise KeyError(key)
+        return self._body[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return (key for key in self._body if key not in INTERNAL_FIELD_SET)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
 
 
 def require_found(found: Mapping[str, LiveResource], physical_id: str) -> LiveResource:
