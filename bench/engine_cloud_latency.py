@@ -8,9 +8,12 @@ call before the first create (resolving the image and flavor names: two list cal
 the simulated cloud spends per call, so no run can reach it.
 
 The figure is the wall time from submit to CONVERGED, against that floor, with the process's CPU
-time over the same span and the load average. `--cloud-alone` also pushes the same number of
-creates through an identical cloud from as many plain threads, no engine: what the in-process
-cloud costs on this machine by itself. Real clock, simulated cloud in-process, SQLite.
+time over the same span, the load average, and the CPU time the machine's hypervisor took from
+this virtual machine meanwhile (`steal` in /proc/stat, summed over its CPUs): on a shared host a
+run that lost a second or more to it measures the neighbours, not the engine. `--cloud-alone`
+also pushes the same number of creates through an identical cloud from as many plain threads, no
+engine: what the in-process cloud costs on this machine by itself. Real clock, simulated cloud
+in-process, SQLite.
 
 The cyclic garbage collector is a large share of the run: the process holds the template, the
 engine's records and the simulated cloud's whole inventory, and every full collection walks all of
@@ -29,6 +32,7 @@ import argparse
 import gc
 import math
 import os
+import shutil
 import tempfile
 import threading
 import time
@@ -56,6 +60,18 @@ def template(servers: int) -> str:
             f"    properties: {{name: s{index}, image: cirros-0.6.2-x86_64-disk, flavor: m1.small}}"
         )
     return "\n".join(lines) + "\n"
+
+
+def stolen_seconds() -> float | None:
+    """CPU seconds the hypervisor has taken from this machine since boot (None: not Linux)."""
+    try:
+        with open("/proc/stat", encoding="ascii") as stat:
+            fields = stat.readline().split()
+    except OSError:
+        return None
+    if len(fields) < 9 or fields[0] != "cpu":
+        return None
+    return int(fields[8]) / os.sysconf("SC_CLK_TCK")
 
 
 def _collector_time() -> list[float]:
@@ -148,10 +164,12 @@ def main() -> None:
     collected = _collector_time()
     if arguments.tuned_gc:
         tune_collector()
-    started, cpu = time.perf_counter(), time.process_time()
+    started, cpu, stolen = time.perf_counter(), time.process_time(), stolen_seconds()
     engine.submit("servers", DesiredGeneration("c1", Policy("sim", True, True, 3600.0), definition))
     report = engine.converge(["servers"], clock.now() + 3_600)["servers"]
     elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+    stolen_after = stolen_seconds()
+    steal = "n/a" if stolen is None or stolen_after is None else f"{stolen_after - stolen:.2f} s"
     collector_seconds, collections = collected[0], int(collected[1])
     load = os.getloadavg()[0]
     floor = math.ceil(arguments.servers / arguments.limit) * arguments.latency + arguments.active
@@ -162,11 +180,12 @@ def main() -> None:
     )
     print(
         f"  CPU {cpu:.2f} s (engine and cloud threads together), of it {collector_seconds:.2f} s in "
-        f"{collections} garbage collections; load average {load:.2f}"
+        f"{collections} garbage collections; load average {load:.2f}; stolen by the hypervisor {steal}"
     )
     print(f"  peak concurrent calls {cloud.peak_in_flight}; calls {dict(cloud.calls)}")
     engine.close()
     store.close()
+    shutil.rmtree(workdir, ignore_errors=True)
     if arguments.cloud_alone:
         wall, cpu = cloud_alone(arguments)
         print(

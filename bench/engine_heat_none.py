@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import resource
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -92,6 +93,7 @@ def main() -> None:
         print(f"  peak memory {peak_mib():.0f} MiB")
     bench.engine.close()
     bench.store.close()
+    shutil.rmtree(bench.workdir, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import resource
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -141,6 +142,7 @@ def main() -> None:
     print(f"peak memory {peak_memory_mib():.0f} MiB")
     engine.close()
     store.close()
+    shutil.rmtree(workdir, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -209,6 +209,7 @@ class CallPool:
             else:
                 pending._run()
             self._returned.put(pending)
+            pending = None  # not kept (with its outcome) while this thread waits for the next call
 
     def _next(self) -> PendingCall | None:
         """The call this thread's ticket stands for: urgent first. Each call is queued before its

@@ -74,6 +74,15 @@ class _InFlight:
     spec: CallSpec | None = None  # the call as data: it may then be queued for another worker
     elsewhere: bool = False  # queued for any worker rather than sent to this worker's pool
 
+    def forget(self) -> None:
+        """Done with: drop the handlers (one refers back to this flight, a cycle otherwise)."""
+        self.on_done = _handled
+        self.on_abandon = _handled
+
+
+def _handled(*_: object) -> None:
+    """The handler of a flight already dealt with."""
+
 
 class StackRun:
     """Converges one stack; the engine calls `set_desired`, `step` and collects `take_writes`."""
@@ -316,13 +325,20 @@ class StackRun:
     def _returned_call(self, pending: PendingCall, now: float) -> None:
         flight = pending.tag
         assert isinstance(flight, _InFlight)
+        # The call and its flight refer to each other: unlinked, what came back (the live body
+        # and everything made from it) is freed as soon as it is handled, by reference counting,
+        # rather than kept for the cyclic collector, which would walk it first.
+        pending.tag = flight.call = None
         if self.in_flight.get(flight.key) is not flight:
+            flight.forget()
             return  # abandoned at its deadline, perhaps already sent again
         del self.in_flight[flight.key]
         if pending.cancelled:
             flight.on_abandon(now)  # never sent: the pool shut down before it ran
         else:
             flight.on_done(pending.outcome(), now)
+        if self.in_flight.get(flight.key) is not flight:  # not watched further under a key of its own
+            flight.forget()
 
     def _release_due_retries(self, now: float) -> None:
         for key, when in list(self.retry_at.items()):
