@@ -19,7 +19,7 @@ import git
 
 from reconciler.cli.database_option import database_option
 from reconciler.daemon.clouds import CloudRoot, sim_cloud_path
-from reconciler.daemon.collector import tune_collector
+from reconciler.daemon.collector import tune_process
 from reconciler.engine import Engine, EngineSettings, SoleWorkerLeases, StackReport
 from reconciler.engine.repository_apply import apply_repository
 from reconciler.engine.stack_status import StackStatus
@@ -85,7 +85,7 @@ def command(repo: Path, database: str, timeout: float) -> None:
     clouds = CloudRoot(clock, sim_path=sim_cloud_path(url))
     leases = SoleWorkerLeases(store, worker.id, clock)
     engine = Engine(store, clouds, clock, worker.id, leases=leases, sleeper=clock, settings=EngineSettings())
-    tune_collector()
+    tune_process()
     try:
         reports = _converge(store, engine, repo, leases, timeout)
     except TemplateError as error:

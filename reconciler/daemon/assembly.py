@@ -21,7 +21,7 @@ import platformdirs
 
 from providers.simulated.settings import CloudSettings, Latency
 from reconciler.daemon.clouds import CloudRoot, sim_cloud_path
-from reconciler.daemon.collector import tune_collector
+from reconciler.daemon.collector import tune_process
 from reconciler.daemon.gitops import Followed, GitOps
 from reconciler.daemon.http_endpoints import Endpoints, HttpEndpoints, parse_listen
 from reconciler.daemon.metered_clouds import CallMeter, MeteredClouds
@@ -122,7 +122,7 @@ class AssembledDaemon:
     def run(self) -> int:
         """Serve until SIGTERM (from the main thread: it installs the signal handlers)."""
         self.service.install_signal_handlers()
-        tune_collector()
+        tune_process()
         self.executor.start()
         self.http.start()
         host, port = self.http.address
