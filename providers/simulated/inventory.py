@@ -25,10 +25,11 @@ def body_tags(body: Mapping[str, Any]) -> tuple[str, ...]:
 
 def _same_keys(previous: Body, body: Body) -> bool:
     """Whether two versions of an item have the same name, tags and metadata (the indexed fields)."""
-    return all(
-        previous.get(field) is body.get(field) or previous.get(field) == body.get(field)
-        for field in INDEXED_FIELDS
-    )
+    for field in INDEXED_FIELDS:
+        before, after = previous.get(field), body.get(field)
+        if before is not after and before != after:
+            return False
+    return True
 
 
 INDEXED_FIELDS = ("name", "tags", "metadata")

@@ -125,7 +125,7 @@ class CloudWorld:
         if delay <= 0:
             return {**body, "status": building.ready}
         self.plan(self.now + delay, collection, body["id"], READY)
-        return {**body, "status": building.building}
+        return body if body.get("status") == building.building else {**body, "status": building.building}
 
     def plan(self, at: float, collection: str, item_id: str, change: str) -> None:
         self._ticket += 1

@@ -691,9 +691,12 @@ class StackRun:
         """A create or update came back with `live`: ready, still building, or failed in the cloud."""
         previous_attributes = state.attributes
         state.physical_id = live.physical_id
-        if _attributes_moved(state, live):
-            state.attributes = {**state.attributes, **recorded_attributes(live)}
-        remember_baseline(state, live)
+        # A resource just created and still building is read again once READY (`_on_readiness`):
+        # its attributes and the baseline for drift are taken then, not twice.
+        if not (new_physical and live.status is LiveStatus.IN_PROGRESS):
+            if _attributes_moved(state, live):
+                state.attributes = {**state.attributes, **recorded_attributes(live)}
+            remember_baseline(state, live)
         state.attempts = 0
         state.next_attempt_at = None
         if live.status is LiveStatus.READY:
