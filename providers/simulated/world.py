@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import heapq
 import random
-import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -20,6 +19,10 @@ from providers.simulated.errors import ItemNotFound, OverQuota
 from providers.simulated.faults import Fate, FaultPlan
 from providers.simulated.inventory import Body, Inventory
 from providers.simulated.settings import CloudSettings
+
+# The variant (RFC 4122) and version (4) bits of a random UUID, as `uuid.UUID` sets them.
+_UUID4_CLEAR = ~((0xC000 << 48) | (0xF000 << 64))
+_UUID4_SET = (0x8000 << 48) | (4 << 76)
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,10 @@ class CloudWorld:
 
     # ids and times
     def new_id(self) -> str:
-        return str(uuid.UUID(int=self.random.getrandbits(128), version=4))
+        """A version-4 UUID from the cloud's random source: `uuid.UUID(int=..., version=4)`'s text,
+        formatted directly (a UUID object per resource was a tenth of a create's own work)."""
+        text = "%032x" % ((self.random.getrandbits(128) & _UUID4_CLEAR) | _UUID4_SET)
+        return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
 
     def timestamp(self) -> str:
         second = int(self.now)

@@ -3,8 +3,10 @@
 `concurrent.futures.ThreadPoolExecutor` decides on every submit whether to start another thread,
 through a Python-level semaphore; with ten thousand calls queued behind two hundred busy threads
 that decision cost the engine's loop more CPU than the engine's own work (and every lock taken
-under the GIL with hundreds of threads awake is a hand-off). Here the threads start once, on the
-first call, and a submit is one put on a C-implemented queue.
+under the GIL with hundreds of threads awake is a hand-off). Here a submit is one put on a
+C-implemented queue, and threads start one per call until the pool is full, never stopped: the
+first call runs once one thread has started rather than once two hundred have (a start is a
+hand-off of the GIL to the new thread and back).
 
 Outcomes come back the same way: a thread that finished a call puts it on one queue of returned
 calls. The engine's loop blocks on that queue when it has nothing else to do, so it wakes as soon
@@ -119,10 +121,10 @@ class CallPool:
             pending._cancel()
             self._returned.put(pending)
             return pending
-        if not self._threads:
-            self._start()
         (self._urgent if urgent else self._queue).put(pending)
         self._tickets.put(None)
+        if len(self._threads) < self._size:
+            self._grow()
         return pending
 
     def deliver(self, timeout: float = 0.0, gather: float = 0.0) -> int:
@@ -175,28 +177,28 @@ class CallPool:
 
         Cancelled calls come back (cancelled) like any other, so the loop learns they never ran.
         """
-        if not self._closed:
-            self._closed = True
-            self._cancelling = cancel_pending
-            for _ in self._threads:
-                self._queue.put(None)  # behind every call queued before: those are run or cancelled first
-                self._tickets.put(None)
+        with self._start_lock:  # no thread starts after these, so each one gets its end
+            if not self._closed:
+                self._closed = True
+                self._cancelling = cancel_pending
+                for _ in self._threads:
+                    self._queue.put(None)  # behind every call queued before: those run or are cancelled first
+                    self._tickets.put(None)
         if wait:
             for thread in self._threads:
                 thread.join()
             self._threads = []
 
-    def _start(self) -> None:
+    def _grow(self) -> None:
+        """One more thread, while the pool is not full (its first call is already queued)."""
         with self._start_lock:
-            if self._threads:
+            if self._closed or len(self._threads) >= self._size:
                 return
-            threads = [
-                threading.Thread(target=self._work, name=f"{self._name}-{index}", daemon=True)
-                for index in range(self._size)
-            ]
-            for thread in threads:
-                thread.start()
-            self._threads = threads
+            thread = threading.Thread(
+                target=self._work, name=f"{self._name}-{len(self._threads)}", daemon=True
+            )
+            thread.start()
+            self._threads.append(thread)
 
     def _work(self) -> None:
         while True:

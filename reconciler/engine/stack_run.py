@@ -470,7 +470,7 @@ class StackRun:
                 state.generation = self.generation
             self._settle(state.name, values_changed=False)
         elif state.physical_id is not None:  # created or updated before; not ready yet
-            self.waiting_ready[state.name] = now + self.context.settings.ready_deadline
+            self._wait_ready(state.name, now)
             self.next_poll_at = min(self.next_poll_at, now)
 
     def _provider(self, name: str, type_name: str) -> Provider | None:
@@ -703,7 +703,7 @@ class StackRun:
             state.status = RecordStatus.READY
             self._finished(state, values_changed=new_physical or state.attributes != previous_attributes)
         elif live.status is LiveStatus.IN_PROGRESS:
-            self.waiting_ready[state.name] = now + self.context.settings.ready_deadline
+            self._wait_ready(state.name, now)
         else:
             state.status = RecordStatus.FAILED
             state.last_error = live.status_reason or "the cloud reports the resource FAILED"
@@ -1008,11 +1008,29 @@ class StackRun:
             handle = self._on_readiness_swept if poll.sweep else self._on_readiness
             self._observe_batch(poll.type_name, states, handle, now, partial(self._polled, poll))
 
+    def _wait_ready(self, name: str, now: float) -> None:
+        """Wait for `name` to be READY, by the ready deadline from `now`.
+
+        Entries are kept in the order their deadlines fall (one deadline for all, the clock moving
+        forward): a name waiting again goes to the end, so the past ones are always at the front.
+        """
+        self.waiting_ready.pop(name, None)
+        self.waiting_ready[name] = now + self.context.settings.ready_deadline
+
     def _give_up_past_deadlines(self, now: float) -> None:
-        """Every operation has a deadline, whether or not an observation succeeds (DESIGN.md §4.6)."""
-        for name, deadline in list(self.waiting_ready.items()):
+        """Every operation has a deadline, whether or not an observation succeeds (DESIGN.md §4.6).
+
+        Only the front of `waiting_ready` is read, up to the first deadline still ahead (see
+        `_wait_ready`), not every resource waiting at every interval.
+        """
+        past: list[str] = []
+        for name, deadline in self.waiting_ready.items():
+            if deadline > now:
+                break
+            past.append(name)
+        for name in past:
             state = self.records.get(name)
-            if state is not None and now >= deadline:
+            if state is not None:
                 self._replace_failed(state, self._not_ready_in_time(state), now)
 
     def _waiting_to_poll(self) -> Iterator[tuple[str, str]]:

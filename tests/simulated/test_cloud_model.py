@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import threading
+import uuid
 from pathlib import Path
 
 import pytest
@@ -59,6 +60,17 @@ def test_a_server_builds_then_is_active_once_its_time_has_come() -> None:
     assert cloud.get("servers", server["id"])["status"] == "BUILD"
     clock.advance(0.1)
     assert cloud.get("servers", server["id"])["status"] == "ACTIVE"
+
+
+def test_ids_are_version_4_uuids_drawn_from_the_clouds_random_source() -> None:
+    first, again = make_cloud(), make_cloud()  # the same seed: the same ids, in the same order
+    ids = [first.create("networks", {"name": f"n{index}"})["id"] for index in range(50)]
+    assert [again.create("networks", {"name": f"n{index}"})["id"] for index in range(50)] == ids
+    assert len(set(ids)) == len(ids)
+    for text in ids:
+        parsed = uuid.UUID(text)
+        assert str(parsed) == text
+        assert (parsed.version, parsed.variant) == (4, uuid.RFC_4122)
 
 
 def test_a_server_on_a_network_gets_a_port_and_an_address_that_go_with_it() -> None:
