@@ -88,7 +88,7 @@ class ResourceType:
         return frozenset(reasons)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: made for every create and every resource observed
 class Marker:
     """The idempotency marker every create carries: stack, resource and the record's id.
 
@@ -127,7 +127,7 @@ class LiveStatus(enum.Enum):
     FAILED = "FAILED"  # e.g. ERROR: needs replacing
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LiveResource:
     """What a backend knows of one physical resource at one moment."""
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from providers.interface import LiveResource
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Applied:
     """The create or update call returned this resource (possibly still IN_PROGRESS)."""
 
