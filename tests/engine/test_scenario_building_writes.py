@@ -75,10 +75,7 @@ def test_a_worker_killed_before_writing_a_building_servers_id_is_taken_over_with
     worker_a = world.engine
     assert world.records("app")["web"].physical_id is None
 
-    world.clock.sleep(world.store.settings.lease_seconds + 1)  # A is gone: no pass, no renewal
-    world.engine = world.start_worker("worker-b")
-    world.submit("app", "stack.yaml")
-    report = world.converge("app")["app"]
+    report = world.take_over("app", "stack.yaml")  # A is gone: no pass, no renewal
 
     assert report.status is StackStatus.CONVERGED, report.failures
     (server,) = world.live("servers")

@@ -132,10 +132,7 @@ def test_a_worker_killed_between_create_and_record_is_taken_over_without_duplica
     worker_a.wait_for_calls()
     assert world.records("app")["web"].physical_id is None  # created in the cloud, not recorded
 
-    world.clock.sleep(world.store.settings.lease_seconds + 1)  # A is gone: no pass, no renewal
-    world.engine = world.start_worker("worker-b")
-    world.submit("app", "stack.yaml")
-    report = world.converge("app")["app"]
+    report = world.take_over("app", "stack.yaml")  # A is gone: no pass, no renewal
 
     assert report.status is StackStatus.CONVERGED, report.failures
     (server,) = world.live("servers")

@@ -157,6 +157,14 @@ class World:
     def converge(self, *stacks: str, within: float = 3_600.0) -> dict[str, StackReport]:
         return self.engine.converge(stacks, self.clock.now() + within)
 
+    def take_over(self, stack: str, template: str, worker: str = "worker-b") -> StackReport:
+        """The worker so far is gone (no pass, no renewal, its lease expired): `worker` takes the
+        stack over, is given `template` for it, and converges it."""
+        self.clock.sleep(self.store.settings.lease_seconds + 1)
+        self.engine = self.start_worker(worker)
+        self.submit(stack, template)
+        return self.converge(stack)[stack]
+
     def pass_time(self, seconds: float, *stacks: str) -> dict[str, StackReport]:
         """Let `seconds` of engine time go by, stepping the engine the whole way."""
         until = self.clock.now() + seconds
