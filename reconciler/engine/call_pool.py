@@ -24,6 +24,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+GATHER_SLICE = 0.002  # seconds between looks at the returned calls while gathering them
+
 
 class CallCancelled(Exception):
     """The call never ran: the pool shut down before a thread took it."""
@@ -141,24 +143,31 @@ class CallPool:
             return 0
         until = time.monotonic() + gather
         delivered = 0
-        while True:
+        while pending is not None:
             pending.delivered = True
             pending.inbox.append(pending)
             delivered += 1
+            pending = self._gathered(until, delivered)
+        self._delivered += delivered
+        return delivered
+
+    def _gathered(self, until: float, delivered: int) -> PendingCall | None:
+        """The next returned call, if one is back by `until` while calls are still out.
+
+        Waited for in slices of `GATHER_SLICE`, not on the queue: a loop blocked on the queue is
+        woken by every call coming back, one wake-up (and one hand-off of the GIL) per call, when
+        the point of gathering is to take them together.
+        """
+        returned = self._returned
+        while True:
             try:
-                pending = returned.get_nowait()
-                continue
+                return returned.get_nowait()
             except queue.Empty:
                 pass
             remaining = until - time.monotonic()
             if remaining <= 0 or self._submitted == self._delivered + delivered:
-                break
-            try:
-                pending = returned.get(timeout=remaining)
-            except queue.Empty:
-                break
-        self._delivered += delivered
-        return delivered
+                return None
+            time.sleep(min(remaining, GATHER_SLICE))
 
     def wait_delivered(self, calls: list[PendingCall], timeout: float) -> None:
         """Deliver returned calls until every one of `calls` is in its inbox, or `timeout` s passed."""
