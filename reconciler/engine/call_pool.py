@@ -137,6 +137,7 @@ class CallPool:
         calls were delivered.
         """
         returned = self._returned
+        pending: PendingCall | None
         try:
             pending = returned.get(timeout=timeout) if timeout > 0 else returned.get_nowait()
         except queue.Empty:
