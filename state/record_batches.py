@@ -38,8 +38,8 @@ RecordRow = tuple[Any, ...]  # values in COLUMNS order, JSON columns already ser
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"))
 # The C encoder behind `_ENCODER.encode`, made once: `encode` makes a new one per call, a third of
-# the cost of encoding a record's attributes. The same output; no check for circular references
-# (values come from `reconciler.engine.record_rows.plain_json`, which would not have finished).
+# the cost of encoding a record's attributes. The same output. It keeps no table of the containers
+# it is inside: a value that contains itself fails with RecursionError rather than ValueError.
 _ENCODE = _json.make_encoder(
     None, _ENCODER.default, _json.encode_basestring_ascii, None, ":", ",", False, False, True
 )

@@ -23,6 +23,9 @@ def body_tags(body: Mapping[str, Any]) -> tuple[str, ...]:
     return (*tags, *[f"{key}={value}" for key, value in metadata.items()])
 
 
+INDEXED_FIELDS = ("name", "tags", "metadata")
+
+
 def _same_keys(previous: Body, body: Body) -> bool:
     """Whether two versions of an item have the same name, tags and metadata (the indexed fields)."""
     for field in INDEXED_FIELDS:
@@ -30,9 +33,6 @@ def _same_keys(previous: Body, body: Body) -> bool:
         if before is not after and before != after:
             return False
     return True
-
-
-INDEXED_FIELDS = ("name", "tags", "metadata")
 
 
 class Inventory:
