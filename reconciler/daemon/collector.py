@@ -14,9 +14,10 @@ interpreter lock briefly between blocking calls. A thread waiting for the lock w
 interval to ask for it (Python's default: 5 ms); with a hundred threads waiting, those wake-ups
 alone are tens of thousands of context switches a second, each contending for the lock's mutex
 with the thread that holds it. Threads here give the lock up on their own far more often than
-that, so a 20 ms interval loses no responsiveness and cuts the wake-ups fourfold (measured on 200
-threads doing 300 µs of work per 50 ms call: 65,000 context switches down to 24,000, and the
-10,000-server latency figure about 0.4 s lower).
+that, so a 20 ms interval loses no responsiveness and cuts those wake-ups to about a third
+(`bench.threads_switch_interval`: 200 threads doing 300 µs of work per 50 ms call, 126,000 to 154,000
+context switches at 5 ms against 41,000 to 54,000 at 20 ms, system CPU about halved; the
+10,000-server latency figure about 0.4 s lower in runs with little time stolen by the hypervisor).
 """
 
 from __future__ import annotations
