@@ -76,3 +76,30 @@ def _number(path: str, value: Any, *, integer: bool) -> float:
 
 def _shown(value: Any) -> str:
     return f"{type(value).__name__} {value!r}"[:80]
+
+
+class GroupPace:
+    """A group's pace in its coordinator: `max_batch_size` members in progress, then a pause."""
+
+    def __init__(self) -> None:
+        self.policy: BatchPolicy | None = None
+        self._resume_at = 0.0
+        self.full = False  # ready work held back by the batch size or pause in the last pass
+
+    def has_room(self, now: float, in_progress: int) -> bool:
+        """Whether another member may start now, with `in_progress` members under way."""
+        batch = self.policy
+        if batch is None:
+            return True
+        if in_progress == 0 and self._resume_at == -1.0:
+            self._resume_at = now + batch.pause_time  # a batch just finished
+        if now < self._resume_at:
+            return False
+        if in_progress >= batch.max_batch_size:
+            self._resume_at = -1.0  # full: pause once it empties
+            return False
+        return True
+
+    def resume_at(self) -> float | None:
+        """When work held back by a pause may start (None: nothing held back on the clock)."""
+        return self._resume_at if self.full and self._resume_at > 0 else None

@@ -1,30 +1,31 @@
-"""A provider call as data, and its outcome as data: what crosses the work queue between workers.
+"""A provider call as data, and its outcome as data: every cloud call is described here once.
 
-The coordinator of a stack decides a call; a worker (itself or any other) claims it from the queue,
-runs it against its own providers for the cloud named, and stores the outcome as the item's
-payload; the coordinator reads the outcome back. Everything here is plain JSON both ways.
+The coordinator of a stack decides a call as a `CallSpec`. Its own pool runs the spec against the
+stack's provider (`CallSpec.run_with`); when that pool is full, the same spec crosses the work
+queue as plain JSON, a worker (itself or any other) claims it, runs it against its own providers
+for the cloud named, and stores the outcome as the item's payload; the coordinator reads the
+outcome back.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from providers.interface import LiveResource, LiveStatus, Marker, Permanent, Provider, Retryable
 from reconciler.engine import outcomes
 from reconciler.engine.outcomes import CallOutcome, Failed, ObserveOutcome, RetryLater
-from reconciler.engine.provider_calls import call_create, call_delete, call_observe, call_update
+from reconciler.engine.provider_calls import call_create, call_delete, call_find, call_observe, call_update
 from reconciler.engine.provider_set import CloudProviders
 from reconciler.engine.record_rows import plain_json
 
 CALL_KIND = "cloud-call"  # the work queue's `kind` for these items
 
 
-@dataclass(frozen=True)
-class CallSpec:
-    """One provider call: `create`, `update`, `delete` or `observe` of a type on a named cloud."""
+class CallSpec(NamedTuple):
+    """One provider call: `create`, `update`, `delete`, `find` (by marker) or `observe` of a type on
+    a named cloud. A tuple: one is made for every call sent, so making one costs little."""
 
     op: str
     cloud: str
@@ -61,24 +62,31 @@ class CallSpec:
             adopt_first=bool(data.get("adopt_first")),
         )
 
+    def run_with(self, provider: Provider) -> CallOutcome | ObserveOutcome:
+        """Run this call against `provider`; never raises (outcomes are values)."""
+        op = self.op
+        if op == "create" and self.marker is not None:
+            return call_create(
+                provider, self.type_name, self.properties or {}, self.marker, adopt_first=self.adopt_first
+            )
+        if op == "observe":
+            return call_observe(provider, self.type_name, self.physical_ids)
+        if op == "update" and len(self.physical_ids) == 1:
+            changed = frozenset(self.changed)
+            return call_update(provider, self.type_name, self.physical_ids[0], self.properties or {}, changed)
+        if op == "delete" and len(self.physical_ids) == 1:
+            return call_delete(provider, self.type_name, self.physical_ids[0])
+        if op == "find" and self.marker is not None:
+            return call_find(provider, self.type_name, self.marker)
+        return Failed(f"malformed call {op!r} of {self.type_name}")
+
 
 def run_call(spec: CallSpec, clouds: CloudProviders) -> CallOutcome | ObserveOutcome:
     """Run `spec` against this worker's providers; never raises (outcomes are values)."""
     provider = _provider(spec, clouds)
     if not isinstance(provider, Provider):
         return provider
-    if spec.op == "create" and spec.marker is not None:
-        return call_create(
-            provider, spec.type_name, spec.properties or {}, spec.marker, adopt_first=spec.adopt_first
-        )
-    if spec.op == "update" and len(spec.physical_ids) == 1:
-        changed = frozenset(spec.changed)
-        return call_update(provider, spec.type_name, spec.physical_ids[0], spec.properties or {}, changed)
-    if spec.op == "delete" and len(spec.physical_ids) == 1:
-        return call_delete(provider, spec.type_name, spec.physical_ids[0])
-    if spec.op == "observe":
-        return call_observe(provider, spec.type_name, spec.physical_ids)
-    return Failed(f"malformed call {spec.op!r} of {spec.type_name}")
+    return spec.run_with(provider)
 
 
 def _provider(spec: CallSpec, clouds: CloudProviders) -> Provider | Failed | RetryLater:

@@ -19,20 +19,21 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from reconciler.engine.batching import BatchPolicy
-from reconciler.engine.call_pool import CallPool
+from reconciler.engine.call_pool import CallPool, PendingCall
 from reconciler.engine.desired import DesiredGeneration, DesiredStack, Policy
 from reconciler.engine.held_shards import HeldShards
-from reconciler.engine.nested_handoff import REMOVED, Lineage, NestedSpec, RemoteChildren, rebuild
+from reconciler.engine.nested_handoff import REMOVED, RemoteChildren, rebuild
+from reconciler.engine.pass_result import PassResult
 from reconciler.engine.progress import Progress
 from reconciler.engine.provider_set import CloudProviders
 from reconciler.engine.record_rows import state_from_record, write_for
 from reconciler.engine.report import SETTLED_STATUSES, Failure, StackReport
 from reconciler.engine.resource_state import ResourceState
 from reconciler.engine.run_context import RunContext
+from reconciler.engine.run_spec import RunSpec
 from reconciler.engine.settings import EngineSettings
 from reconciler.engine.shared_calls import SharedCalls, SharedDispatch
-from reconciler.engine.stack_run import StackRun
+from reconciler.engine.stack_run import Desire, StackRun
 from reconciler.engine.stack_status import StackStatus
 from reconciler.engine.timekeeping import Clock, RandomSource, Sleeper
 from state.errors import StaleLease, StateError
@@ -97,13 +98,16 @@ class Engine:
         written first, fenced as every write: the next owner then needs no marker search for them.
         """
         held = self._held
-        runs = [
-            run
+        results = {
+            run.name: run.take_result(math.inf)
             for run in self._runs.values()
-            if run.dirty_later and run.shard in held and self._epochs.get(run.name) == held[run.shard]
-        ]
+            if run.holds_writes_for_later()
+            and run.shard in held
+            and self._epochs.get(run.name) == held[run.shard]
+        }
+        runs = [self._runs[name] for name in results]
         with contextlib.suppress(StateError):
-            self._write_records(runs, held, math.inf)
+            self._write_records(runs, results, held)
         self._pool.shutdown(cancel_pending=True)
         if self._shared is not None:
             # if the store is away the items stay; their stale lease keeps any executor from sending them
@@ -117,9 +121,7 @@ class Engine:
         spec = desired.spec
         policy = Policy(spec.cloud, spec.self_heal, spec.prune, float(spec.observe_interval))
         self._invalid.pop(stack, None)
-        return self._submit(
-            stack, desired.commit, desired.definition, policy, group_member=False, is_group=False
-        )
+        return self._submit(stack, desired.commit, desired.definition, RunSpec.root(stack, policy))
 
     def invalid(self, stack: str, commit: str, reasons: Iterable[str]) -> None:
         """The commit's template is wrong: report INVALID and keep maintaining the last good generation.
@@ -139,22 +141,10 @@ class Engine:
         failures = tuple(Failure("template", reason) for reason in reasons)
         self._invalid[stack] = StackReport(stack, StackStatus.INVALID, commit, None, failures=failures)
 
-    def _submit(
-        self,
-        stack: str,
-        commit: str,
-        definition: DesiredStack,
-        policy: Policy,
-        *,
-        group_member: bool,
-        is_group: bool,
-        batch: BatchPolicy | None = None,
-        lineage: Lineage | None = None,
-    ) -> int:
-        nested = lineage is not None and lineage.nested
-        inputs: dict[str, Any] = {"resources": len(definition.resources), "cloud": policy.cloud}
-        if lineage is not None and lineage.nested:
-            spec = NestedSpec(lineage, policy, group_member, is_group, batch)
+    def _submit(self, stack: str, commit: str, definition: DesiredStack, spec: RunSpec) -> int:
+        nested = spec.lineage.nested
+        inputs: dict[str, Any] = {"resources": len(definition.resources), "cloud": spec.policy.cloud}
+        if nested:
             inputs = spec.to_inputs(len(definition.resources))
         outcome = self._store.record_generation(
             stack, commit_sha=commit, definition_digest=definition.digest(), inputs=inputs
@@ -166,22 +156,9 @@ class Engine:
         self.remote.forget(stack)
         run = self._runs.get(stack)
         if run is None:
-            run = self._open_run(stack, policy.cloud)
-        run.lineage = lineage or Lineage(stack)
-        if (
-            isinstance(outcome, NewGeneration)
-            or run.definition is None
-            or run.generation != generation.generation
-        ):
-            run.set_desired(
-                generation.generation,
-                generation.commit_sha,
-                definition,
-                policy,
-                group_member=group_member,
-                is_group=is_group,
-                batch=batch,
-            )
+            run = self._open_run(stack, spec.policy.cloud)
+        if isinstance(outcome, NewGeneration) or not run.at_generation(generation.generation):
+            run.set_desired(Desire(generation.generation, generation.commit_sha, definition, spec))
         return generation.generation
 
     def _shard_of(self, stack: str) -> int:
@@ -202,18 +179,7 @@ class Engine:
 
     def _reopen(self, run: StackRun) -> StackRun:
         """After a takeover: forget what memory held, rebuild from the records, same desired state."""
-        fresh = StackRun(run.name, run.shard, run.providers, self._context)
-        fresh.lineage = run.lineage
-        fresh.load(state_from_record(record) for record in self._store.read_records(run.name))
-        fresh.set_desired(
-            run.generation,
-            run.commit or "",
-            run.definition,
-            run.policy,
-            group_member=run.group_member,
-            is_group=run.is_group,
-            batch=run.batch,
-        )
+        fresh = run.rebuilt(state_from_record(record) for record in self._store.read_records(run.name))
         self._runs[run.name] = fresh
         return fresh
 
@@ -225,6 +191,7 @@ class Engine:
         self._held = held
         self._pool.deliver()
         acting: list[StackRun] = []
+        results: dict[str, PassResult] = {}
         stepped: set[str] = set()
         now = self._clock.now()
         self._begin_shared(held, now)
@@ -245,22 +212,22 @@ class Engine:
                 run = known if self._epochs.get(known.name) in (None, epoch) else self._reopen(known)
                 self._epochs[run.name] = epoch
                 acting.append(run)
-                run.step(now)
+                results[run.name] = run.step(now)
         for _ in range(MAX_EXTRA_ROUNDS):  # a child settled or work became ready: no need to wait
             movable = [run for run in acting if run.can_move()]
             if not movable:
                 break
             for run in movable:
-                run.step(now)
-        self._write_records(acting, held, now)
+                results[run.name] = results[run.name].then(run.step(now))
+        self._write_records(acting, results, held)
         for run in acting:
             # A run whose shard was just lost sends nothing more: its intents were not written,
             # and whoever holds the shard now rebuilds it from the records.
             if run.name in self._runs and self._epochs.get(run.name) != LOST_EPOCH:
                 run.ids_assigned()
         self._flush_shared()
-        self._notify_parents(acting)
-        self._write_statuses(acting, held)
+        self._notify_parents(acting, results)
+        self._write_statuses(acting, results, held)
         return self._progress(acting)
 
     def _begin_shared(self, held: Mapping[int, int], now: float) -> None:
@@ -271,25 +238,28 @@ class Engine:
         if self._shared is not None:
             self._shared.calls.flush()  # the calls queued for other workers this pass, in one batch
 
-    def _notify_parents(self, runs: list[StackRun]) -> None:
+    def _notify_parents(self, runs: list[StackRun], results: Mapping[str, PassResult]) -> None:
         """A nested stack that converged again after a repair tells its parent to read its values."""
         for run in runs:
-            if run.status_due and run.status is StackStatus.CONVERGED and "/" in run.name:
+            if results[run.name].converged_again and "/" in run.name:
                 parent_name, _, resource = run.name.rpartition("/")
                 parent = self._runs.get(parent_name)
                 if parent is not None:
                     parent.nested_changed(resource)
 
-    def _write_records(self, runs: list[StackRun], held: Mapping[int, int], now: float) -> None:
+    def _write_records(
+        self, runs: list[StackRun], results: Mapping[str, PassResult], held: Mapping[int, int]
+    ) -> None:
+        """Every stack's records of a shard in one fenced batch (the ids the store assigns set on them)."""
         by_shard: dict[int, tuple[list[RecordWrite], list[ResourceState], list[int]]] = {}
         for run in runs:
-            upserts, deletes = run.take_writes(now)
-            if not upserts and not deletes:
+            result = results[run.name]
+            if not result.writes_records:
                 continue
             writes, states, doomed = by_shard.setdefault(run.shard, ([], [], []))
-            writes.extend(write_for(run.name, state) for state in upserts)
-            states.extend(upserts)
-            doomed.extend(deletes)
+            writes.extend(write_for(run.name, state) for state in result.upserts)
+            states.extend(result.upserts)
+            doomed.extend(result.deleted_record_ids)
         for shard, (writes, states, doomed) in by_shard.items():
             try:
                 written = self._store.write_records(Fence(shard, held[shard]), writes, doomed)
@@ -300,31 +270,36 @@ class Engine:
                 state.record_id = record_id
                 state.recorded_replaced_by = write.replaced_by
 
-    def _write_statuses(self, runs: list[StackRun], held: Mapping[int, int]) -> None:
+    def _write_statuses(
+        self, runs: list[StackRun], results: Mapping[str, PassResult], held: Mapping[int, int]
+    ) -> None:
         for run in runs:
-            if run.name not in self._runs or not (run.status_due or run.outputs_due):
+            result = results[run.name]
+            if run.name not in self._runs or (result.status is None and result.outputs is None):
                 continue
             fence = Fence(run.shard, held[run.shard])
             try:
-                if run.outputs_due and run.status is not StackStatus.PROGRESSING:
-                    self._store.store_outputs(run.name, run.outputs, fence=fence)
-                    run.outputs_due = False
-                if run.status_due:
-                    self._record_superseded(run, fence)
-                    reasons = [str(failure) for failure in run.failure_list()]
+                if result.outputs is not None:
+                    self._store.store_outputs(run.name, dict(result.outputs), fence=fence)
+                if result.status is not None:
+                    self._record_superseded(run.name, result.superseded_generations, fence)
+                    status = result.status
                     self._store.set_status(
-                        run.name, run.status, reasons=reasons, generation=run.generation, fence=fence
+                        run.name,
+                        status.status,
+                        reasons=list(status.reasons),
+                        generation=status.generation,
+                        fence=fence,
                     )
-                    run.status_due = False
             except StaleLease:
                 self._drop_shard(run.shard)
 
-    def _record_superseded(self, run: StackRun, fence: Fence) -> None:
+    def _record_superseded(self, stack: str, superseded: tuple[int, ...], fence: Fence) -> None:
         """The generations a newer one took over from while they were in progress end SUPERSEDED."""
-        ended = [number for number in run.superseded.values() if (run.name, number) not in self._ended]
+        ended = [number for number in superseded if (stack, number) not in self._ended]
         if ended:
-            self._store.end_generations(run.name, ended, StackStatus.SUPERSEDED, fence=fence)
-            self._ended.update((run.name, generation) for generation in ended)
+            self._store.end_generations(stack, ended, StackStatus.SUPERSEDED, fence=fence)
+            self._ended.update((stack, generation) for generation in ended)
 
     def _drop_shard(self, shard: int) -> None:
         """The lease is gone: stop acting on its stacks; whoever holds it now carries on."""
@@ -332,22 +307,19 @@ class Engine:
             self._epochs[name] = LOST_EPOCH  # forces a rebuild from records if the shard comes back
 
     def _progress(self, runs: list[StackRun]) -> Progress:
-        wakes = [wake for run in runs if (wake := run.next_wake()) is not None]
+        progresses = [run.progress() for run in runs]
+        wakes = [progress.next_wake for progress in progresses if progress.next_wake is not None]
         polled = self.remote.next_poll_at()
         if polled is not None and self._awaits_remote(runs):
             wakes.append(polled)
         return Progress(
-            in_flight=sum(len(run.in_flight) for run in runs),
-            busy=any(run.busy for run in runs),
+            in_flight=sum(progress.in_flight for progress in progresses),
+            busy=any(progress.busy for progress in progresses),
             next_wake=min(wakes) if wakes else None,
         )
 
     def _awaits_remote(self, runs: list[StackRun]) -> bool:
-        return any(
-            state is not None and state.physical_id is not None and self.remote.watches(state.physical_id)
-            for run in runs
-            for state in (run.records.get(name) for name in run.waiting_children)
-        )
+        return any(self.remote.watches(child) for run in runs for child in run.waiting_on_children())
 
     # Nested stacks held here, made elsewhere -------------------------------------------------
 
@@ -367,7 +339,7 @@ class Engine:
         self._watermark = max(self._watermark, up_to)
         self._discovered = set(held)
         for generation in seen:
-            if NestedSpec.from_inputs(generation.inputs) is None:
+            if RunSpec.from_inputs(generation.inputs) is None:
                 continue
             waiting = self._to_rebuild.get(generation.stack)
             if waiting is None or waiting.generation < generation.generation:
@@ -379,32 +351,24 @@ class Engine:
     def _take_nested(self, seen: GenerationSeen) -> bool:
         """Converge a nested generation recorded by its parent's coordinator; False: not yet."""
         run = self._runs.get(seen.stack)
-        if run is not None and run.generation >= seen.generation:
+        if run is not None and run.desire().generation >= seen.generation:
             return True  # this worker recorded it (or a newer one) itself
-        spec = NestedSpec.from_inputs(seen.inputs)
+        spec = RunSpec.from_inputs(seen.inputs)
         assert spec is not None
         definition = None
         if seen.definition_digest == REMOVED and run is None and not self._store.count_records(seen.stack):
             return True  # gone already: nothing to converge
         if seen.definition_digest != REMOVED:
             root = self._runs.get(spec.lineage.root)
-            if root is None or root.definition is None:
+            root_definition = None if root is None else root.desire().definition
+            if root_definition is None:
                 return False  # this worker has not read the root's commit yet
-            definition = rebuild(root.definition, spec.lineage)
+            definition = rebuild(root_definition, spec.lineage)
             if definition is None or definition.digest() != seen.definition_digest:
                 return False  # the root here is at another commit: wait for the one that matches
         if run is None:
             run = self._open_run(seen.stack, spec.policy.cloud)
-        run.lineage = spec.lineage
-        run.set_desired(
-            seen.generation,
-            seen.commit_sha,
-            definition,
-            spec.policy,
-            group_member=spec.group_member,
-            is_group=spec.is_group,
-            batch=spec.batch,
-        )
+        run.set_desired(Desire(seen.generation, seen.commit_sha, definition, spec))
         self.remote.forget(seen.stack)
         return True
 
@@ -430,7 +394,7 @@ class Engine:
 
     def outputs(self, stack: str) -> Mapping[str, Any]:
         run = self._runs.get(stack)
-        return run.outputs if run is not None else self._store.read_outputs(stack)
+        return run.outputs() if run is not None else self._store.read_outputs(stack)
 
     def converge(self, stacks: Iterable[str], deadline: float) -> dict[str, StackReport]:
         """Run passes until every stack named settles (CONVERGED, FAILED, INVALID) or `deadline`."""
@@ -450,13 +414,17 @@ class Engine:
         run = self._runs.get(stack)
         if stack in self._invalid or run is None:
             return self.report(stack).settled
-        return run.status in SETTLED_STATUSES
+        return run.status() in SETTLED_STATUSES
 
     def wait_for_calls(self, timeout: float = 5.0) -> None:
         """Block (real time) until every provider call in flight has come back, or `timeout`."""
-        flights = [flight for run in self._runs.values() for flight in run.in_flight.values() if flight.call]
-        self._pool.wait_delivered([f.call for f in flights if f.call and not f.elsewhere], timeout)
-        queued = [f.call for f in flights if f.call and f.elsewhere]
+        local: list[PendingCall] = []
+        queued: list[PendingCall] = []
+        for run in self._runs.values():
+            here, elsewhere = run.calls_out()
+            local.extend(here)
+            queued.extend(elsewhere)
+        self._pool.wait_delivered(local, timeout)
         if self._shared is not None and queued:
             end = time.monotonic() + timeout
             while not all(pending.delivered for pending in queued) and time.monotonic() < end:
@@ -481,28 +449,8 @@ class Engine:
             return None
         return self._runs.get(stack)
 
-    def submit_nested(
-        self,
-        child: str,
-        commit: str,
-        definition: DesiredStack,
-        policy: Policy,
-        *,
-        group_member: bool,
-        is_group: bool,
-        batch: BatchPolicy | None = None,
-        lineage: Lineage | None = None,
-    ) -> int:
-        return self._submit(
-            child,
-            commit,
-            definition,
-            policy,
-            group_member=group_member,
-            is_group=is_group,
-            batch=batch,
-            lineage=lineage,
-        )
+    def submit_nested(self, child: str, commit: str, definition: DesiredStack, spec: RunSpec) -> int:
+        return self._submit(child, commit, definition, spec)
 
     def remove_nested(self, child: str) -> bool:
         """Converge a stack (nested or not) to nothing; True once it holds no resources any more.
@@ -524,10 +472,8 @@ class Engine:
             newest = self._store.newest_generation(child)
             cloud = str(newest.inputs.get("cloud", "sim")) if newest is not None else "sim"
             run = self._open_run(child, cloud)
-        if not run.removing:
-            generation = run.generation if removal is None else removal
-            run.set_desired(generation, run.commit or "", None, run.policy)
-        if not run.records and not run.retiring and not run.in_flight:
+        run.remove(run.desire().generation if removal is None else removal)
+        if run.empty():
             del self._runs[child]
             return True
         return False
@@ -551,10 +497,8 @@ class _NestedStacksOf:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
 
-    def submit_nested(
-        self, child: str, commit: str, definition: DesiredStack, policy: Policy, **options: Any
-    ) -> int:
-        return self._engine.submit_nested(child, commit, definition, policy, **options)
+    def submit_nested(self, child: str, commit: str, definition: DesiredStack, spec: RunSpec) -> int:
+        return self._engine.submit_nested(child, commit, definition, spec)
 
     def nested_report(self, child: str) -> StackReport | None:
         if self._engine.remote.watches(child):
@@ -571,15 +515,7 @@ class _NestedStacksOf:
         if self._engine.remote.watches(child):
             return self._engine.remote.members(child)
         run = self._engine.run_of(child)
-        if run is None:
-            return {}
-        order = list(run.definition.resources) if run.definition is not None else list(run.records)
-        members: dict[str, Mapping[str, Any]] = {}
-        for name in order:
-            state = run.records.get(name)
-            if state is not None:
-                members[name] = {"physical_id": state.physical_id, "attributes": state.attributes}
-        return members
+        return {} if run is None else run.members()
 
     def remove_nested(self, child: str) -> bool:
         return self._engine.remove_nested(child)

@@ -23,79 +23,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from reconciler.engine.batching import BatchPolicy
-from reconciler.engine.desired import DesiredStack, Policy
+from reconciler.engine.desired import DesiredStack
 from reconciler.engine.report import Failure, StackReport
 from reconciler.engine.resource_state import RecordStatus
+from reconciler.engine.run_spec import Lineage
 from state.stacks import StackState
 from state.store import Store
 
 REMOVED = "removed"  # the definition digest of a generation asking the child to go away
-LINEAGE = "lineage"  # the key of `inputs` holding a nested stack's lineage
 _ON_THEIR_WAY_OUT = frozenset({RecordStatus.RETIRED.value, RecordStatus.DELETE_IN_PROGRESS.value})
-
-
-@dataclass(frozen=True)
-class Lineage:
-    """How a nested stack's definition is made from its root's: (resource, properties) per level."""
-
-    root: str
-    path: tuple[tuple[str, Mapping[str, Any]], ...] = ()
-
-    def child(self, resource: str, properties: Mapping[str, Any]) -> Lineage:
-        return Lineage(self.root, (*self.path, (resource, properties)))
-
-    @property
-    def nested(self) -> bool:
-        return bool(self.path)
-
-
-@dataclass(frozen=True)
-class NestedSpec:
-    """A nested generation as stored: lineage, the policy it inherits, its place among groups."""
-
-    lineage: Lineage
-    policy: Policy
-    group_member: bool
-    is_group: bool
-    batch: BatchPolicy | None
-
-    def to_inputs(self, resources: int) -> dict[str, Any]:
-        return {
-            "resources": resources,
-            "cloud": self.policy.cloud,
-            LINEAGE: {
-                "root": self.lineage.root,
-                "path": [[resource, dict(properties)] for resource, properties in self.lineage.path],
-                "self_heal": self.policy.self_heal,
-                "prune": self.policy.prune,
-                "observe_interval": self.policy.observe_interval,
-                "group_member": self.group_member,
-                "is_group": self.is_group,
-                "batch": None if self.batch is None else [self.batch.max_batch_size, self.batch.pause_time],
-            },
-        }
-
-    @classmethod
-    def from_inputs(cls, inputs: Mapping[str, Any]) -> NestedSpec | None:
-        """The spec stored in a generation's inputs; None for a root stack's generation."""
-        stored = inputs.get(LINEAGE)
-        if not isinstance(stored, Mapping):
-            return None
-        path = tuple((str(resource), dict(properties)) for resource, properties in stored["path"])
-        batch = stored.get("batch")
-        return cls(
-            Lineage(str(stored["root"]), path),
-            Policy(
-                str(inputs.get("cloud", "sim")),
-                bool(stored["self_heal"]),
-                bool(stored["prune"]),
-                float(stored["observe_interval"]),
-            ),
-            bool(stored["group_member"]),
-            bool(stored["is_group"]),
-            None if batch is None else BatchPolicy(int(batch[0]), float(batch[1])),
-        )
 
 
 def rebuild(root: DesiredStack, lineage: Lineage) -> DesiredStack | None:

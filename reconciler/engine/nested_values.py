@@ -27,8 +27,9 @@ class NestedValues:
         self._run = run
 
     def _state(self, resource: str) -> ResourceState:
-        state = self._run.records.get(resource)
-        if state is None or state.physical_id is None or resource not in self._run.settled:
+        resources = self._run.resources
+        state = resources.records.get(resource)
+        if state is None or state.physical_id is None or resource not in resources.settled:
             raise Unresolved(resource)
         return state
 

@@ -7,11 +7,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from reconciler.engine.batching import BatchPolicy
 from reconciler.engine.call_pool import PendingCall
-from reconciler.engine.desired import DesiredStack, Policy
-from reconciler.engine.nested_handoff import Lineage
+from reconciler.engine.desired import DesiredStack
 from reconciler.engine.report import StackReport
+from reconciler.engine.run_spec import RunSpec
 from reconciler.engine.settings import EngineSettings
 from reconciler.engine.timekeeping import RandomSource
 
@@ -30,22 +29,11 @@ class Dispatcher(Protocol):
 class NestedStacks(Protocol):
     """Nested stacks are stacks of their own; the engine converges them beside their parent."""
 
-    def submit_nested(
-        self,
-        child: str,
-        commit: str,
-        definition: DesiredStack,
-        policy: Policy,
-        *,
-        group_member: bool,
-        is_group: bool,
-        batch: BatchPolicy | None = None,
-        lineage: Lineage | None = None,
-    ) -> int:
+    def submit_nested(self, child: str, commit: str, definition: DesiredStack, spec: RunSpec) -> int:
         """Hand the child its desired definition; returns the child's generation number.
 
-        `lineage` says how the child's definition is made from its root's, so the worker holding
-        the child's shard (maybe another) can make it too.
+        The spec's lineage says how the child's definition is made from its root's, so the worker
+        holding the child's shard (maybe another) can make it too.
         """
         ...
 

@@ -20,7 +20,7 @@ import threading
 from collections import deque
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from reconciler.engine.call_pool import PendingCall
@@ -226,7 +226,7 @@ class SharedExecutor:
             self.ran += 1
             spec = CallSpec.from_json(item.payload["call"])
             if item.attempts > 1 and spec.op == "create":  # an earlier claim may have made it
-                spec = replace(spec, adopt_first=True)
+                spec = spec._replace(adopt_first=True)
             self._pool.submit(self._run, item.id, spec)
         return len(claimed)
 

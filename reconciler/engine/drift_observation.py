@@ -1,0 +1,175 @@
+"""Observation of a stack's live state, batched per type, and what drift it finds is done about.
+
+Every `observe_interval` the READY resources are observed in one call per type (DESIGN.md §4.5).
+A resource missing is created again, one in ERROR replaced, a property changed out of band put
+back, all per the stack's `self_heal`; a data-bearing resource that vanished alone needs a person.
+The same batched call serves readiness polls (`readiness_waits`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING
+
+from providers.interface import LiveResource
+from reconciler.engine.call_flights import OBSERVE
+from reconciler.engine.call_specs import CallSpec
+from reconciler.engine.drift import Drift, baseline_of, detect_drift, managed_drift, remember_baseline
+from reconciler.engine.outcomes import Observed, ObserveOutcome, RetryLater
+from reconciler.engine.record_rows import UNRECORDED_ATTRIBUTES, plain_json, recorded_attributes
+from reconciler.engine.resource_state import RecordStatus, ResourceState
+
+if TYPE_CHECKING:
+    from reconciler.engine.stack_run import StackRun
+
+# Types whose physical resource holds data no recreate brings back: a lone one vanishing needs a person.
+DATA_BEARING_TYPES = frozenset({"OS::Cinder::Volume"})
+
+LiveHandler = Callable[[ResourceState, LiveResource | None, float], None]
+
+
+class DriftObservation:
+    """When the stack is observed next, why observing a type failed last, and drift's repair."""
+
+    def __init__(self, run: StackRun) -> None:
+        self._run = run
+        self.next_observe_at = 0.0
+        self.observed_once = False
+        self._errors: dict[str, str] = {}  # type -> why its last observation failed
+
+    def error_for(self, type_name: str) -> str | None:
+        return self._errors.get(type_name)
+
+    def observable(self, state: ResourceState) -> bool:
+        providers = self._run.providers
+        return (
+            state.physical_id is not None
+            and providers.resource_type(state.type) is not None
+            and not providers.is_inline(state.type)
+        )
+
+    def observe_batch(
+        self,
+        type_name: str,
+        states: list[ResourceState],
+        handle: LiveHandler,
+        now: float,
+        finished: Callable[[bool], None] | None = None,
+    ) -> None:
+        """Observe `states` in one call; `finished(observed)` runs once every answer was handled."""
+        run = self._run
+        provider = run.providers.provider_for(type_name)
+        if provider is None:
+            return
+        key = (OBSERVE, type_name, handle.__name__)
+        if key in run.flights:
+            return
+        ids = tuple(state.physical_id for state in states if state.physical_id is not None)
+
+        def done(outcome: ObserveOutcome, at: float) -> None:
+            if not isinstance(outcome, Observed):
+                self._errors[type_name] = outcome.message
+                if finished is not None:
+                    finished(False)
+                return  # a failed observation is tried again at the next poll (deadlines still hold)
+            self._errors.pop(type_name, None)
+            for state in states:
+                if state.physical_id is not None:
+                    handle(state, outcome.live.get(state.physical_id), at)
+            if finished is not None:
+                finished(True)
+
+        spec = CallSpec(OBSERVE, run.policy.cloud, type_name, ids)
+        if run.providers.is_inline(type_name):
+            done(spec.run_with(provider), now)  # type: ignore[arg-type]
+        else:
+            abandon = partial(done, RetryLater("observe call timed out"))
+            run.flights.dispatch(key, spec, provider, done, abandon, now=now, urgent=True)
+
+    def out(self, type_name: str, handle: LiveHandler) -> bool:
+        """Whether an observation of the type for `handle` is still out."""
+        return (OBSERVE, type_name, handle.__name__) in self._run.flights
+
+    def observe_if_due(self, now: float) -> None:
+        run = self._run
+        if now < self.next_observe_at or run.removing or run.definition is None:
+            return
+        self.next_observe_at = now + run.policy.observe_interval
+        graph = run.resources.graph
+        by_type: dict[str, list[ResourceState]] = {}
+        for state in run.resources.records.values():
+            if state.status is RecordStatus.READY and state.name in graph and self.observable(state):
+                by_type.setdefault(state.type, []).append(state)
+        if not by_type:
+            self.observed_once = True
+            return
+        pending = set(by_type)
+
+        def handler_for(type_name: str) -> LiveHandler:
+            def on_drift(state: ResourceState, live: LiveResource | None, at: float) -> None:
+                self._on_observed(state, live, at)
+                pending.discard(type_name)
+                if not pending:
+                    self.observed_once = True
+
+            on_drift.__name__ = f"drift:{type_name}"
+            return on_drift
+
+        for type_name, states in by_type.items():
+            self.observe_batch(type_name, states, handler_for(type_name), now)
+
+    def _on_observed(self, state: ResourceState, live: LiveResource | None, now: float) -> None:
+        run = self._run
+        name = state.name
+        if (
+            run.resources.records.get(name) is not state
+            or state.status is not RecordStatus.READY
+            or name in run.flights
+        ):
+            return
+        drift = detect_drift(state, live)
+        if drift is Drift.IN_SYNC:
+            if live is not None and attributes_moved(state, live):
+                state.attributes = {**state.attributes, **recorded_attributes(live)}
+                run.writes.mark(state)
+            if live is not None and baseline_of(state) is None:
+                remember_baseline(state, live)
+                run.writes.mark(state)
+            return
+        summary = run.summary
+        if drift is Drift.MISSING and state.type in DATA_BEARING_TYPES and not run.in_group:
+            reason = f"{state.type} {state.physical_id} vanished; the data it held cannot be recreated"
+            summary.escalations[name] = reason
+            run.fail_state(state, reason)
+            run.resources.settled.discard(name)  # what requires it waits for a person, untouched
+            summary.status_changed()
+            return
+        if not run.policy.self_heal:
+            summary.escalations.setdefault(name, f"drift: {drift.value}, not repaired (self_heal is off)")
+            return
+        summary.drifted.add(name)
+        run.writes.mark(state)
+        if drift is Drift.MISSING:
+            state.physical_id = None
+            state.status = RecordStatus.CREATE_IN_PROGRESS
+            run.resources.settled.discard(name)
+            run.resources.consider(name)
+        elif drift is Drift.FAILED:
+            run.replace_failed(state, (live.status_reason if live else "") or "the cloud reports ERROR", now)
+        else:
+            assert live is not None
+            state.properties = {**state.properties, **plain_json(managed_drift(state, live))}
+            run.resources.unsettle(name)
+
+
+def attributes_moved(state: ResourceState, live: LiveResource) -> bool:
+    """Whether the cloud reports an attribute value other than the recorded one (cheap when not)."""
+    recorded = state.attributes
+    for name, value in live.attributes.items():
+        if name not in UNRECORDED_ATTRIBUTES and recorded.get(name, _ABSENT) != value:
+            return True
+    return False
+
+
+_ABSENT = object()

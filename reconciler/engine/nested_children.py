@@ -1,0 +1,164 @@
+"""A stack's nested stacks: template resources, groups, chains and OS::Heat::Stack, as seen by the parent.
+
+A nested stack is a stack of its own, converged by the engine beside its parent (or by the worker
+holding its shard). The parent hands each child its desired definition, with the `RunSpec` it
+inherits, waits for the child to settle at that generation, and then reads the child's outputs
+(or a group's members) as the values of the resource that owns it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from reconciler.engine.batching import batch_policy, check_update_policy
+from reconciler.engine.desired import Policy
+from reconciler.engine.record_rows import plain_json
+from reconciler.engine.resource_state import RecordStatus, ResourceState
+from reconciler.engine.run_spec import RunSpec
+from reconciler.engine.stack_status import StackStatus
+from reconciler.templates.errors import Unresolved
+
+if TYPE_CHECKING:
+    from reconciler.engine.stack_run import StackRun
+
+GROUP_KINDS = frozenset({"group", "autoscaling"})
+
+
+class NestedChildren:
+    """The nested stacks the parent waits on: resource name -> the child's generation."""
+
+    def __init__(self, run: StackRun) -> None:
+        self._run = run
+        self._waiting: dict[str, int] = {}
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._waiting
+
+    def __len__(self) -> int:
+        return len(self._waiting)
+
+    def waited_on(self) -> list[str]:
+        """The stack names of the children waited on."""
+        records = self._run.resources.records
+        return [
+            state.physical_id
+            for state in (records.get(name) for name in self._waiting)
+            if state is not None and state.physical_id is not None
+        ]
+
+    def usable(self, name: str, resource: Any) -> bool:
+        """A group's update_policy can pace it: False (and the group waits, or fails) otherwise."""
+        if resource.nested_kind not in GROUP_KINDS:
+            return True
+        try:
+            check_update_policy(self._resolved_update_policy(resource))
+        except Unresolved:
+            return False  # considered again when what the policy reads settles
+        except Exception as error:
+            self._run.fail(name, f"invalid update_policy of {name}: {error}")
+            return False
+        return True
+
+    def _resolved_update_policy(self, resource: Any) -> Any:
+        """The group's update_policy with its functions resolved (checked by `usable`)."""
+        policy = getattr(resource, "update_policy", None)
+        definition = self._run.definition
+        if policy is None or definition is None:
+            return None
+        return definition.resolve(policy, self._run.values)
+
+    def converge(
+        self, name: str, *, type_name: str, desired: dict[str, Any], state: ResourceState | None, now: float
+    ) -> None:
+        """Hand the nested stack of `name` its definition for `desired`, and wait for it to settle."""
+        run = self._run
+        definition = run.definition
+        assert definition is not None
+        child = f"{run.name}/{name}"
+        nested = definition.nested(name, desired)
+        if nested is None:
+            run.fail(name, f"{type_name} has no nested definition")
+            return
+        resources = run.resources
+        counts = run.summary.counts
+        if state is None:
+            state = ResourceState(name, type_name, RecordStatus.CREATE_IN_PROGRESS, run.generation)
+            resources.records[name] = state
+            counts["created"] += 1
+            resources.acted.add(name)
+        elif state.properties != desired or state.type != type_name:
+            counts["updated"] += 1
+            resources.acted.add(name)
+        state.type = type_name
+        state.physical_id = child
+        state.properties = desired
+        state.generation = run.generation
+        run.writes.mark(state)
+        policy = run.policy
+        inherited = Policy(policy.cloud, policy.self_heal, policy.prune, policy.observe_interval)
+        resource = definition.resources[name]
+        is_group = resource.nested_kind in GROUP_KINDS
+        batch = None
+        if is_group:
+            batch = batch_policy(
+                self._resolved_update_policy(resource), creating=state.status is not RecordStatus.READY
+            )
+        spec = RunSpec(
+            run.spec.lineage.child(name, desired),
+            inherited,
+            group_member=run.in_group,
+            is_group=is_group,
+            batch=batch,
+        )
+        generation = run.context.nested.submit_nested(child, run.commit or "", nested, spec)
+        self._waiting[name] = generation
+        self._check(name)
+
+    def check_all(self) -> None:
+        for name in list(self._waiting):
+            self._check(name)
+
+    def any_settled(self) -> bool:
+        """Whether a child waited on settled (or is gone): another pass of the parent moves."""
+        records = self._run.resources.records
+        nested = self._run.context.nested
+        for name, generation in self._waiting.items():
+            state = records.get(name)
+            if state is None or state.physical_id is None:
+                return True
+            report = nested.nested_report(state.physical_id)
+            if report is not None and report.generation == generation and report.settled:
+                return True
+        return False
+
+    def _check(self, name: str) -> None:
+        run = self._run
+        state = run.resources.records.get(name)
+        generation = self._waiting.get(name)
+        if state is None or generation is None or state.physical_id is None:
+            self._waiting.pop(name, None)
+            return
+        nested = run.context.nested
+        report = nested.nested_report(state.physical_id)
+        if report is None or report.generation != generation or not report.settled:
+            return
+        del self._waiting[name]
+        run.writes.mark(state)
+        if report.status is StackStatus.CONVERGED:
+            state.status = RecordStatus.READY
+            state.attributes = plain_json(dict(nested.nested_outputs(state.physical_id)))
+            state.last_error = None
+            run.finished(state, values_changed=True)
+        else:
+            reasons = "; ".join(str(failure) for failure in report.failures) or report.status.value
+            run.fail_state(state, f"nested stack {state.physical_id} {report.status.value}: {reasons}")
+
+    def changed(self, name: str) -> None:
+        """The nested stack of `name` settled again on its own (drift repaired): read its values anew."""
+        run = self._run
+        if name in run.resources.settled and name not in self._waiting and name not in run.flights:
+            run.resources.unsettle(name)
+
+    def remove(self, child: str) -> bool:
+        """Converge the child to nothing; True once it holds no resources any more."""
+        return self._run.context.nested.remove_nested(child)

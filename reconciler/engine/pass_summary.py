@@ -1,0 +1,111 @@
+"""What a stack's passes add up to: its status, failures, counts and outputs, and when to write them.
+
+Every pass ends by summarising (`summarize`): the status follows from what is still moving and
+what failed; outputs are resolved once the stack settles and something they may read changed.
+What is due to be written is taken once per pass (`take`) into the pass's result.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from reconciler.engine.pass_result import StatusWrite
+from reconciler.engine.report import ActionCounts, Failure
+from reconciler.engine.stack_status import StackStatus, summarize_status
+
+
+class PassSummary:
+    """A stack's status, failures and counts at its current generation, and its outputs."""
+
+    def __init__(self) -> None:
+        self.status = StackStatus.PENDING
+        self.failures: dict[str, str] = {}  # resource (or what a refused delete was) -> reason
+        self.escalations: dict[str, str] = {}  # resource -> why no right action exists: needs a person
+        self.drifted: set[str] = set()
+        self.replacements: Counter[str] = Counter()  # resource -> replacements of a failing resource
+        self.counts: Counter[str] = Counter()
+        self.outputs: dict[str, Any] = {}
+        self.outputs_stale = True  # a value outputs may read changed since they were computed
+        self.superseded: dict[str, int] = {}  # commit a newer one took over from -> its generation
+        self._reasons: tuple[str, ...] = ()
+        self._outputs_due = False  # computed, not written yet
+        self._status_due = False
+
+    def new_generation(self, commit: str | None, generation: int, new_commit: str) -> None:
+        """A new generation takes over: a commit still in progress ends SUPERSEDED."""
+        if commit is not None and commit != new_commit and not self.settled():
+            self.superseded[commit] = generation
+        self.failures = {}
+        self.escalations = {}
+        self.replacements = Counter()
+        self.counts = Counter()
+        self.outputs_stale = True
+        self.status = StackStatus.PROGRESSING
+        self._status_due = True
+
+    def settled(self) -> bool:
+        return self.status in (StackStatus.CONVERGED, StackStatus.FAILED)
+
+    def status_changed(self) -> None:
+        """Something a person reads changed outside a summary (an escalation): write the status."""
+        self._status_due = True
+
+    def summarize(
+        self,
+        graph: Mapping[str, frozenset[str]],
+        *,
+        complete: bool,
+        waiting: bool,
+        resolve_outputs: Callable[[], dict[str, Any]],
+    ) -> None:
+        status = summarize_status(
+            complete=complete,
+            waiting=waiting,
+            failed=bool(self.failures or self.escalations),
+            drifted=bool(self.drifted),
+        )
+        reasons = tuple(str(failure) for failure in self.failure_list(graph))
+        if complete and self.outputs_stale and status in (StackStatus.CONVERGED, StackStatus.FAILED):
+            self.outputs_stale = False
+            outputs = resolve_outputs()
+            if outputs != self.outputs or not self.outputs:
+                self.outputs = outputs
+                self._outputs_due = True
+        if status is not self.status or reasons != self._reasons:
+            self.status = status
+            self._reasons = reasons
+            self._status_due = True
+
+    def failure_list(self, graph: Mapping[str, frozenset[str]]) -> list[Failure]:
+        """What needs a person; failures that only follow from an escalated resource are left out."""
+        explained = {
+            name
+            for name in self.failures
+            if name not in self.escalations and graph.get(name, frozenset()) & self.escalations.keys()
+        }
+        merged = {**{k: v for k, v in self.failures.items() if k not in explained}, **self.escalations}
+        return [Failure(name, reason) for name, reason in sorted(merged.items())]
+
+    def action_counts(self, unchanged: int) -> ActionCounts:
+        counts = self.counts
+        return ActionCounts(
+            created=counts["created"],
+            updated=counts["updated"],
+            replaced=counts["replaced"],
+            deleted=counts["deleted"],
+            unchanged=unchanged,
+        )
+
+    def take(self, generation: int) -> tuple[StatusWrite | None, Mapping[str, Any] | None]:
+        """The status and outputs due to be written (outputs once the stack is past PROGRESSING)."""
+        outputs = None
+        if self._outputs_due and self.status is not StackStatus.PROGRESSING:
+            outputs = self.outputs
+            self._outputs_due = False
+        status = None
+        if self._status_due:
+            status = StatusWrite(self.status, self._reasons, generation)
+            self._status_due = False
+        return status, outputs

@@ -1,0 +1,146 @@
+"""Resources created or updated and still building: polled until READY, given up on at their deadline.
+
+Which of them a poll observes is `readiness_polls`' choice; this module keeps who waits and until
+when, sends the polls (batched per type, through `drift_observation`) and acts on their answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import partial
+from typing import TYPE_CHECKING
+
+from providers.interface import LiveResource, LiveStatus
+from reconciler.engine.drift import remember_baseline
+from reconciler.engine.drift_observation import attributes_moved
+from reconciler.engine.outcomes import RetryLater
+from reconciler.engine.readiness_polls import Poll, ReadinessPolls
+from reconciler.engine.record_rows import recorded_attributes
+from reconciler.engine.resource_state import RecordStatus, ResourceState
+
+if TYPE_CHECKING:
+    from reconciler.engine.stack_run import StackRun
+
+POLL = "poll"  # the first item of a readiness poll's key
+
+
+class ReadinessWaits:
+    """The resources waiting to be READY, each with its ready deadline, and their polls' pace."""
+
+    def __init__(self, run: StackRun) -> None:
+        self._run = run
+        self._waiting: dict[str, float] = {}  # resource -> its ready deadline
+        self.next_poll_at = 0.0
+        self._polls = ReadinessPolls()
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._waiting
+
+    def __len__(self) -> int:
+        return len(self._waiting)
+
+    def next_wake(self) -> float | None:
+        return self.next_poll_at if self._waiting else None
+
+    def wait(self, name: str, now: float) -> None:
+        """Wait for `name` to be READY, by the ready deadline from `now`.
+
+        Entries are kept in the order their deadlines fall (one deadline for all, the clock moving
+        forward): a name waiting again goes to the end, so the past ones are always at the front.
+        """
+        self._waiting.pop(name, None)
+        self._waiting[name] = now + self._run.context.settings.ready_deadline
+
+    def poll_soon(self, now: float) -> None:
+        self.next_poll_at = min(self.next_poll_at, now)
+
+    def stop(self, name: str) -> None:
+        self._waiting.pop(name, None)
+
+    def poll(self, now: float) -> None:
+        if not self._waiting:
+            return
+        interval = self._run.context.settings.readiness_poll
+        interval_due = now >= self.next_poll_at
+        if interval_due:
+            self.next_poll_at = now + interval
+            self._give_up_past_deadlines(now)
+        polls = self._polls.choose(
+            self._waiting_to_poll(), now=now, interval=interval, interval_due=interval_due, out=self._poll_out
+        )
+        records = self._run.resources.records
+        observation = self._run.observation
+        for poll in polls:
+            states = [records[name] for name in poll.names]
+            handle = self._on_readiness_swept if poll.sweep else self._on_readiness
+            observation.observe_batch(poll.type_name, states, handle, now, partial(self._polled, poll))
+
+    def _give_up_past_deadlines(self, now: float) -> None:
+        """Every operation has a deadline, whether or not an observation succeeds (DESIGN.md §4.6).
+
+        Only the front of the waiting set is read, up to the first deadline still ahead (see
+        `wait`), not every resource waiting at every interval.
+        """
+        past: list[str] = []
+        for name, deadline in self._waiting.items():
+            if deadline > now:
+                break
+            past.append(name)
+        records = self._run.resources.records
+        for name in past:
+            state = records.get(name)
+            if state is not None:
+                self._run.replace_failed(state, self._not_ready_in_time(state), now)
+
+    def _waiting_to_poll(self) -> Iterator[tuple[str, str]]:
+        """(name, type) of the resources waiting to be READY that can be observed, longest waiting first."""
+        records = self._run.resources.records
+        flights = self._run.flights
+        for name in self._waiting:
+            state = records.get(name)
+            if state is not None and state.physical_id is not None and (POLL, name) not in flights:
+                yield name, state.type
+
+    def _poll_out(self, type_name: str, sweep: bool) -> bool:
+        handle = self._on_readiness_swept if sweep else self._on_readiness
+        return self._run.observation.out(type_name, handle)
+
+    def _polled(self, poll: Poll, observed: bool) -> None:
+        resolved = sum(1 for name in poll.names if name not in self._waiting) if observed else None
+        self._polls.observed(poll, resolved)
+
+    def _not_ready_in_time(self, state: ResourceState) -> str:
+        """Why a resource still waiting past its ready deadline is given up on."""
+        unseen = self._run.observation.error_for(state.type)
+        if unseen is not None:
+            return f"not seen READY by its deadline: observing {state.type} failed: {unseen}"
+        return "still in progress past its deadline"
+
+    def _on_readiness_swept(self, state: ResourceState, live: LiveResource | None, now: float) -> None:
+        """A sweep's answer (see `readiness_polls`), handled as any poll's."""
+        self._on_readiness(state, live, now)
+
+    def _on_readiness(self, state: ResourceState, live: LiveResource | None, now: float) -> None:
+        run = self._run
+        name = state.name
+        if run.resources.records.get(name) is not state or name not in self._waiting:
+            return
+        deadline = self._waiting[name]
+        if live is None:
+            del self._waiting[name]
+            state.physical_id = None
+            state.status = RecordStatus.CREATE_IN_PROGRESS
+            run.writes.mark(state)
+            run.retry(state, RetryLater("the resource vanished while being built"), now)
+        elif live.status is LiveStatus.READY:
+            del self._waiting[name]
+            state.status = RecordStatus.READY
+            if attributes_moved(state, live):
+                state.attributes = {**state.attributes, **recorded_attributes(live)}
+            remember_baseline(state, live)
+            run.writes.mark(state)
+            run.finished(state, values_changed=True)
+        elif live.status is LiveStatus.FAILED:
+            run.replace_failed(state, live.status_reason or "the cloud reports the resource FAILED", now)
+        elif now >= deadline:
+            run.replace_failed(state, f"still {live.status_reason or 'in progress'} past its deadline", now)

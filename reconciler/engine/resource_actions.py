@@ -1,0 +1,295 @@
+"""Acting on one decided resource: create, update in place, or replace (create first, delete later).
+
+Every create carries its idempotency marker, named by the record id of its intent (written before
+the call goes out), so a create retried, or sent again by the next owner, adopts what an earlier
+attempt made instead of making a second one.
+
+An abandoned create call keeps running: its resource may land in the cloud at any later time,
+after a retry, a newer generation, a replacement or a prune. Its future stays watched (as a
+"late-create" call in flight) until it comes back, and what it made is adopted when its record
+still needs one, deleted otherwise: never left behind. Every marker names one set of inputs, so
+whatever is found or lands under it is what the record says was asked for.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from providers.interface import LiveResource, LiveStatus, Marker
+from reconciler.engine.call_flights import Flight
+from reconciler.engine.call_specs import CallSpec
+from reconciler.engine.drift import remember_baseline
+from reconciler.engine.drift_observation import attributes_moved
+from reconciler.engine.outcomes import Applied, CallOutcome, Failed, RetryLater, Vanished
+from reconciler.engine.record_rows import recorded_attributes
+from reconciler.engine.resource_state import RecordStatus, ResourceState
+from reconciler.engine.retirement import LATE_CREATE
+
+if TYPE_CHECKING:
+    from reconciler.engine.stack_run import StackRun
+
+# Conflicts (something in the way, not a failing cloud) refusing a replacement's create before its
+# old copy is deleted first instead.
+REPLACE_CONFLICTS_BEFORE_DELETE_FIRST = 2
+
+
+class ResourceActions:
+    """Creates, updates and replacements of one stack's resources, and what their calls come to."""
+
+    def __init__(self, run: StackRun) -> None:
+        self._run = run
+
+    # Create ----------------------------------------------------------------------------------
+
+    def create(
+        self, name: str, type_name: str, desired: dict[str, Any], state: ResourceState | None, now: float
+    ) -> None:
+        run = self._run
+        provider = run.provider(name, type_name)
+        if provider is None:
+            return
+        records = run.resources.records
+        if state is not None and self._marker_names_other_inputs(state, type_name, desired):
+            state = self._fresh_record_for(state, type_name)
+        if state is None or state.physical_id is not None:
+            state = ResourceState(name, type_name, RecordStatus.CREATE_IN_PROGRESS, run.generation)
+            records[name] = state
+        state.type = type_name
+        state.status = RecordStatus.CREATE_IN_PROGRESS
+        state.generation = run.generation
+        state.properties = desired
+        state.last_error = None
+        run.resources.acted.add(name)
+        run.writes.mark(state)
+        if run.providers.is_inline(type_name):
+            state.marker_token = state.marker_token or f"n{run.context.random.getrandbits(48):012x}"
+            marker = Marker(run.name, name, state.marker_token)
+            spec = CallSpec("create", run.policy.cloud, type_name, properties=desired, marker=marker)
+            self._on_create(state, spec.run_with(provider), now)  # type: ignore[arg-type]
+            return
+        created = state
+
+        def dispatch() -> None:
+            assert created.record_id is not None
+            marker = Marker(run.name, name, str(created.record_id))
+            spec = CallSpec(
+                "create",
+                run.policy.cloud,
+                type_name,
+                properties=desired,
+                marker=marker,
+                adopt_first=created.attempts > 0,
+            )
+            flight = run.flights.dispatch(
+                name, spec, provider, partial(self._on_create, created), _not_yet, now=now
+            )
+            flight.on_abandon = partial(self._create_abandoned, created, flight)
+
+        if state.record_id is None:
+            run.flights.after_ids(dispatch)  # the marker needs the record id: written first
+        else:
+            dispatch()
+
+    def _on_create(self, state: ResourceState, outcome: CallOutcome, now: float) -> None:
+        run = self._run
+        if state.physical_id is not None:  # an earlier attempt, back late, landed first
+            if isinstance(outcome, Applied) and outcome.live.physical_id != state.physical_id:
+                self._discard_duplicate(state, outcome.live)
+            return
+        if isinstance(outcome, Applied) and outcome.live.status is LiveStatus.IN_PROGRESS:
+            run.writes.mark_soon(state, now + run.context.settings.building_write_delay)
+        else:
+            run.writes.mark(state)
+        if isinstance(outcome, Applied):
+            if not state.is_replacement:
+                run.summary.counts["created"] += 1
+            self.apply_live(state, outcome.live, now, new_physical=True)
+        elif isinstance(outcome, RetryLater):
+            run.retry(state, outcome, now)
+            if state.is_replacement and outcome.conflict:
+                state.conflicts += 1
+                if state.conflicts >= REPLACE_CONFLICTS_BEFORE_DELETE_FIRST:
+                    self._delete_predecessor_first(state)
+        elif isinstance(outcome, Failed):
+            run.fail_state(state, outcome.message, sent_for=state.generation)
+        else:
+            run.retry(state, RetryLater("create answered as if the resource were gone"), now)
+
+    # Creates that come back after their deadline ---------------------------------------------
+
+    def _create_abandoned(self, state: ResourceState, flight: Flight, now: float) -> None:
+        """The create call for `state` passed its deadline: retry (adopting by marker), keep watching."""
+        self._on_create(state, RetryLater("create call timed out"), now)
+        self._watch_late_create(state, flight, now)
+
+    def _watch_late_create(self, state: ResourceState, flight: Flight, now: float) -> None:
+        """Watch a create call still out under a key of its own, until it comes back."""
+        self._run.flights.keep_watching(
+            flight,
+            (LATE_CREATE, id(state), flight.sequence),
+            partial(self._late_create_back, state),
+            partial(self._watch_late_create, state, flight),  # still out: keep watching
+            now,
+        )
+
+    def _late_create_back(self, state: ResourceState, outcome: CallOutcome, now: float) -> None:
+        if not isinstance(outcome, Applied):
+            return  # nothing landed (a lost answer is found by marker: the retry or the deletion)
+        run = self._run
+        live = outcome.live
+        if state.physical_id is not None:
+            if live.physical_id != state.physical_id:
+                self._discard_duplicate(state, live)
+        elif run.resources.records.get(state.name) is state:
+            run.resources.retry_at.pop(state.name, None)
+            self._on_create(state, Applied(live, adopted=True), now)
+        elif state in run.retirement:
+            state.physical_id = live.physical_id  # deleted as the retiree it is
+            run.writes.mark(state)
+        else:
+            self._discard_duplicate(state, live)
+
+    def _discard_duplicate(self, state: ResourceState, live: LiveResource) -> None:
+        """A resource made for `state` that it does not hold: recorded as retired, then deleted."""
+        duplicate = ResourceState(
+            state.name,
+            state.type,
+            RecordStatus.RETIRED,
+            state.generation,
+            physical_id=live.physical_id,
+            last_error="left by a create that came back after its deadline",
+            successor=state,  # not counted as deleted: nobody asked for it
+            delete_first=True,
+        )
+        self._run.retirement.retire(duplicate)
+        self._run.writes.mark(duplicate)
+
+    def _marker_names_other_inputs(
+        self, state: ResourceState, type_name: str, desired: dict[str, Any]
+    ) -> bool:
+        """An unacknowledged create (it may have landed) was sent with other inputs than these."""
+        return (
+            state.physical_id is None
+            and state.record_id is not None
+            and state.attempts > 0
+            and (state.type != type_name or state.properties != desired)
+        )
+
+    def _fresh_record_for(self, state: ResourceState, type_name: str) -> ResourceState:
+        """Retire a record whose create may have landed (its marker is searched and what it finds
+        deleted) and put a fresh record, with a marker of its own, in its place."""
+        run = self._run
+        run.resources.records.pop(state.name, None)
+        state.status = RecordStatus.RETIRED
+        state.delete_first = True
+        run.writes.mark(state)
+        run.retirement.retire(state)
+        fresh = ResourceState(state.name, type_name, RecordStatus.CREATE_IN_PROGRESS, run.generation)
+        fresh.is_replacement = state.is_replacement
+        state.successor = fresh  # not counted as deleted: nobody asked for what it may have made
+        for old in run.retirement:
+            if old.successor is state:
+                old.successor = fresh
+        run.resources.records[state.name] = fresh
+        return fresh
+
+    def _delete_predecessor_first(self, state: ResourceState) -> None:
+        """Create-before-delete keeps conflicting: the old copy is in the way, so it goes first.
+
+        Only conflicts lead here: when the cloud fails (5xx, timeouts) deleting the old copy first
+        would throw a working resource away for nothing.
+        """
+        for old in self._run.retirement:
+            if old.successor is state and not old.delete_first:
+                old.delete_first = True
+
+    # Update and replace ----------------------------------------------------------------------
+
+    def update(
+        self, state: ResourceState, desired: dict[str, Any], changed: frozenset[str], now: float
+    ) -> None:
+        run = self._run
+        provider = run.provider(state.name, state.type)
+        if provider is None or state.physical_id is None:
+            return
+        physical_id = state.physical_id
+        type_name = state.type
+        generation = run.generation
+        run.resources.acted.add(state.name)
+
+        def done(outcome: CallOutcome, at: float) -> None:
+            run.writes.mark(state)
+            if isinstance(outcome, Applied):
+                run.summary.counts["updated"] += 1
+                state.properties = desired
+                state.generation = generation
+                state.status = RecordStatus.UPDATE_IN_PROGRESS
+                self.apply_live(state, outcome.live, at, new_physical=False)
+            elif isinstance(outcome, Vanished):
+                state.physical_id = None
+                run.resources.consider(state.name)
+            elif isinstance(outcome, RetryLater):
+                run.retry(state, outcome, at)
+            elif isinstance(outcome, Failed):
+                run.fail_state(state, outcome.message, sent_for=generation)
+
+        spec = CallSpec(
+            "update", run.policy.cloud, type_name, (physical_id,), properties=desired, changed=tuple(changed)
+        )
+        if run.providers.is_inline(type_name):
+            done(spec.run_with(provider), now)  # type: ignore[arg-type]
+        else:
+            abandon = partial(done, RetryLater("update timed out"))
+            run.flights.dispatch(state.name, spec, provider, done, abandon, now=now)
+
+    def replace(
+        self, state: ResourceState, type_name: str, desired: dict[str, Any], *, failing: bool, now: float
+    ) -> None:
+        """Create the new one first; the old one is deleted once its dependents have moved."""
+        run = self._run
+        summary = run.summary
+        if failing:
+            summary.replacements[state.name] += 1
+            if summary.replacements[state.name] > run.context.settings.max_replacements:
+                reason = f"replaced {summary.replacements[state.name] - 1} times and still failing"
+                summary.escalations[state.name] = f"{reason}: {state.last_error or 'no reason given'}"
+                run.fail_state(state, summary.escalations[state.name])
+                return
+        summary.counts["replaced"] += 1
+        state.status = RecordStatus.RETIRED
+        run.writes.mark(state)
+        records = run.resources.records
+        records.pop(state.name, None)
+        run.retirement.retire(state)
+        self.create(state.name, type_name, desired, None, now)
+        state.successor = records.get(state.name)
+        if state.successor is not None:
+            state.successor.is_replacement = True
+
+    def apply_live(self, state: ResourceState, live: LiveResource, now: float, *, new_physical: bool) -> None:
+        """A create or update came back with `live`: ready, still building, or failed in the cloud."""
+        run = self._run
+        previous_attributes = state.attributes
+        state.physical_id = live.physical_id
+        # A resource just created and still building is read again once READY (`readiness_waits`):
+        # its attributes and the baseline for drift are taken then, not twice.
+        if not (new_physical and live.status is LiveStatus.IN_PROGRESS):
+            if attributes_moved(state, live):
+                state.attributes = {**state.attributes, **recorded_attributes(live)}
+            remember_baseline(state, live)
+        state.attempts = 0
+        state.next_attempt_at = None
+        if live.status is LiveStatus.READY:
+            state.status = RecordStatus.READY
+            run.finished(state, values_changed=new_physical or state.attributes != previous_attributes)
+        elif live.status is LiveStatus.IN_PROGRESS:
+            run.readiness.wait(state.name, now)
+        else:
+            state.status = RecordStatus.FAILED
+            state.last_error = live.status_reason or "the cloud reports the resource FAILED"
+            run.replace_failed(state, state.last_error, now)
+
+
+def _not_yet(_: float) -> None:
+    """A create's abandon handler until its flight is known (it refers to the flight)."""

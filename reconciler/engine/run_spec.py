@@ -1,0 +1,86 @@
+"""What a stack's coordinator runs under besides its definition: lineage, policy, place among groups.
+
+Passed whole from the engine to a stack's coordinator, and from a parent to each nested stack it
+makes. A nested stack's spec is stored with its generation (`to_inputs`), so the worker holding the
+child's shard, maybe another, can rebuild the same child (`nested_handoff`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from reconciler.engine.batching import BatchPolicy
+from reconciler.engine.desired import Policy
+
+LINEAGE = "lineage"  # the key of `inputs` holding a nested stack's lineage
+
+
+@dataclass(frozen=True)
+class Lineage:
+    """How a nested stack's definition is made from its root's: (resource, properties) per level."""
+
+    root: str
+    path: tuple[tuple[str, Mapping[str, Any]], ...] = ()
+
+    def child(self, resource: str, properties: Mapping[str, Any]) -> Lineage:
+        return Lineage(self.root, (*self.path, (resource, properties)))
+
+    @property
+    def nested(self) -> bool:
+        return bool(self.path)
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """A stack's lineage, the policy it follows (a nested one inherits its parent's), whether it is a
+    group or a group's member, and a group's pace (`batch`)."""
+
+    lineage: Lineage
+    policy: Policy
+    group_member: bool = False
+    is_group: bool = False
+    batch: BatchPolicy | None = None
+
+    @classmethod
+    def root(cls, stack: str, policy: Policy) -> RunSpec:
+        return cls(Lineage(stack), policy)
+
+    def to_inputs(self, resources: int) -> dict[str, Any]:
+        """What a nested generation stores in its `inputs`."""
+        return {
+            "resources": resources,
+            "cloud": self.policy.cloud,
+            LINEAGE: {
+                "root": self.lineage.root,
+                "path": [[resource, dict(properties)] for resource, properties in self.lineage.path],
+                "self_heal": self.policy.self_heal,
+                "prune": self.policy.prune,
+                "observe_interval": self.policy.observe_interval,
+                "group_member": self.group_member,
+                "is_group": self.is_group,
+                "batch": None if self.batch is None else [self.batch.max_batch_size, self.batch.pause_time],
+            },
+        }
+
+    @classmethod
+    def from_inputs(cls, inputs: Mapping[str, Any]) -> RunSpec | None:
+        """The spec stored in a generation's inputs; None for a root stack's generation."""
+        stored = inputs.get(LINEAGE)
+        if not isinstance(stored, Mapping):
+            return None
+        path = tuple((str(resource), dict(properties)) for resource, properties in stored["path"])
+        batch = stored.get("batch")
+        return cls(
+            Lineage(str(stored["root"]), path),
+            Policy(
+                str(inputs.get("cloud", "sim")),
+                bool(stored["self_heal"]),
+                bool(stored["prune"]),
+                float(stored["observe_interval"]),
+            ),
+            bool(stored["group_member"]),
+            bool(stored["is_group"]),
+            None if batch is None else BatchPolicy(int(batch[0]), float(batch[1])),
+        )
