@@ -31,6 +31,7 @@ from reconciler.daemon.sd_notify import SystemdNotifier
 from reconciler.daemon.service import Loop, Service, watchdog_interval
 from reconciler.daemon.settings import DaemonSettings, SettingsError
 from reconciler.engine.engine import Engine
+from reconciler.engine.engine_loop import EngineLoop
 from reconciler.engine.shared_calls import SharedCalls, SharedExecutor
 from reconciler.source.repository import FollowedRepository
 from state import Store, SystemClock, WorkerIdentity, WorkStatus, open_store, shard_for
@@ -156,6 +157,13 @@ class AssembledDaemon:
         LOG.info("stopped: released %d shard(s) within the %.0f s deadline", len(released), deadline)
 
 
+def _converge_loop(engine_loop: EngineLoop, clock: SystemClock, interval: float) -> Loop:
+    """The engine's loop: it takes the daemon's lock only to step and report (`GitOps.converge`),
+    and between passes waits, unlocked, for calls to come back or the next deadline the pass
+    reported, one `interval` at most (a commit submitted meanwhile is seen by then)."""
+    return Loop(CONVERGE, interval, lambda: engine_loop.turn(clock.now() + interval), continuous=True)
+
+
 def assemble(
     settings: DaemonSettings,
     *,
@@ -262,7 +270,7 @@ def assemble(
         gitops.reload()
         wake(FOLLOW)
 
-    passes = {FOLLOW: follow_pass, CONVERGE: gitops.converge, LEASES: keeper.tick, NOTES: notes_pass}
+    passes = {FOLLOW: follow_pass, LEASES: keeper.tick, NOTES: notes_pass}
     # The lease loop ticks when the keeper says (a peer's lease expiring), not only every renew
     # interval: a takeover takes about lease + one tick, not lease + a whole renew interval.
     loops = [
@@ -270,7 +278,7 @@ def assemble(
         if name == LEASES
         else Loop(name, intervals[name], run_pass)
         for name, run_pass in passes.items()
-    ]
+    ] + [_converge_loop(EngineLoop(engine, clock, gitops.converge), clock, intervals[CONVERGE])]
     service = Service(
         loops,
         notifier=SystemdNotifier.from_environment(environ) if leader else SystemdNotifier(None),

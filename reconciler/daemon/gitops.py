@@ -30,6 +30,7 @@ from typing import Any, Protocol
 from reconciler.daemon.note_recorder import NoteRecorder
 from reconciler.daemon.plan_notes import plan_line, plan_pull_request, recorded_for_plan
 from reconciler.engine.desired import DesiredGeneration
+from reconciler.engine.progress import Progress
 from reconciler.engine.report import StackReport
 from reconciler.plan import UpdateRules
 from reconciler.source.commit_files import CommitFileSource
@@ -66,7 +67,7 @@ class ConvergenceEngine(Protocol):
 
     def submit(self, stack: str, desired: DesiredGeneration) -> object: ...
 
-    def step(self) -> object: ...
+    def step(self) -> Progress: ...
 
     def report(self, stack: str) -> StackReport | None: ...
 
@@ -364,7 +365,7 @@ class GitOps:
 
     # -- converge ------------------------------------------------------------------------------
 
-    def converge(self) -> object:
+    def converge(self) -> Progress:
         """One engine step, then newly loadable stacks submitted and changed reports noted."""
         with self._lock:
             return self._converge()
@@ -374,7 +375,7 @@ class GitOps:
         with self._lock:
             return {name: self.engine.report(name) for name in self.active}
 
-    def _converge(self) -> object:
+    def _converge(self) -> Progress:
         progress = self.engine.step()
         if self.pending:
             self.load_pending()

@@ -1,7 +1,9 @@
 """The service around the daemon's loops: scheduling, signals, readiness, watchdog, orderly stop.
 
 Every loop is one pass of work run by APScheduler on an interval (and at once when `wake` is called,
-e.g. by the git hook or the ref watcher). The service knows nothing of git or clouds: it runs
+e.g. by the git hook or the ref watcher), except a `continuous` loop, whose passes wait by
+themselves (the engine's loop waits for calls to come back) and run one after another on a thread
+of their own. The service knows nothing of git or clouds: it runs
 passes, records which loops made progress, and turns signals into a reload or a stop.
 
 Signals only set flags; the main thread acts on them. SIGTERM: no new passes start, passes in
@@ -45,12 +47,15 @@ class Loop:
 
     `due_in`, when given, says after each pass in how many seconds the next one is due; a pass due
     sooner than `interval` runs then (the lease loop ticks as soon as a peer's lease expires).
+    A `continuous` loop's passes run back to back (each waits as long as it needs); `interval` is
+    then the pause after a failed pass.
     """
 
     name: str
     interval: float
     run_pass: Callable[[], object]
     due_in: Callable[[], float] | None = None
+    continuous: bool = False
 
 
 def watchdog_interval(environ: dict[str, str] | os._Environ[str] = os.environ) -> float | None:
@@ -95,6 +100,19 @@ class Service:
         self._term_received = False
         self._hup_received = False
         self._requests_lock = threading.Lock()
+        self._threads: list[threading.Thread] = []  # one per continuous loop
+
+    def _run_continuously(self, loop: Loop) -> None:
+        """Passes back to back until stopped; a failed pass is logged and tried again after `interval`."""
+        while not self._stop.is_set():
+            try:
+                loop.run_pass()
+            except Exception as error:
+                self._log_failure(loop.name, error)
+                self._stop.wait(loop.interval)
+                continue
+            self._failures.pop(loop.name, None)
+            self.progress.made_progress(loop.name)
 
     def _pass(self, loop: Loop) -> None:
         """One pass, and another straight after while `wake` was called during it (none is lost)."""
@@ -148,6 +166,8 @@ class Service:
 
     def wake(self, name: str) -> None:
         """Run loop `name` as soon as possible (thread-safe; coalesces with a pass already due)."""
+        if self.loops[name].continuous:
+            return  # never idle for long: its passes run back to back
         with self._requests_lock:
             self._requested.add(name)
         if self._scheduler.running and not self._stop.is_set():
@@ -159,6 +179,8 @@ class Service:
 
     def reschedule(self, name: str, seconds: float) -> None:
         """Run loop `name` every `seconds` from now on (a reloaded setting)."""
+        if self.loops[name].continuous:
+            return  # its passes pace themselves
         if self._scheduler.running:
             self._scheduler.reschedule_job(name, trigger="interval", seconds=seconds)
 
@@ -185,6 +207,12 @@ class Service:
 
     def _start(self) -> None:
         for loop in self.loops.values():
+            if loop.continuous:
+                thread = threading.Thread(
+                    target=self._run_continuously, args=[loop], name=f"loop-{loop.name}", daemon=True
+                )
+                self._threads.append(thread)
+                continue
             self._scheduler.add_job(
                 self._pass,
                 "interval",
@@ -205,6 +233,8 @@ class Service:
                 self.report_status, "interval", seconds=STATUS_SECONDS, id=STATUS_LOOP, coalesce=True
             )
         self._scheduler.start()
+        for thread in self._threads:
+            thread.start()
 
     def run(self) -> int:
         """Run until stopped; returns the exit status (0 after an orderly stop)."""
@@ -237,7 +267,9 @@ class Service:
         finisher = threading.Thread(target=self._scheduler.shutdown, kwargs={"wait": True}, daemon=True)
         finisher.start()
         finisher.join(self.shutdown_deadline)
-        if finisher.is_alive():
+        for thread in self._threads:  # each ends after the pass it is in
+            thread.join(self.shutdown_deadline)
+        if finisher.is_alive() or any(thread.is_alive() for thread in self._threads):
             LOG.warning("passes still running after %.0f s; stopping without them", self.shutdown_deadline)
         self.on_stop(self.shutdown_deadline)
         return EXIT_OK

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from providers.interface import LiveResource
 from reconciler.engine.call_flights import OBSERVE
@@ -82,7 +82,7 @@ class DriftObservation:
 
         spec = CallSpec(OBSERVE, run.policy.cloud, type_name, ids)
         if run.providers.is_inline(type_name):
-            done(spec.run_with(provider), now)  # type: ignore[arg-type]
+            done(cast("ObserveOutcome", spec.run_with(provider)), now)
         else:
             abandon = partial(done, RetryLater("observe call timed out"))
             run.flights.dispatch(key, spec, provider, done, abandon, now=now, urgent=True)
@@ -141,7 +141,7 @@ class DriftObservation:
         if drift is Drift.MISSING and state.type in DATA_BEARING_TYPES and not run.in_group:
             reason = f"{state.type} {state.physical_id} vanished; the data it held cannot be recreated"
             summary.escalations[name] = reason
-            run.fail_state(state, reason)
+            run.actions.fail_state(state, reason)
             run.resources.settled.discard(name)  # what requires it waits for a person, untouched
             summary.status_changed()
             return
@@ -156,7 +156,8 @@ class DriftObservation:
             run.resources.settled.discard(name)
             run.resources.consider(name)
         elif drift is Drift.FAILED:
-            run.replace_failed(state, (live.status_reason if live else "") or "the cloud reports ERROR", now)
+            reason = (live.status_reason if live else "") or "the cloud reports ERROR"
+            run.actions.replace_failed(state, reason, now)
         else:
             assert live is not None
             state.properties = {**state.properties, **plain_json(managed_drift(state, live))}

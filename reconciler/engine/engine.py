@@ -2,12 +2,15 @@
 
 `submit` hands a stack its newest desired generation at any moment (supersede, never block);
 `step` runs one pass over every held stack and writes what the pass learned in ONE fenced batch per
-shard; `converge` repeats passes until the stacks asked about settle (what `reconciler apply` uses).
+shard; `wait` blocks until a call comes back or the next deadline a pass reported. `EngineLoop`
+alternates the two for every driver: `converge` (what `reconciler apply` and the benchmarks use)
+and the daemon's converge loop.
 Provider calls run on a bounded thread pool; native types run inline. Nested stacks (template
 resources, groups, chains, OS::Heat::Stack) are stacks of their own, with their own records and
-shard, submitted here by their parent's coordinator; when another worker holds a child's shard,
-the child crosses the store instead (`nested_handoff`): this engine finds, on the shards it
-holds, the nested generations other workers' coordinators recorded, and rebuilds them.
+shard, made here when their parent's coordinator asks in its pass's result (a coordinator never
+calls up into the engine); when another worker holds a child's shard, the child crosses the store
+instead (`nested_handoff`): this engine finds, on the shards it holds, the nested generations
+other workers' coordinators recorded, and rebuilds them.
 """
 
 from __future__ import annotations
@@ -21,9 +24,10 @@ from typing import Any
 
 from reconciler.engine.call_pool import CallPool, PendingCall
 from reconciler.engine.desired import DesiredGeneration, DesiredStack, Policy
+from reconciler.engine.engine_loop import EngineLoop
 from reconciler.engine.held_shards import HeldShards
-from reconciler.engine.nested_handoff import REMOVED, RemoteChildren, rebuild
-from reconciler.engine.pass_result import PassResult
+from reconciler.engine.nested_handoff import REMOVED, NestedDiscovery, RemoteChildren, rebuild
+from reconciler.engine.pass_result import PassResult, SubmitChild
 from reconciler.engine.progress import Progress
 from reconciler.engine.provider_set import CloudProviders
 from reconciler.engine.record_rows import state_from_record, write_for
@@ -77,7 +81,7 @@ class Engine:
             None if shared is None else SharedDispatch(shared, store, per_worker=self.settings.sent_limit)
         )
         self._context = RunContext(
-            self.settings, random or random_module.Random(), self._pool, _NestedStacksOf(self), self._shared
+            self.settings, random or random_module.Random(), self._pool, _ChildReportsOf(self), self._shared
         )
         self._runs: dict[str, StackRun] = {}
         self._epochs: dict[str, int] = {}
@@ -85,10 +89,7 @@ class Engine:
         self._held: Mapping[int, int] = {}  # the shards held at the current (or last) pass
         self._shards: dict[str, int] = {}  # a stack's shard never changes: asked once
         self.remote = RemoteChildren(store, self.settings.nested_poll)
-        self._discovered: set[int] = set()  # shards whose nested generations were read
-        self._watermark = 0  # generations up to this id were read on the shards discovered
-        self._next_discovery = 0.0
-        self._to_rebuild: dict[str, GenerationSeen] = {}
+        self._discovery = NestedDiscovery(store, self.settings.nested_poll)
         self._ended: set[tuple[str, int]] = set()  # superseded generations recorded in the store
 
     def close(self) -> None:
@@ -212,13 +213,13 @@ class Engine:
                 run = known if self._epochs.get(known.name) in (None, epoch) else self._reopen(known)
                 self._epochs[run.name] = epoch
                 acting.append(run)
-                results[run.name] = run.step(now)
+                results[run.name] = self._step_run(run, now)
         for _ in range(MAX_EXTRA_ROUNDS):  # a child settled or work became ready: no need to wait
             movable = [run for run in acting if run.can_move()]
             if not movable:
                 break
             for run in movable:
-                results[run.name] = results[run.name].then(run.step(now))
+                results[run.name] = results[run.name].then(self._step_run(run, now))
         self._write_records(acting, results, held)
         for run in acting:
             # A run whose shard was just lost sends nothing more: its intents were not written,
@@ -229,6 +230,19 @@ class Engine:
         self._notify_parents(acting, results)
         self._write_statuses(acting, results, held)
         return self._progress(acting)
+
+    def _step_run(self, run: StackRun, now: float) -> PassResult:
+        """One pass of `run`, and the engine's answers to what it asked for its nested stacks."""
+        result = run.step(now)
+        while result.child_requests:
+            for request in result.child_requests:
+                if isinstance(request, SubmitChild):
+                    generation = self._submit(request.child, request.commit, request.definition, request.spec)
+                    run.child_submitted(request.resource, generation)
+                elif self.remove_nested(request.child):
+                    run.child_removed(request.child)
+            result = result.then(run.answered(now))
+        return result
 
     def _begin_shared(self, held: Mapping[int, int], now: float) -> None:
         if self._shared is not None:
@@ -324,29 +338,10 @@ class Engine:
     # Nested stacks held here, made elsewhere -------------------------------------------------
 
     def _discover(self, held: Mapping[int, int], now: float) -> None:
-        """Read the nested generations recorded on the shards held (all of a newly held shard's)."""
-        fresh = [shard for shard in held if shard not in self._discovered]
-        if not fresh and now < self._next_discovery:
-            return
-        self._next_discovery = now + self.settings.nested_poll
-        up_to = self._store.newest_generation_id()
-        seen: list[GenerationSeen] = []
-        if fresh:
-            seen.extend(self._store.generations_since(fresh, 0, up_to))
-        known = [shard for shard in held if shard in self._discovered]
-        if known and up_to > self._watermark:
-            seen.extend(self._store.generations_since(known, self._watermark, up_to))
-        self._watermark = max(self._watermark, up_to)
-        self._discovered = set(held)
-        for generation in seen:
-            if RunSpec.from_inputs(generation.inputs) is None:
-                continue
-            waiting = self._to_rebuild.get(generation.stack)
-            if waiting is None or waiting.generation < generation.generation:
-                self._to_rebuild[generation.stack] = generation
-        for stack, generation in list(self._to_rebuild.items()):
-            if generation.shard not in held or self._take_nested(generation):
-                del self._to_rebuild[stack]
+        """Take the nested generations other workers' coordinators recorded on the shards held."""
+        for generation in self._discovery.waiting(held, now):
+            if self._take_nested(generation):
+                self._discovery.taken(generation.stack)
 
     def _take_nested(self, seen: GenerationSeen) -> bool:
         """Converge a nested generation recorded by its parent's coordinator; False: not yet."""
@@ -399,14 +394,11 @@ class Engine:
     def converge(self, stacks: Iterable[str], deadline: float) -> dict[str, StackReport]:
         """Run passes until every stack named settles (CONVERGED, FAILED, INVALID) or `deadline`."""
         names = list(stacks)
-        while True:
-            progress = self.step()
-            if all(self._settled(name) for name in names) and not progress.busy:
-                break
-            now = self._clock.now()
-            if now >= deadline or (not progress.busy and progress.next_wake is None):
-                break  # out of time, or nothing left that could move
-            self._wait(progress, deadline)
+
+        def settled(progress: Progress) -> bool:
+            return all(self._settled(name) for name in names) and not progress.busy
+
+        EngineLoop(self, self._clock, self.step).run_until(settled, deadline)
         return {name: self.report(name) for name in names}
 
     def _settled(self, stack: str) -> bool:
@@ -431,10 +423,10 @@ class Engine:
                 self._shared.calls.collect()
                 time.sleep(REAL_WAIT_SLICE)
 
-    def _wait(self, progress: Progress, deadline: float) -> None:
-        """Until a call comes back or the next thing is due, whichever is first."""
+    def wait(self, progress: Progress, until: float) -> None:
+        """Until a call comes back or the next thing the pass reported is due (`until` at the latest)."""
         now = self._clock.now()
-        wake = deadline if progress.next_wake is None else min(progress.next_wake, deadline)
+        wake = until if progress.next_wake is None else min(progress.next_wake, until)
         if progress.in_flight:
             timeout = min(max(wake - now, 0.0), REAL_WAIT_SLICE)
             self._pool.deliver(timeout=timeout, gather=min(GATHER, timeout))
@@ -448,9 +440,6 @@ class Engine:
         if self.remote.watches(stack):
             return None
         return self._runs.get(stack)
-
-    def submit_nested(self, child: str, commit: str, definition: DesiredStack, spec: RunSpec) -> int:
-        return self._submit(child, commit, definition, spec)
 
     def remove_nested(self, child: str) -> bool:
         """Converge a stack (nested or not) to nothing; True once it holds no resources any more.
@@ -491,14 +480,11 @@ class Engine:
         return outcome.generation.generation
 
 
-class _NestedStacksOf:
-    """The engine as its coordinators see it for nested stacks."""
+class _ChildReportsOf:
+    """What the engine tells its coordinators of their nested stacks (here, or on another worker)."""
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
-
-    def submit_nested(self, child: str, commit: str, definition: DesiredStack, spec: RunSpec) -> int:
-        return self._engine.submit_nested(child, commit, definition, spec)
 
     def nested_report(self, child: str) -> StackReport | None:
         if self._engine.remote.watches(child):
@@ -516,6 +502,3 @@ class _NestedStacksOf:
             return self._engine.remote.members(child)
         run = self._engine.run_of(child)
         return {} if run is None else run.members()
-
-    def remove_nested(self, child: str) -> bool:
-        return self._engine.remove_nested(child)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from reconciler.engine.batching import batch_policy, check_update_policy
 from reconciler.engine.desired import Policy
+from reconciler.engine.pass_result import ChildRequest, RemoveChild, SubmitChild
 from reconciler.engine.record_rows import plain_json
 from reconciler.engine.resource_state import RecordStatus, ResourceState
 from reconciler.engine.run_spec import RunSpec
@@ -22,14 +23,20 @@ if TYPE_CHECKING:
     from reconciler.engine.stack_run import StackRun
 
 GROUP_KINDS = frozenset({"group", "autoscaling"})
+ASKED = -1  # the generation of a child asked for, until the engine answers with its number
 
 
 class NestedChildren:
-    """The nested stacks the parent waits on: resource name -> the child's generation."""
+    """The nested stacks the parent waits on: resource name -> the child's generation.
+
+    Making and removing children are requests the engine answers after the pass (`submitted`,
+    `removed`); what the children report is read through the run's `ChildReports`.
+    """
 
     def __init__(self, run: StackRun) -> None:
         self._run = run
         self._waiting: dict[str, int] = {}
+        self._requests: list[ChildRequest] = []
 
     def __contains__(self, name: str) -> bool:
         return name in self._waiting
@@ -55,7 +62,7 @@ class NestedChildren:
         except Unresolved:
             return False  # considered again when what the policy reads settles
         except Exception as error:
-            self._run.fail(name, f"invalid update_policy of {name}: {error}")
+            self._run.actions.fail(name, f"invalid update_policy of {name}: {error}")
             return False
         return True
 
@@ -77,7 +84,7 @@ class NestedChildren:
         child = f"{run.name}/{name}"
         nested = definition.nested(name, desired)
         if nested is None:
-            run.fail(name, f"{type_name} has no nested definition")
+            run.actions.fail(name, f"{type_name} has no nested definition")
             return
         resources = run.resources
         counts = run.summary.counts
@@ -110,9 +117,18 @@ class NestedChildren:
             is_group=is_group,
             batch=batch,
         )
-        generation = run.context.nested.submit_nested(child, run.commit or "", nested, spec)
-        self._waiting[name] = generation
-        self._check(name)
+        self._requests.append(SubmitChild(name, child, run.commit or "", nested, spec))
+        self._waiting[name] = ASKED
+
+    def take_requests(self) -> tuple[ChildRequest, ...]:
+        requests, self._requests = tuple(self._requests), []
+        return requests
+
+    def submitted(self, name: str, generation: int) -> None:
+        """The engine made the child of `name` at `generation`: wait for it (settled already, maybe)."""
+        if self._waiting.get(name) == ASKED:
+            self._waiting[name] = generation
+            self._check(name)
 
     def check_all(self) -> None:
         for name in list(self._waiting):
@@ -121,7 +137,7 @@ class NestedChildren:
     def any_settled(self) -> bool:
         """Whether a child waited on settled (or is gone): another pass of the parent moves."""
         records = self._run.resources.records
-        nested = self._run.context.nested
+        nested = self._run.context.children
         for name, generation in self._waiting.items():
             state = records.get(name)
             if state is None or state.physical_id is None:
@@ -138,7 +154,7 @@ class NestedChildren:
         if state is None or generation is None or state.physical_id is None:
             self._waiting.pop(name, None)
             return
-        nested = run.context.nested
+        nested = run.context.children
         report = nested.nested_report(state.physical_id)
         if report is None or report.generation != generation or not report.settled:
             return
@@ -151,7 +167,8 @@ class NestedChildren:
             run.finished(state, values_changed=True)
         else:
             reasons = "; ".join(str(failure) for failure in report.failures) or report.status.value
-            run.fail_state(state, f"nested stack {state.physical_id} {report.status.value}: {reasons}")
+            reason = f"nested stack {state.physical_id} {report.status.value}: {reasons}"
+            run.actions.fail_state(state, reason)
 
     def changed(self, name: str) -> None:
         """The nested stack of `name` settled again on its own (drift repaired): read its values anew."""
@@ -159,6 +176,13 @@ class NestedChildren:
         if name in run.resources.settled and name not in self._waiting and name not in run.flights:
             run.resources.unsettle(name)
 
-    def remove(self, child: str) -> bool:
-        """Converge the child to nothing; True once it holds no resources any more."""
-        return self._run.context.nested.remove_nested(child)
+    def remove(self, child: str) -> None:
+        """Ask for the child to converge to nothing (`removed` once it holds no resources any more)."""
+        self._requests.append(RemoveChild(child))
+
+    def removed(self, child: str) -> None:
+        """The child holds no resources any more: its record, retiring, is deleted."""
+        retirement = self._run.retirement
+        for state in list(retirement):
+            if state.physical_id == child:
+                retirement.forget(state, deleted=True)

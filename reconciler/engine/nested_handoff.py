@@ -26,8 +26,8 @@ from typing import Any
 from reconciler.engine.desired import DesiredStack
 from reconciler.engine.report import Failure, StackReport
 from reconciler.engine.resource_state import RecordStatus
-from reconciler.engine.run_spec import Lineage
-from state.stacks import StackState
+from reconciler.engine.run_spec import Lineage, RunSpec
+from state.stacks import GenerationSeen, StackState
 from state.store import Store
 
 REMOVED = "removed"  # the definition digest of a generation asking the child to go away
@@ -144,3 +144,51 @@ class RemoteChildren:
         if watched is not None:
             watched.members = (version, members)
         return members
+
+
+class NestedDiscovery:
+    """The nested generations recorded on the shards this worker holds, read as they appear.
+
+    Every generation of a newly held shard is read once, then only newer ones (by id) every
+    `poll_interval` seconds; the newest per stack waits here until the engine takes it (it may
+    have to wait for the root's commit to be read here first).
+    """
+
+    def __init__(self, store: Store, poll_interval: float) -> None:
+        self._store = store
+        self._poll_interval = poll_interval
+        self._discovered: set[int] = set()  # shards whose nested generations were read
+        self._watermark = 0  # generations up to this id were read on the shards discovered
+        self._next_poll_at = 0.0
+        self._to_rebuild: dict[str, GenerationSeen] = {}
+
+    def waiting(self, held: Mapping[int, int], now: float) -> list[GenerationSeen]:
+        """The newest nested generation of each stack on the shards held, not taken yet (when due)."""
+        fresh = [shard for shard in held if shard not in self._discovered]
+        if not fresh and now < self._next_poll_at:
+            return []
+        self._read(held, fresh, now)
+        for stack in [stack for stack, seen in self._to_rebuild.items() if seen.shard not in held]:
+            del self._to_rebuild[stack]
+        return list(self._to_rebuild.values())
+
+    def taken(self, stack: str) -> None:
+        self._to_rebuild.pop(stack, None)
+
+    def _read(self, held: Mapping[int, int], fresh: list[int], now: float) -> None:
+        self._next_poll_at = now + self._poll_interval
+        up_to = self._store.newest_generation_id()
+        seen: list[GenerationSeen] = []
+        if fresh:
+            seen.extend(self._store.generations_since(fresh, 0, up_to))
+        known = [shard for shard in held if shard in self._discovered]
+        if known and up_to > self._watermark:
+            seen.extend(self._store.generations_since(known, self._watermark, up_to))
+        self._watermark = max(self._watermark, up_to)
+        self._discovered = set(held)
+        for generation in seen:
+            if RunSpec.from_inputs(generation.inputs) is None:
+                continue
+            waiting = self._to_rebuild.get(generation.stack)
+            if waiting is None or waiting.generation < generation.generation:
+                self._to_rebuild[generation.stack] = generation

@@ -53,6 +53,6 @@ class NestedValues:
             assert state.physical_id is not None
             members = {
                 member: MemberValues(values.get("physical_id"), values.get("attributes") or {})
-                for member, values in self._run.context.nested.nested_members(state.physical_id).items()
+                for member, values in self._run.context.children.nested_members(state.physical_id).items()
             }
         return nested_attribute(resource_definition, members, name)

@@ -11,7 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from reconciler.engine.desired import DesiredStack
 from reconciler.engine.resource_state import ResourceState
+from reconciler.engine.run_spec import RunSpec
 from reconciler.engine.stack_status import StackStatus
 
 
@@ -25,11 +27,34 @@ class StatusWrite:
 
 
 @dataclass(frozen=True, slots=True)
+class SubmitChild:
+    """Make (or move on) the nested stack `child` of `resource`; answered with the child's generation."""
+
+    resource: str
+    child: str
+    commit: str
+    definition: DesiredStack
+    spec: RunSpec
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveChild:
+    """Converge the nested stack `child` to nothing; answered once it holds no resources any more."""
+
+    child: str
+
+
+ChildRequest = SubmitChild | RemoveChild
+
+
+@dataclass(frozen=True, slots=True)
 class PassResult:
     """The writes of one pass: records to upsert and delete, status, outputs, superseded generations.
 
     `upserts` are the coordinator's own record objects: the engine sets the record ids the store
     assigns on them. `outputs` is None when unchanged (or not known yet), `status` when unchanged.
+    `child_requests` are what the stack asks of the engine for its nested stacks, answered by the
+    engine straight after the pass (a coordinator never calls up into the engine).
     """
 
     upserts: tuple[ResourceState, ...] = ()
@@ -37,6 +62,7 @@ class PassResult:
     status: StatusWrite | None = None
     outputs: Mapping[str, Any] | None = None
     superseded_generations: tuple[int, ...] = ()
+    child_requests: tuple[ChildRequest, ...] = ()
 
     @property
     def writes_records(self) -> bool:
@@ -48,7 +74,10 @@ class PassResult:
         return self.status is not None and self.status.status is StackStatus.CONVERGED
 
     def then(self, later: PassResult) -> PassResult:
-        """This pass's result followed by a later one's in the same engine pass (merged, later wins)."""
+        """This pass's result followed by a later one's in the same engine pass (merged, later wins).
+
+        Only the later child requests are kept: the engine answered the earlier ones already.
+        """
         upserts = {id(state): state for state in self.upserts}
         upserts.update((id(state), state) for state in later.upserts)
         return PassResult(
@@ -57,4 +86,5 @@ class PassResult:
             later.status or self.status,
             later.outputs if later.outputs is not None else self.outputs,
             tuple(dict.fromkeys(self.superseded_generations + later.superseded_generations)),
+            later.child_requests,
         )

@@ -90,7 +90,7 @@ class ReadinessWaits:
         for name in past:
             state = records.get(name)
             if state is not None:
-                self._run.replace_failed(state, self._not_ready_in_time(state), now)
+                self._run.actions.replace_failed(state, self._not_ready_in_time(state), now)
 
     def _waiting_to_poll(self) -> Iterator[tuple[str, str]]:
         """(name, type) of the resources waiting to be READY that can be observed, longest waiting first."""
@@ -131,7 +131,7 @@ class ReadinessWaits:
             state.physical_id = None
             state.status = RecordStatus.CREATE_IN_PROGRESS
             run.writes.mark(state)
-            run.retry(state, RetryLater("the resource vanished while being built"), now)
+            run.actions.retry(state, RetryLater("the resource vanished while being built"), now)
         elif live.status is LiveStatus.READY:
             del self._waiting[name]
             state.status = RecordStatus.READY
@@ -141,6 +141,8 @@ class ReadinessWaits:
             run.writes.mark(state)
             run.finished(state, values_changed=True)
         elif live.status is LiveStatus.FAILED:
-            run.replace_failed(state, live.status_reason or "the cloud reports the resource FAILED", now)
+            reason = live.status_reason or "the cloud reports the resource FAILED"
+            run.actions.replace_failed(state, reason, now)
         elif now >= deadline:
-            run.replace_failed(state, f"still {live.status_reason or 'in progress'} past its deadline", now)
+            reason = f"still {live.status_reason or 'in progress'} past its deadline"
+            run.actions.replace_failed(state, reason, now)

@@ -14,7 +14,7 @@ whatever is found or lands under it is what the record says was asked for.
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from providers.interface import LiveResource, LiveStatus, Marker
 from reconciler.engine.call_flights import Flight
@@ -66,7 +66,7 @@ class ResourceActions:
             state.marker_token = state.marker_token or f"n{run.context.random.getrandbits(48):012x}"
             marker = Marker(run.name, name, state.marker_token)
             spec = CallSpec("create", run.policy.cloud, type_name, properties=desired, marker=marker)
-            self._on_create(state, spec.run_with(provider), now)  # type: ignore[arg-type]
+            self._on_create(state, cast("CallOutcome", spec.run_with(provider)), now)
             return
         created = state
 
@@ -106,15 +106,15 @@ class ResourceActions:
                 run.summary.counts["created"] += 1
             self.apply_live(state, outcome.live, now, new_physical=True)
         elif isinstance(outcome, RetryLater):
-            run.retry(state, outcome, now)
+            self.retry(state, outcome, now)
             if state.is_replacement and outcome.conflict:
                 state.conflicts += 1
                 if state.conflicts >= REPLACE_CONFLICTS_BEFORE_DELETE_FIRST:
                     self._delete_predecessor_first(state)
         elif isinstance(outcome, Failed):
-            run.fail_state(state, outcome.message, sent_for=state.generation)
+            self.fail_state(state, outcome.message, sent_for=state.generation)
         else:
-            run.retry(state, RetryLater("create answered as if the resource were gone"), now)
+            self.retry(state, RetryLater("create answered as if the resource were gone"), now)
 
     # Creates that come back after their deadline ---------------------------------------------
 
@@ -230,15 +230,15 @@ class ResourceActions:
                 state.physical_id = None
                 run.resources.consider(state.name)
             elif isinstance(outcome, RetryLater):
-                run.retry(state, outcome, at)
+                self.retry(state, outcome, at)
             elif isinstance(outcome, Failed):
-                run.fail_state(state, outcome.message, sent_for=generation)
+                self.fail_state(state, outcome.message, sent_for=generation)
 
         spec = CallSpec(
             "update", run.policy.cloud, type_name, (physical_id,), properties=desired, changed=tuple(changed)
         )
         if run.providers.is_inline(type_name):
-            done(spec.run_with(provider), now)  # type: ignore[arg-type]
+            done(cast("CallOutcome", spec.run_with(provider)), now)
         else:
             abandon = partial(done, RetryLater("update timed out"))
             run.flights.dispatch(state.name, spec, provider, done, abandon, now=now)
@@ -254,7 +254,7 @@ class ResourceActions:
             if summary.replacements[state.name] > run.context.settings.max_replacements:
                 reason = f"replaced {summary.replacements[state.name] - 1} times and still failing"
                 summary.escalations[state.name] = f"{reason}: {state.last_error or 'no reason given'}"
-                run.fail_state(state, summary.escalations[state.name])
+                self.fail_state(state, summary.escalations[state.name])
                 return
         summary.counts["replaced"] += 1
         state.status = RecordStatus.RETIRED
@@ -288,7 +288,61 @@ class ResourceActions:
         else:
             state.status = RecordStatus.FAILED
             state.last_error = live.status_reason or "the cloud reports the resource FAILED"
-            run.replace_failed(state, state.last_error, now)
+            self.replace_failed(state, state.last_error, now)
+
+    # What a failed call means ----------------------------------------------------------------
+
+    def fail(self, name: str, reason: str) -> None:
+        run = self._run
+        reason = run.without_secrets(reason)
+        run.summary.failures[name] = reason
+        state = run.resources.records.get(name)
+        if state is not None:
+            state.status = RecordStatus.FAILED
+            state.last_error = reason
+            run.writes.mark(state)
+
+    def fail_state(self, state: ResourceState, message: str, *, sent_for: int | None = None) -> None:
+        """The resource failed; `sent_for` is the generation a failed call was sent for.
+
+        A call's refusal that arrives after a newer generation took over says nothing about the
+        newest one (supersede, never block): the resource is decided afresh against it.
+        """
+        run = self._run
+        message = run.without_secrets(message)
+        state.status = RecordStatus.FAILED
+        state.last_error = message
+        run.writes.mark(state)
+        if sent_for is not None and sent_for != run.generation:
+            run.resources.consider(state.name)
+            return
+        if run.resources.records.get(state.name) is state and state.name in run.resources.graph:
+            run.summary.failures[state.name] = message
+
+    def retry(self, state: ResourceState, outcome: RetryLater, now: float) -> None:
+        run = self._run
+        settings = run.context.settings
+        state.attempts += 1
+        state.last_error = outcome.message
+        if state.attempts >= settings.max_attempts:
+            self.fail_state(state, f"gave up after {state.attempts} attempts: {outcome.message}")
+            return
+        delay = settings.backoff.delay(state.attempts, outcome.after, run.context.random)
+        state.next_attempt_at = now + delay
+        run.resources.retry_at[state.name] = state.next_attempt_at
+        run.writes.mark(state)
+
+    def replace_failed(self, state: ResourceState, reason: str, now: float) -> None:
+        """A resource failed in the cloud (ERROR, stuck building): decide it again, as a replacement."""
+        run = self._run
+        state.status = RecordStatus.FAILED
+        state.last_error = reason
+        run.writes.mark(state)
+        run.readiness.stop(state.name)
+        run.resources.settled.discard(state.name)
+        run.summary.failures.pop(state.name, None)
+        if state.name in run.resources.graph:
+            run.resources.consider(state.name)
 
 
 def _not_yet(_: float) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from providers.interface import Marker
 from reconciler.engine.call_specs import CallSpec
@@ -141,8 +141,7 @@ class Retirement:
                 self.forget(state)
             return
         if state.type and state.physical_id == f"{run.name}/{state.name}" and run.is_nested_record(state):
-            if run.children.remove(state.physical_id):
-                self.forget(state, deleted=True)
+            run.children.remove(state.physical_id)  # forgotten once the child holds nothing
             return
         provider = run.providers.provider_for(state.type)
         if provider is None:
@@ -175,7 +174,7 @@ class Retirement:
 
         spec = CallSpec(DELETE, run.policy.cloud, type_name, (physical_id,))
         if run.providers.is_inline(type_name):
-            done(spec.run_with(provider), now)  # type: ignore[arg-type]
+            done(cast("CallOutcome", spec.run_with(provider)), now)
         else:
             abandon = partial(done, RetryLater("delete timed out"))
             run.flights.dispatch(key, spec, provider, done, abandon, now=now)

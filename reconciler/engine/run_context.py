@@ -1,4 +1,8 @@
-"""What a stack's coordinator needs from the engine around it: threads, time, and nested stacks."""
+"""What a stack's coordinator needs from the engine around it: threads, time, and its children's reports.
+
+The coordinator never calls up into the engine to act: what it asks of the engine for nested
+stacks (make a child, remove one) it returns as requests in its pass's result (`ChildRequest`).
+"""
 
 from __future__ import annotations
 
@@ -8,9 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from reconciler.engine.call_pool import PendingCall
-from reconciler.engine.desired import DesiredStack
 from reconciler.engine.report import StackReport
-from reconciler.engine.run_spec import RunSpec
 from reconciler.engine.settings import EngineSettings
 from reconciler.engine.timekeeping import RandomSource
 
@@ -26,16 +28,8 @@ class Dispatcher(Protocol):
     ) -> PendingCall: ...
 
 
-class NestedStacks(Protocol):
-    """Nested stacks are stacks of their own; the engine converges them beside their parent."""
-
-    def submit_nested(self, child: str, commit: str, definition: DesiredStack, spec: RunSpec) -> int:
-        """Hand the child its desired definition; returns the child's generation number.
-
-        The spec's lineage says how the child's definition is made from its root's, so the worker
-        holding the child's shard (maybe another) can make it too.
-        """
-        ...
+class ChildReports(Protocol):
+    """What a parent reads of its nested stacks (converged here or by the worker holding their shard)."""
 
     def nested_report(self, child: str) -> StackReport | None: ...
 
@@ -43,10 +37,6 @@ class NestedStacks(Protocol):
 
     def nested_members(self, child: str) -> Mapping[str, Mapping[str, Any]]:
         """A group's members: member name -> {"physical_id": ..., "attributes": {...}}."""
-        ...
-
-    def remove_nested(self, child: str) -> bool:
-        """Converge the child to nothing; True once it holds no resources any more."""
         ...
 
 
@@ -69,5 +59,5 @@ class RunContext:
     settings: EngineSettings
     random: RandomSource
     dispatcher: Dispatcher
-    nested: NestedStacks
+    children: ChildReports
     shared: SharedQueue | None = None

@@ -33,7 +33,6 @@ from reconciler.engine.dirty_records import DirtyRecords
 from reconciler.engine.drift_observation import DriftObservation
 from reconciler.engine.nested_children import NestedChildren
 from reconciler.engine.nested_values import NestedValues
-from reconciler.engine.outcomes import RetryLater
 from reconciler.engine.pass_result import PassResult
 from reconciler.engine.pass_summary import PassSummary
 from reconciler.engine.provider_set import ProviderSet
@@ -199,7 +198,21 @@ class StackRun:
         upserts, deletes = self.writes.take(now)
         status, outputs = self.summary.take(self.generation)
         superseded = tuple(self.summary.superseded.values()) if status is not None else ()
-        return PassResult(tuple(upserts), tuple(deletes), status, outputs, superseded)
+        requests = self.children.take_requests()
+        return PassResult(tuple(upserts), tuple(deletes), status, outputs, superseded, requests)
+
+    def child_submitted(self, resource: str, generation: int) -> None:
+        """The engine's answer to a `SubmitChild`: the child's generation."""
+        self.children.submitted(resource, generation)
+
+    def child_removed(self, child: str) -> None:
+        """The engine's answer to a `RemoveChild`: the child holds no resources any more."""
+        self.children.removed(child)
+
+    def answered(self, now: float) -> PassResult:
+        """The result of the pass again, once the engine answered its child requests."""
+        self._summarize()
+        return self.take_result(now)
 
     def holds_writes_for_later(self) -> bool:
         return self.writes.holds_later()
@@ -319,7 +332,7 @@ class StackRun:
         except Unresolved:
             return  # considered again when what it reads settles
         except Exception as error:
-            self.fail(name, f"invalid properties: {error}")
+            self.actions.fail(name, f"invalid properties: {error}")
             return
         if resource.nested_kind is not None:
             if self.children.usable(name, resource):
@@ -366,7 +379,7 @@ class StackRun:
     def provider(self, name: str, type_name: str) -> Provider | None:
         provider = self.providers.provider_for(type_name)
         if provider is None:
-            self.fail(name, f"no provider serves {type_name} on cloud {self.policy.cloud!r}")
+            self.actions.fail(name, f"no provider serves {type_name} on cloud {self.policy.cloud!r}")
         return provider
 
     def is_nested_record(self, state: ResourceState) -> bool:
@@ -391,54 +404,6 @@ class StackRun:
             self.settle(name, values_changed=values_changed)
         else:
             self.resources.consider(name)
-
-    def fail(self, name: str, reason: str) -> None:
-        reason = self.without_secrets(reason)
-        self.summary.failures[name] = reason
-        state = self.resources.records.get(name)
-        if state is not None:
-            state.status = RecordStatus.FAILED
-            state.last_error = reason
-            self.writes.mark(state)
-
-    def fail_state(self, state: ResourceState, message: str, *, sent_for: int | None = None) -> None:
-        """The resource failed; `sent_for` is the generation a failed call was sent for.
-
-        A call's refusal that arrives after a newer generation took over says nothing about the
-        newest one (supersede, never block): the resource is decided afresh against it.
-        """
-        message = self.without_secrets(message)
-        state.status = RecordStatus.FAILED
-        state.last_error = message
-        self.writes.mark(state)
-        if sent_for is not None and sent_for != self.generation:
-            self.resources.consider(state.name)
-            return
-        if self.resources.records.get(state.name) is state and state.name in self.resources.graph:
-            self.summary.failures[state.name] = message
-
-    def retry(self, state: ResourceState, outcome: RetryLater, now: float) -> None:
-        settings = self.context.settings
-        state.attempts += 1
-        state.last_error = outcome.message
-        if state.attempts >= settings.max_attempts:
-            self.fail_state(state, f"gave up after {state.attempts} attempts: {outcome.message}")
-            return
-        delay = settings.backoff.delay(state.attempts, outcome.after, self.context.random)
-        state.next_attempt_at = now + delay
-        self.resources.retry_at[state.name] = state.next_attempt_at
-        self.writes.mark(state)
-
-    def replace_failed(self, state: ResourceState, reason: str, now: float) -> None:
-        """A resource failed in the cloud (ERROR, stuck building): decide it again, as a replacement."""
-        state.status = RecordStatus.FAILED
-        state.last_error = reason
-        self.writes.mark(state)
-        self.readiness.stop(state.name)
-        self.resources.settled.discard(state.name)
-        self.summary.failures.pop(state.name, None)
-        if state.name in self.resources.graph:
-            self.resources.consider(state.name)
 
     def nested_changed(self, name: str) -> None:
         """The nested stack of `name` settled again on its own (drift repaired): read its values anew."""

@@ -196,3 +196,44 @@ def test_a_loop_whose_next_pass_is_due_before_its_interval_runs_then(tmp_path: P
     finally:
         thread.join(WAIT)
     assert seen == [True, True]  # the second pass came from the early schedule, not the interval
+
+
+def test_a_continuous_loop_runs_its_passes_back_to_back_until_the_service_stops() -> None:
+    """Given a continuous loop (the engine's: each pass waits for calls by itself) with an hour's
+    interval; then its passes follow one another at once, and the last one ends before `run` returns."""
+    passes = threading.Semaphore(0)
+    events: list[str] = []
+
+    def engine_pass() -> None:
+        events.append("pass")
+        passes.release()
+        threading.Event().wait(0.01)  # waiting for calls to come back
+
+    service = Service(
+        [Loop("engine", 3600, engine_pass, continuous=True)],
+        notifier=SystemdNotifier(None),
+        progress=ProgressMonitor(SteppedClock(), {"engine": 7200}),
+        status=lambda: "",
+        on_reload=lambda: None,
+        on_stop=lambda deadline: events.append("stopped"),
+        shutdown_deadline=5,
+    )
+
+    seen: list[bool] = []
+
+    def operator() -> None:
+        try:
+            seen.extend(passes.acquire(timeout=WAIT) for _ in range(5))
+            service.wake("engine")  # coalesces with the passes already running back to back
+        finally:
+            service.request_stop()
+
+    thread = threading.Thread(target=operator)
+    thread.start()
+    try:
+        assert service.run() == 0
+    finally:
+        thread.join(WAIT)
+    assert seen == [True] * 5
+    assert events[-1] == "stopped"
+    assert events[-2] == "pass"
