@@ -140,21 +140,21 @@ class DriftObservation:
         summary = run.summary
         if drift is Drift.MISSING and state.type in DATA_BEARING_TYPES and not run.in_group:
             reason = f"{state.type} {state.physical_id} vanished; the data it held cannot be recreated"
-            summary.escalations[name] = reason
+            summary.escalate(name, reason)
             run.actions.fail_state(state, reason)
-            run.resources.settled.discard(name)  # what requires it waits for a person, untouched
+            run.resources.hold(name)  # what requires it waits for a person, untouched
             summary.status_changed()
             return
         if not run.policy.self_heal:
-            summary.escalations.setdefault(name, f"drift: {drift.value}, not repaired (self_heal is off)")
+            reason = f"drift: {drift.value}, not repaired (self_heal is off)"
+            summary.escalate(name, reason, unless_escalated=True)
             return
-        summary.drifted.add(name)
+        summary.drifting(name)
         run.writes.mark(state)
         if drift is Drift.MISSING:
             state.physical_id = None
             state.status = RecordStatus.CREATE_IN_PROGRESS
-            run.resources.settled.discard(name)
-            run.resources.consider(name)
+            run.resources.unsettle(name)
         elif drift is Drift.FAILED:
             reason = (live.status_reason if live else "") or "the cloud reports ERROR"
             run.actions.replace_failed(state, reason, now)

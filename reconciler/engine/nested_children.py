@@ -87,15 +87,15 @@ class NestedChildren:
             run.actions.fail(name, f"{type_name} has no nested definition")
             return
         resources = run.resources
-        counts = run.summary.counts
+        summary = run.summary
         if state is None:
             state = ResourceState(name, type_name, RecordStatus.CREATE_IN_PROGRESS, run.generation)
             resources.records[name] = state
-            counts["created"] += 1
-            resources.acted.add(name)
+            summary.count("created")
+            resources.acting_on(name)
         elif state.properties != desired or state.type != type_name:
-            counts["updated"] += 1
-            resources.acted.add(name)
+            summary.count("updated")
+            resources.acting_on(name)
         state.type = type_name
         state.physical_id = child
         state.properties = desired
@@ -173,7 +173,7 @@ class NestedChildren:
     def changed(self, name: str) -> None:
         """The nested stack of `name` settled again on its own (drift repaired): read its values anew."""
         run = self._run
-        if name in run.resources.settled and name not in self._waiting and name not in run.flights:
+        if run.resources.is_settled(name) and name not in self._waiting and name not in run.flights:
             run.resources.unsettle(name)
 
     def remove(self, child: str) -> None:

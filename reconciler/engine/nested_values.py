@@ -29,7 +29,7 @@ class NestedValues:
     def _state(self, resource: str) -> ResourceState:
         resources = self._run.resources
         state = resources.records.get(resource)
-        if state is None or state.physical_id is None or resource not in resources.settled:
+        if state is None or state.physical_id is None or not resources.is_settled(resource):
             raise Unresolved(resource)
         return state
 

@@ -21,11 +21,11 @@ class PassSummary:
 
     def __init__(self) -> None:
         self.status = StackStatus.PENDING
-        self.failures: dict[str, str] = {}  # resource (or what a refused delete was) -> reason
-        self.escalations: dict[str, str] = {}  # resource -> why no right action exists: needs a person
-        self.drifted: set[str] = set()
-        self.replacements: Counter[str] = Counter()  # resource -> replacements of a failing resource
-        self.counts: Counter[str] = Counter()
+        self._failures: dict[str, str] = {}  # resource (or what a refused delete was) -> reason
+        self._escalations: dict[str, str] = {}  # resource -> why no right action exists: needs a person
+        self._drifted: set[str] = set()
+        self._replacements: Counter[str] = Counter()  # resource -> replacements of a failing resource
+        self._counts: Counter[str] = Counter()
         self.outputs: dict[str, Any] = {}
         self.outputs_stale = True  # a value outputs may read changed since they were computed
         self.superseded: dict[str, int] = {}  # commit a newer one took over from -> its generation
@@ -37,16 +37,45 @@ class PassSummary:
         """A new generation takes over: a commit still in progress ends SUPERSEDED."""
         if commit is not None and commit != new_commit and not self.settled():
             self.superseded[commit] = generation
-        self.failures = {}
-        self.escalations = {}
-        self.replacements = Counter()
-        self.counts = Counter()
+        self._failures = {}
+        self._escalations = {}
+        self._replacements = Counter()
+        self._counts = Counter()
         self.outputs_stale = True
         self.status = StackStatus.PROGRESSING
         self._status_due = True
 
     def settled(self) -> bool:
         return self.status in (StackStatus.CONVERGED, StackStatus.FAILED)
+
+    def count(self, action: str) -> None:
+        """One more resource `created`, `updated`, `replaced` or `deleted` at this generation."""
+        self._counts[action] += 1
+
+    def fail(self, key: str, reason: str) -> None:
+        self._failures[key] = reason
+
+    def failure_over(self, key: str) -> None:
+        self._failures.pop(key, None)
+
+    def failed(self, key: str) -> bool:
+        return key in self._failures
+
+    def escalate(self, name: str, reason: str, *, unless_escalated: bool = False) -> None:
+        """`name` needs a person: no right action exists (kept as first given with `unless_escalated`)."""
+        if not (unless_escalated and name in self._escalations):
+            self._escalations[name] = reason
+
+    def drifting(self, name: str) -> None:
+        self._drifted.add(name)
+
+    def drift_repaired(self, name: str) -> None:
+        self._drifted.discard(name)
+
+    def replaced_failing(self, name: str) -> int:
+        """One more replacement of failing `name`; how many so far at this generation."""
+        self._replacements[name] += 1
+        return self._replacements[name]
 
     def status_changed(self) -> None:
         """Something a person reads changed outside a summary (an escalation): write the status."""
@@ -63,8 +92,8 @@ class PassSummary:
         status = summarize_status(
             complete=complete,
             waiting=waiting,
-            failed=bool(self.failures or self.escalations),
-            drifted=bool(self.drifted),
+            failed=bool(self._failures or self._escalations),
+            drifted=bool(self._drifted),
         )
         reasons = tuple(str(failure) for failure in self.failure_list(graph))
         if complete and self.outputs_stale and status in (StackStatus.CONVERGED, StackStatus.FAILED):
@@ -80,16 +109,17 @@ class PassSummary:
 
     def failure_list(self, graph: Mapping[str, frozenset[str]]) -> list[Failure]:
         """What needs a person; failures that only follow from an escalated resource are left out."""
+        escalations = self._escalations
         explained = {
             name
-            for name in self.failures
-            if name not in self.escalations and graph.get(name, frozenset()) & self.escalations.keys()
+            for name in self._failures
+            if name not in escalations and graph.get(name, frozenset()) & escalations.keys()
         }
-        merged = {**{k: v for k, v in self.failures.items() if k not in explained}, **self.escalations}
+        merged = {**{k: v for k, v in self._failures.items() if k not in explained}, **escalations}
         return [Failure(name, reason) for name, reason in sorted(merged.items())]
 
     def action_counts(self, unchanged: int) -> ActionCounts:
-        counts = self.counts
+        counts = self._counts
         return ActionCounts(
             created=counts["created"],
             updated=counts["updated"],

@@ -60,7 +60,7 @@ class ResourceActions:
         state.generation = run.generation
         state.properties = desired
         state.last_error = None
-        run.resources.acted.add(name)
+        run.resources.acting_on(name)
         run.writes.mark(state)
         if run.providers.is_inline(type_name):
             state.marker_token = state.marker_token or f"n{run.context.random.getrandbits(48):012x}"
@@ -103,7 +103,7 @@ class ResourceActions:
             run.writes.mark(state)
         if isinstance(outcome, Applied):
             if not state.is_replacement:
-                run.summary.counts["created"] += 1
+                run.summary.count("created")
             self.apply_live(state, outcome.live, now, new_physical=True)
         elif isinstance(outcome, RetryLater):
             self.retry(state, outcome, now)
@@ -142,7 +142,7 @@ class ResourceActions:
             if live.physical_id != state.physical_id:
                 self._discard_duplicate(state, live)
         elif run.resources.records.get(state.name) is state:
-            run.resources.retry_at.pop(state.name, None)
+            run.resources.cancel_retry(state.name)
             self._on_create(state, Applied(live, adopted=True), now)
         elif state in run.retirement:
             state.physical_id = live.physical_id  # deleted as the retiree it is
@@ -216,12 +216,12 @@ class ResourceActions:
         physical_id = state.physical_id
         type_name = state.type
         generation = run.generation
-        run.resources.acted.add(state.name)
+        run.resources.acting_on(state.name)
 
         def done(outcome: CallOutcome, at: float) -> None:
             run.writes.mark(state)
             if isinstance(outcome, Applied):
-                run.summary.counts["updated"] += 1
+                run.summary.count("updated")
                 state.properties = desired
                 state.generation = generation
                 state.status = RecordStatus.UPDATE_IN_PROGRESS
@@ -250,13 +250,14 @@ class ResourceActions:
         run = self._run
         summary = run.summary
         if failing:
-            summary.replacements[state.name] += 1
-            if summary.replacements[state.name] > run.context.settings.max_replacements:
-                reason = f"replaced {summary.replacements[state.name] - 1} times and still failing"
-                summary.escalations[state.name] = f"{reason}: {state.last_error or 'no reason given'}"
-                self.fail_state(state, summary.escalations[state.name])
+            replacements = summary.replaced_failing(state.name)
+            if replacements > run.context.settings.max_replacements:
+                reason = f"replaced {replacements - 1} times and still failing"
+                escalation = f"{reason}: {state.last_error or 'no reason given'}"
+                summary.escalate(state.name, escalation)
+                self.fail_state(state, escalation)
                 return
-        summary.counts["replaced"] += 1
+        summary.count("replaced")
         state.status = RecordStatus.RETIRED
         run.writes.mark(state)
         records = run.resources.records
@@ -295,7 +296,7 @@ class ResourceActions:
     def fail(self, name: str, reason: str) -> None:
         run = self._run
         reason = run.without_secrets(reason)
-        run.summary.failures[name] = reason
+        run.summary.fail(name, reason)
         state = run.resources.records.get(name)
         if state is not None:
             state.status = RecordStatus.FAILED
@@ -317,7 +318,7 @@ class ResourceActions:
             run.resources.consider(state.name)
             return
         if run.resources.records.get(state.name) is state and state.name in run.resources.graph:
-            run.summary.failures[state.name] = message
+            run.summary.fail(state.name, message)
 
     def retry(self, state: ResourceState, outcome: RetryLater, now: float) -> None:
         run = self._run
@@ -329,7 +330,7 @@ class ResourceActions:
             return
         delay = settings.backoff.delay(state.attempts, outcome.after, run.context.random)
         state.next_attempt_at = now + delay
-        run.resources.retry_at[state.name] = state.next_attempt_at
+        run.resources.retry_after(state.name, state.next_attempt_at)
         run.writes.mark(state)
 
     def replace_failed(self, state: ResourceState, reason: str, now: float) -> None:
@@ -339,10 +340,8 @@ class ResourceActions:
         state.last_error = reason
         run.writes.mark(state)
         run.readiness.stop(state.name)
-        run.resources.settled.discard(state.name)
-        run.summary.failures.pop(state.name, None)
-        if state.name in run.resources.graph:
-            run.resources.consider(state.name)
+        run.summary.failure_over(state.name)
+        run.resources.unsettle(state.name)
 
 
 def _not_yet(_: float) -> None:

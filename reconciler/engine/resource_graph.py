@@ -18,54 +18,88 @@ class ResourceGraph:
 
     def __init__(self) -> None:
         self.graph: Mapping[str, frozenset[str]] = {}
-        self.dependents: dict[str, list[str]] = {}
+        self._dependents: dict[str, list[str]] = {}
         self.records: dict[str, ResourceState] = {}
-        self.settled: set[str] = set()
-        self.previously_settled: set[str] = set()
-        self.values_changed: set[str] = set()  # settled with new values this generation
-        self.acted: set[str] = set()  # resources a call was made for this generation
-        self.retry_at: dict[object, float] = {}  # a resource (or a delete's key) -> when to try again
+        self._settled: set[str] = set()
+        self._previously_settled: set[str] = set()
+        self._values_changed: set[str] = set()  # settled with new values this generation
+        self._acted: set[str] = set()  # resources a call was made for this generation
+        self._retry_at: dict[object, float] = {}  # a resource (or a delete's key) -> when to try again
         self._queued: set[str] = set()
         self._ready: deque[str] = deque()
 
     def reset(self, graph: Mapping[str, frozenset[str]]) -> None:
-        """A new generation: its graph, nothing settled yet, every retry of a resource gone dropped."""
-        self.previously_settled = self.settled
-        self.values_changed = set()
+        """A new generation: its graph, nothing settled yet, retries of resources that left it dropped."""
+        self._previously_settled = self._settled
+        self._values_changed = set()
         self.graph = graph
-        self.dependents = {name: [] for name in graph}
+        self._dependents = {name: [] for name in graph}
         for name, required in graph.items():
             for dependency in required:
-                self.dependents.setdefault(dependency, []).append(name)
-        self.settled = set()
-        self.acted = set()
+                self._dependents.setdefault(dependency, []).append(name)
+        self._settled = set()
+        self._acted = set()
         self._queued = set()
         self._ready = deque()
-        for key in [key for key in self.retry_at if isinstance(key, str) and key not in graph]:
-            del self.retry_at[key]
+        for key in [key for key in self._retry_at if isinstance(key, str) and key not in graph]:
+            del self._retry_at[key]
 
     def consider(self, name: str) -> None:
         """Queue `name` for a decision if everything it requires is settled."""
-        if name in self._queued or name in self.settled or name not in self.graph:
+        if name in self._queued or name in self._settled or name not in self.graph:
             return
-        if all(required in self.settled for required in self.graph[name]):
+        if all(required in self._settled for required in self.graph[name]):
             self._queued.add(name)
             self._ready.append(name)
 
     def settle(self, name: str, *, values_changed: bool) -> None:
         """`name` converged; its dependents are considered (and decided again if its values changed)."""
-        self.settled.add(name)
+        self._settled.add(name)
         if values_changed:
-            self.values_changed.add(name)
-        self.retry_at.pop(name, None)
-        for dependent in self.dependents.get(name, ()):
-            if values_changed and dependent in self.settled:
-                self.settled.discard(dependent)
+            self._values_changed.add(name)
+        self._retry_at.pop(name, None)
+        for dependent in self._dependents.get(name, ()):
+            if values_changed and dependent in self._settled:
+                self._settled.discard(dependent)
             self.consider(dependent)
 
     def unsettle(self, name: str) -> None:
-        self.settled.discard(name)
+        """`name` is to be decided again (queued once what it requires is settled)."""
+        self._settled.discard(name)
         self.consider(name)
+
+    def hold(self, name: str) -> None:
+        """`name` is no longer settled and not decided again: what requires it waits for a person."""
+        self._settled.discard(name)
+
+    def is_settled(self, name: str) -> bool:
+        return name in self._settled
+
+    def settled_with_dependents(self, name: str) -> bool:
+        """`name` and everything requiring it are settled: what it replaced may go."""
+        settled = self._settled
+        return name in settled and all(dependent in settled for dependent in self._dependents.get(name, ()))
+
+    def acting_on(self, name: str) -> None:
+        """A call is made for `name` at this generation (it is not counted as unchanged)."""
+        self._acted.add(name)
+
+    def retry_after(self, key: object, when: float) -> None:
+        """Try `key` (a resource, or a delete's key) again at `when`."""
+        self._retry_at[key] = when
+
+    def cancel_retry(self, key: object) -> None:
+        self._retry_at.pop(key, None)
+
+    def retrying(self, key: object) -> bool:
+        return key in self._retry_at
+
+    def any_retrying(self) -> bool:
+        return bool(self._retry_at)
+
+    def unchanged(self) -> int:
+        """Resources settled at this generation without a call."""
+        return len(self._settled - self._acted)
 
     def has_ready(self) -> bool:
         return bool(self._ready)
@@ -75,15 +109,19 @@ class ResourceGraph:
         self._queued.discard(name)
         return name
 
+    def settled_before_and_unchanged(self, name: str) -> bool:
+        """Settled at the last generation, and nothing it requires settled with new values since."""
+        return name in self._previously_settled and not self._values_changed & self.graph[name]
+
     def complete(self) -> bool:
-        return len(self.settled) == len(self.graph)
+        return len(self._settled) == len(self.graph)
 
     def due_retries(self, now: float) -> list[object]:
         """The retries due by `now`, taken off the schedule."""
-        due = [key for key, when in self.retry_at.items() if when <= now]
+        due = [key for key, when in self._retry_at.items() if when <= now]
         for key in due:
-            del self.retry_at[key]
+            del self._retry_at[key]
         return due
 
     def next_retry(self) -> float | None:
-        return min(self.retry_at.values()) if self.retry_at else None
+        return min(self._retry_at.values()) if self._retry_at else None

@@ -70,7 +70,7 @@ class Retirement:
         self._retiring.pop(id(state), None)
         self._run.writes.forget(state)
         if deleted and state.successor is None:
-            self._run.summary.counts["deleted"] += 1
+            self._run.summary.count("deleted")
 
     def delete_due(self, now: float) -> None:
         """Delete every retiring record nothing holds back any more."""
@@ -80,10 +80,10 @@ class Retirement:
             return
         referenced = self._referenced_physical_ids()
         flights = self._run.flights
-        retry_at = self._run.resources.retry_at
+        resources = self._run.resources
         for state in list(self._retiring.values()):
             key = (DELETE, id(state))
-            if key in flights or key in retry_at:
+            if key in flights or resources.retrying(key):
                 continue
             if not self._may_delete(state, referenced):
                 continue
@@ -117,11 +117,9 @@ class Retirement:
         if state.physical_id is not None and state.physical_id in referenced:
             return False
         run = self._run
-        settled = run.resources.settled
-        if state.successor is not None and state.name in run.resources.graph:
-            if state.name not in settled:
-                return False
-            return all(dependent in settled for dependent in run.resources.dependents.get(state.name, ()))
+        resources = run.resources
+        if state.successor is not None and state.name in resources.graph:
+            return resources.settled_with_dependents(state.name)
         return run.policy.prune or run.removing
 
     def late_create_out(self, state: ResourceState) -> bool:
@@ -151,26 +149,26 @@ class Retirement:
         run.writes.mark(state)
         type_name, physical_id = state.type, state.physical_id
         refused = f"{state.name} ({physical_id})"  # where a refusal of this delete is reported
-        failures = run.summary.failures
+        summary = run.summary
         settings = run.context.settings
 
         def done(outcome: CallOutcome, at: float) -> None:
             if isinstance(outcome, Deleted):
-                failures.pop(refused, None)  # an earlier refusal is over
+                summary.failure_over(refused)  # an earlier refusal is over
                 self.forget(state, deleted=True)
             elif isinstance(outcome, RetryLater):
                 state.attempts += 1
                 state.last_error = outcome.message
                 delay = settings.backoff.delay(state.attempts, outcome.after, run.context.random)
-                run.resources.retry_at[key] = at + delay
+                run.resources.retry_after(key, at + delay)
             elif isinstance(outcome, Failed):
                 # Reported, and tried again only after a back-off: a refused delete is not sent
                 # again on every pass.
                 state.attempts += 1
                 state.last_error = run.without_secrets(outcome.message)
-                failures[refused] = f"delete failed: {state.last_error}"
+                summary.fail(refused, f"delete failed: {state.last_error}")
                 delay = settings.backoff.delay(state.attempts, None, run.context.random)
-                run.resources.retry_at[key] = at + delay
+                run.resources.retry_after(key, at + delay)
 
         spec = CallSpec(DELETE, run.policy.cloud, type_name, (physical_id,))
         if run.providers.is_inline(type_name):
@@ -199,9 +197,9 @@ class Retirement:
                 state.attempts += 1
                 if isinstance(outcome, Failed):
                     reason = f"searching for what its create left failed: {outcome.message}"
-                    run.summary.failures[f"{state.name} (record {state.record_id})"] = reason
+                    run.summary.fail(f"{state.name} (record {state.record_id})", reason)
                 delay = run.context.settings.backoff.delay(state.attempts, None, run.context.random)
-                run.resources.retry_at[key] = at + delay
+                run.resources.retry_after(key, at + delay)
 
         spec = CallSpec("find", run.policy.cloud, state.type, marker=marker)
         abandon = partial(done, RetryLater("marker search timed out"))

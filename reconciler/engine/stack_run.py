@@ -85,6 +85,8 @@ class StackRun:
         self.removing = False
         self._previous_definition: DesiredStack | None = None
         self._reuse_decisions = False
+        # The coordinator's concerns: they reach one another through the run; the engine uses only
+        # the methods below (step, take_result, progress, desire, report, ...), never these.
         self.resources = ResourceGraph()
         self.writes = DirtyRecords()
         self.flights = CallFlights(name, shard, context)
@@ -286,7 +288,7 @@ class StackRun:
             or len(self.children)
             or flights.awaiting_ids()
         )
-        waiting = pending_work or bool(self.resources.retry_at) or bool(self.retirement)
+        waiting = pending_work or self.resources.any_retrying() or bool(self.retirement)
         observing = bool(self.resources.records) and not self.observation.observed_once and not self.removing
         self.summary.summarize(
             self.resources.graph,
@@ -313,7 +315,7 @@ class StackRun:
         if name in self.flights or name in self.readiness or name in self.children:
             return True
         resources = self.resources
-        return name in resources.retry_at or name in self.summary.failures or name in resources.settled
+        return resources.retrying(name) or self.summary.failed(name) or resources.is_settled(name)
 
     def _decide(self, name: str, now: float) -> None:
         if self._under_way(name):
@@ -360,7 +362,7 @@ class StackRun:
         if not self._reuse_decisions or state is None or state.status is not RecordStatus.READY:
             return False
         resources = self.resources
-        if name not in resources.previously_settled or resources.values_changed & resources.graph[name]:
+        if not resources.settled_before_and_unchanged(name):
             return False
         previous = self._previous_definition.resources.get(name) if self._previous_definition else None
         return previous is not None and resource.nested_kind is None and previous == resource
@@ -392,7 +394,7 @@ class StackRun:
     def settle(self, name: str, *, values_changed: bool) -> None:
         if values_changed:
             self.summary.outputs_stale = True
-        self.summary.drifted.discard(name)
+        self.summary.drift_repaired(name)
         self.resources.settle(name, values_changed=values_changed)
 
     def finished(self, state: ResourceState, *, values_changed: bool) -> None:
@@ -439,7 +441,7 @@ class StackRun:
             status=summary.status,
             commit=self.commit,
             generation=self.generation,
-            counts=summary.action_counts(len(resources.settled - resources.acted)),
+            counts=summary.action_counts(resources.unchanged()),
             failures=tuple(summary.failure_list(resources.graph)),
             superseded=tuple(summary.superseded),
             resources=len(resources.records),
