@@ -50,6 +50,8 @@ def print_report(report: StackReport) -> None:
     )
     for failure in report.failures:
         click.echo(f"  {failure}")
+    for kept in report.kept:
+        click.echo(f"  kept: {kept}")
 
 
 def _converge(

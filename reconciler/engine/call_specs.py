@@ -15,7 +15,13 @@ from typing import Any
 from providers.interface import LiveResource, LiveStatus, Marker, Permanent, Provider, Retryable
 from reconciler.engine import outcomes
 from reconciler.engine.outcomes import CallOutcome, Failed, ObserveOutcome, RetryLater
-from reconciler.engine.provider_calls import call_create, call_delete, call_observe, call_update
+from reconciler.engine.provider_calls import (
+    call_create,
+    call_delete,
+    call_observe,
+    call_snapshot_delete,
+    call_update,
+)
 from reconciler.engine.provider_set import CloudProviders
 from reconciler.engine.record_rows import plain_json
 
@@ -24,7 +30,8 @@ CALL_KIND = "cloud-call"  # the work queue's `kind` for these items
 
 @dataclass(frozen=True)
 class CallSpec:
-    """One provider call: `create`, `update`, `delete` or `observe` of a type on a named cloud."""
+    """One provider call: `create`, `update`, `delete`, `snapshot_delete` or `observe` of a type on a
+    named cloud."""
 
     op: str
     cloud: str
@@ -74,11 +81,17 @@ def run_call(spec: CallSpec, clouds: CloudProviders) -> CallOutcome | ObserveOut
     if spec.op == "update" and len(spec.physical_ids) == 1:
         changed = frozenset(spec.changed)
         return call_update(provider, spec.type_name, spec.physical_ids[0], spec.properties or {}, changed)
-    if spec.op == "delete" and len(spec.physical_ids) == 1:
-        return call_delete(provider, spec.type_name, spec.physical_ids[0])
+    if spec.op in ("delete", "snapshot_delete") and len(spec.physical_ids) == 1:
+        return _run_delete(spec, provider)
     if spec.op == "observe":
         return call_observe(provider, spec.type_name, spec.physical_ids)
     return Failed(f"malformed call {spec.op!r} of {spec.type_name}")
+
+
+def _run_delete(spec: CallSpec, provider: Provider) -> CallOutcome:
+    if spec.op == "snapshot_delete" and spec.marker is not None:
+        return call_snapshot_delete(provider, spec.type_name, spec.physical_ids[0], spec.marker)
+    return call_delete(provider, spec.type_name, spec.physical_ids[0])
 
 
 def _provider(spec: CallSpec, clouds: CloudProviders) -> Provider | Failed | RetryLater:

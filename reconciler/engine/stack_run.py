@@ -23,6 +23,12 @@ from providers.interface import LiveResource, LiveStatus, Marker, Provider
 from reconciler.engine.batching import BatchPolicy, batch_policy, check_update_policy
 from reconciler.engine.call_pool import PendingCall
 from reconciler.engine.call_specs import CallSpec
+from reconciler.engine.deletion_policies import (
+    RETAIN,
+    SNAPSHOT,
+    InvalidDeletionPolicy,
+    deletion_policy_named,
+)
 from reconciler.engine.desired import DesiredStack, Policy
 from reconciler.engine.drift import Drift, baseline_of, detect_drift, managed_drift, remember_baseline
 from reconciler.engine.nested_handoff import Lineage
@@ -37,7 +43,14 @@ from reconciler.engine.outcomes import (
     RetryLater,
     Vanished,
 )
-from reconciler.engine.provider_calls import call_create, call_delete, call_find, call_observe, call_update
+from reconciler.engine.provider_calls import (
+    call_create,
+    call_delete,
+    call_find,
+    call_observe,
+    call_snapshot_delete,
+    call_update,
+)
 from reconciler.engine.provider_set import ProviderSet
 from reconciler.engine.readiness_polls import Poll, ReadinessPolls
 from reconciler.engine.record_rows import UNRECORDED_ATTRIBUTES, plain_json, recorded_attributes
@@ -134,6 +147,7 @@ class StackRun:
         self.drifted: set[str] = set()
         self.replacements: Counter[str] = Counter()
         self.counts: Counter[str] = Counter()
+        self.kept: dict[str, str] = {}  # resource (physical id) -> what its deletion policy kept
         self.dirty: dict[int, ResourceState] = {}
         self.dirty_later: dict[int, ResourceState] = {}  # written at the latest by their time in:
         self.dirty_later_due: deque[tuple[float, ResourceState]] = deque()
@@ -218,6 +232,7 @@ class StackRun:
         self.escalations = {}
         self.replacements = Counter()
         self.counts = Counter()
+        self.kept = {}
         self.outputs_stale = True
         self.status = StackStatus.PROGRESSING
         self.status_due = True
@@ -427,13 +442,10 @@ class StackRun:
             state.generation = self.generation
             self._settle(name, values_changed=False)
             return
-        try:
-            desired = plain_json(self.definition.resolve_properties(name, self.values))
-        except Unresolved:
-            return  # considered again when what it reads settles
-        except Exception as error:
-            self._fail(name, f"invalid properties: {error}")
+        resolved = self._resolved(name, resource)
+        if resolved is None:
             return
+        desired, deletion_policy = resolved
         if resource.nested_kind is not None:
             if resource.nested_kind not in GROUP_KINDS or self._update_policy_usable(name, resource):
                 self._converge_nested(name, type_name=resource.type, desired=desired, state=state, now=now)
@@ -443,6 +455,7 @@ class StackRun:
             failed = state.status is RecordStatus.FAILED
             recorded = RecordedResource(name, state.type, state.physical_id, state.properties, failed=failed)
         plan = plan_resource(name, resource.type, desired, recorded, self.providers)
+        self._keep_deletion_policy(state, deletion_policy)
         if plan.action is Action.UNCHANGED:
             assert state is not None
             self._already_applied(state, now)
@@ -454,6 +467,35 @@ class StackRun:
         else:
             assert state is not None
             self._replace(state, resource.type, desired, failing="status" in plan.replace_reasons, now=now)
+        self._keep_deletion_policy(self.records.get(name), deletion_policy)
+
+    def _resolved(self, name: str, resource: Any) -> tuple[dict[str, Any], str] | None:
+        """Its properties and deletion policy now; None when they cannot be resolved yet (or ever)."""
+        assert self.definition is not None
+        try:
+            return plain_json(self.definition.resolve_properties(name, self.values)), self._deletion_policy(
+                resource
+            )
+        except Unresolved:
+            return None  # considered again when what it reads settles
+        except InvalidDeletionPolicy as error:
+            self._fail(name, str(error))
+        except Exception as error:
+            self._fail(name, f"invalid properties: {error}")
+        return None
+
+    def _deletion_policy(self, resource: Any) -> str:
+        written = resource.deletion_policy
+        if type(written) is str:  # almost always: no function to resolve
+            return deletion_policy_named(written)
+        assert self.definition is not None
+        return deletion_policy_named(self.definition.resolve(written, self.values))
+
+    def _keep_deletion_policy(self, state: ResourceState | None, policy: str) -> None:
+        """Record the policy removal will follow (a replaced copy keeps the one it was made with)."""
+        if state is not None and state.deletion_policy != policy:
+            state.deletion_policy = policy
+            self._mark_dirty(state)
 
     def _decision_still_holds(self, name: str, resource: Any, state: ResourceState | None) -> bool:
         """Settled last generation with the same definition, and nothing it reads changed since."""
@@ -1242,6 +1284,9 @@ class StackRun:
         return self.policy.prune or self.removing
 
     def _delete(self, state: ResourceState, key: tuple[str, int], now: float) -> None:
+        if state.deletion_policy == RETAIN and not self._is_nested_record(state):
+            self._retain(state)
+            return
         if state.physical_id is None:
             if self._late_create_out(state):
                 return  # deleted, or forgotten, once its create is back
@@ -1268,6 +1313,8 @@ class StackRun:
         def done(outcome: CallOutcome, at: float) -> None:
             if isinstance(outcome, Deleted):
                 self.failures.pop(refused, None)  # an earlier refusal is over
+                if outcome.snapshot is not None:
+                    self.kept[refused] = f"snapshot {outcome.snapshot} made before it was deleted"
                 self._forget(state, deleted=True)
             elif isinstance(outcome, RetryLater):
                 state.attempts += 1
@@ -1285,11 +1332,16 @@ class StackRun:
                 delay = self.context.settings.backoff.delay(state.attempts, None, self.context.random)
                 self.retry_at[key] = at + delay
 
-        call = partial(call_delete, provider, type_name, physical_id)
+        if state.deletion_policy == SNAPSHOT:
+            marker = Marker(self.name, state.name, str(state.record_id))
+            call = partial(call_snapshot_delete, provider, type_name, physical_id, marker)
+            spec = CallSpec("snapshot_delete", self.policy.cloud, type_name, (physical_id,), marker=marker)
+        else:
+            call = partial(call_delete, provider, type_name, physical_id)
+            spec = CallSpec("delete", self.policy.cloud, type_name, (physical_id,))
         if self.providers.is_inline(type_name):
             done(call(), now)
         else:
-            spec = CallSpec("delete", self.policy.cloud, type_name, (physical_id,))
             abandon = partial(done, RetryLater("delete timed out"))
             self._dispatch(key, call, done, abandon, now, spec=spec)
 
@@ -1318,6 +1370,13 @@ class StackRun:
 
         call = partial(call_find, provider, state.type, marker)
         self._dispatch(key, call, done, lambda at: done(RetryLater("marker search timed out"), at), now)
+
+    def _retain(self, state: ResourceState) -> None:
+        """Heat's `Retain`: the resource stays in the cloud and leaves management; the note says so."""
+        where = f"{state.name} ({state.physical_id})" if state.physical_id else state.name
+        self.kept[where] = "retained: left in the cloud, no longer managed"
+        self.counts["retained"] += 1
+        self._forget(state)
 
     def _is_nested_record(self, state: ResourceState) -> bool:
         return self.providers.resource_type(state.type) is None
@@ -1390,6 +1449,7 @@ class StackRun:
             updated=self.counts["updated"],
             replaced=self.counts["replaced"],
             deleted=self.counts["deleted"],
+            retained=self.counts["retained"],
             unchanged=len(self.settled - self.acted),
         )
         return StackReport(
@@ -1401,6 +1461,7 @@ class StackRun:
             failures=tuple(self.failure_list()),
             superseded=tuple(self.superseded),
             resources=len(self.records),
+            kept=tuple(f"{resource}: {what}" for resource, what in sorted(self.kept.items())),
         )
 
     # Writes ----------------------------------------------------------------------------------

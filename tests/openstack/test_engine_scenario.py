@@ -184,3 +184,43 @@ def test_a_stack_of_every_type_converges_heals_updates_and_prunes(world: EngineO
     report = world.converge({"server_name": "web-2", "with_storage": False})
     assert report.status is StackStatus.CONVERGED, report.failures
     assert world.live("volumes") == []
+
+
+KEPT_VOLUMES = """
+heat_template_version: 2018-08-31
+parameters:
+  with_storage: {type: boolean, default: true}
+conditions:
+  storage: {get_param: with_storage}
+resources:
+  archive:
+    type: OS::Cinder::Volume
+    condition: storage
+    deletion_policy: Snapshot
+    properties: {name: archive, size: 2}
+  keep:
+    type: OS::Cinder::Volume
+    condition: storage
+    deletion_policy: Retain
+    properties: {name: keep, size: 1}
+  net:
+    type: OS::Neutron::Net
+    properties: {name: app-net}
+"""
+
+
+def test_deletion_policies_keep_a_backup_and_a_retained_volume(world: EngineOnOpenStack) -> None:
+    world.commit(KEPT_VOLUMES)
+    assert world.converge().status is StackStatus.CONVERGED
+    volumes = {volume["name"]: volume["id"] for volume in world.live("volumes")}
+
+    report = world.converge({"with_storage": False})
+
+    assert report.status is StackStatus.CONVERGED, report.failures
+    assert [(volume["name"], volume["id"]) for volume in world.live("volumes")] == [("keep", volumes["keep"])]
+    (backup,) = world.live("backups")
+    assert (backup["volume_id"], backup["status"]) == (volumes["archive"], "available")
+    assert sorted(report.kept) == [
+        f"archive ({volumes['archive']}): snapshot {backup['id']} made before it was deleted",
+        f"keep ({volumes['keep']}): retained: left in the cloud, no longer managed",
+    ]
