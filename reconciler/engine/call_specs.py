@@ -20,6 +20,7 @@ from reconciler.engine.provider_calls import (
     call_delete,
     call_observe,
     call_snapshot_delete,
+    call_take_external,
     call_update,
 )
 from reconciler.engine.provider_set import CloudProviders
@@ -30,8 +31,8 @@ CALL_KIND = "cloud-call"  # the work queue's `kind` for these items
 
 @dataclass(frozen=True)
 class CallSpec:
-    """One provider call: `create`, `update`, `delete`, `snapshot_delete` or `observe` of a type on a
-    named cloud."""
+    """One provider call: `create`, `update`, `delete`, `snapshot_delete`, `take_external` or
+    `observe` of a type on a named cloud."""
 
     op: str
     cloud: str
@@ -81,14 +82,16 @@ def run_call(spec: CallSpec, clouds: CloudProviders) -> CallOutcome | ObserveOut
     if spec.op == "update" and len(spec.physical_ids) == 1:
         changed = frozenset(spec.changed)
         return call_update(provider, spec.type_name, spec.physical_ids[0], spec.properties or {}, changed)
-    if spec.op in ("delete", "snapshot_delete") and len(spec.physical_ids) == 1:
-        return _run_delete(spec, provider)
+    if spec.op in ("delete", "snapshot_delete", "take_external") and len(spec.physical_ids) == 1:
+        return _run_on_one(spec, provider)
     if spec.op == "observe":
         return call_observe(provider, spec.type_name, spec.physical_ids)
     return Failed(f"malformed call {spec.op!r} of {spec.type_name}")
 
 
-def _run_delete(spec: CallSpec, provider: Provider) -> CallOutcome:
+def _run_on_one(spec: CallSpec, provider: Provider) -> CallOutcome:
+    if spec.op == "take_external":
+        return call_take_external(provider, spec.type_name, spec.physical_ids[0])
     if spec.op == "snapshot_delete" and spec.marker is not None:
         return call_snapshot_delete(provider, spec.type_name, spec.physical_ids[0], spec.marker)
     return call_delete(provider, spec.type_name, spec.physical_ids[0])

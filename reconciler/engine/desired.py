@@ -30,6 +30,9 @@ class DesiredResource(Protocol):
     @property
     def deletion_policy(self) -> Any: ...
 
+    @property
+    def external_id(self) -> Any: ...
+
 
 class DesiredStack(Protocol):
     """What the engine needs of a stack definition."""

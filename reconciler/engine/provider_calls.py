@@ -126,6 +126,21 @@ def call_snapshot_delete(provider: Provider, type_name: str, physical_id: str, m
     return Deleted(snapshot=snapshot) if isinstance(outcome, Deleted) else outcome
 
 
+def call_take_external(provider: Provider, type_name: str, physical_id: str) -> CallOutcome:
+    """An existing resource named by `external_id`, taken as it is (Applied), never created."""
+    try:
+        found = provider.observe(type_name, [physical_id]).get(physical_id)
+    except Retryable as error:
+        return _retry_later(error)
+    except ProviderError as error:
+        return Failed(str(error))
+    except Exception as error:
+        return _unexpected(error)
+    if found is None:
+        return Failed(f"{type_name} {physical_id} does not exist: external_id must name an existing resource")
+    return Applied(found, adopted=True)
+
+
 def call_observe(provider: Provider, type_name: str, physical_ids: Collection[str]) -> ObserveOutcome:
     try:
         return Observed(provider.observe(type_name, physical_ids))

@@ -31,6 +31,7 @@ from reconciler.engine.deletion_policies import (
 )
 from reconciler.engine.desired import DesiredStack, Policy
 from reconciler.engine.drift import Drift, baseline_of, detect_drift, managed_drift, remember_baseline
+from reconciler.engine.external_resources import InvalidExternalId, external_id_named
 from reconciler.engine.nested_handoff import Lineage
 from reconciler.engine.nested_values import NestedValues
 from reconciler.engine.outcomes import (
@@ -49,6 +50,7 @@ from reconciler.engine.provider_calls import (
     call_find,
     call_observe,
     call_snapshot_delete,
+    call_take_external,
     call_update,
 )
 from reconciler.engine.provider_set import ProviderSet
@@ -445,10 +447,13 @@ class StackRun:
         resolved = self._resolved(name, resource)
         if resolved is None:
             return
-        desired, deletion_policy = resolved
+        desired, deletion_policy, external_id = resolved
         if resource.nested_kind is not None:
             if resource.nested_kind not in GROUP_KINDS or self._update_policy_usable(name, resource):
                 self._converge_nested(name, type_name=resource.type, desired=desired, state=state, now=now)
+            return
+        if external_id is not None:
+            self._take_external(name, resource.type, external_id, desired, state, now=now)
             return
         recorded = None
         if state is not None:
@@ -469,20 +474,33 @@ class StackRun:
             self._replace(state, resource.type, desired, failing="status" in plan.replace_reasons, now=now)
         self._keep_deletion_policy(self.records.get(name), deletion_policy)
 
-    def _resolved(self, name: str, resource: Any) -> tuple[dict[str, Any], str] | None:
-        """Its properties and deletion policy now; None when they cannot be resolved yet (or ever)."""
+    def _resolved(self, name: str, resource: Any) -> tuple[dict[str, Any], str, str | None] | None:
+        """Its properties, deletion policy and external id now; None when they cannot be resolved
+        yet (or ever)."""
         assert self.definition is not None
         try:
-            return plain_json(self.definition.resolve_properties(name, self.values)), self._deletion_policy(
-                resource
-            )
+            desired = plain_json(self.definition.resolve_properties(name, self.values))
+            return desired, self._deletion_policy(resource), self._external_id(resource)
         except Unresolved:
             return None  # considered again when what it reads settles
-        except InvalidDeletionPolicy as error:
+        except (InvalidDeletionPolicy, InvalidExternalId) as error:
             self._fail(name, str(error))
         except Exception as error:
             self._fail(name, f"invalid properties: {error}")
         return None
+
+    def _external_id(self, resource: Any) -> str | None:
+        written = resource.external_id
+        if written is None:
+            return None
+        assert self.definition is not None
+        return external_id_named(
+            written if type(written) is str else self.definition.resolve(written, self.values)
+        )
+
+    def _is_external(self, name: str) -> bool:
+        resource = self.definition.resources.get(name) if self.definition is not None else None
+        return resource is not None and resource.external_id is not None
 
     def _deletion_policy(self, resource: Any) -> str:
         written = resource.deletion_policy
@@ -819,6 +837,54 @@ class StackRun:
             )
             abandon = partial(done, RetryLater("update timed out"))
             self._dispatch(state.name, call, done, abandon, now, spec=spec)
+
+    def _take_external(
+        self,
+        name: str,
+        type_name: str,
+        external_id: str,
+        desired: dict[str, Any],
+        state: ResourceState | None,
+        *,
+        now: float,
+    ) -> None:
+        """Take the existing resource `external_id` names: checked to exist, never created."""
+        if state is not None and state.physical_id == external_id and state.type == type_name:
+            self._keep_deletion_policy(state, RETAIN)
+            if state.status is not RecordStatus.FAILED:
+                self._already_applied(state, now)
+                return
+        provider = self._provider(name, type_name)
+        if provider is None:
+            return
+        taken = ResourceState(name, type_name, RecordStatus.CREATE_IN_PROGRESS, self.generation)
+        taken.properties, taken.deletion_policy = desired, RETAIN
+        if state is not None:  # re-pointed: what was taken (or made) before goes by its own policy
+            self.records.pop(name, None)
+            state.status = RecordStatus.RETIRED
+            state.successor = taken
+            self._mark_dirty(state)
+            self.retiring[id(state)] = state
+        self.records[name] = taken
+        self.acted.add(name)
+        self._mark_dirty(taken)
+
+        def done(outcome: CallOutcome, at: float) -> None:
+            self._mark_dirty(taken)
+            if isinstance(outcome, Applied):
+                self._apply_live(taken, outcome.live, at, new_physical=True)
+            elif isinstance(outcome, RetryLater):
+                self._retry(taken, outcome, at)
+            elif isinstance(outcome, Failed):
+                self._fail_state(taken, outcome.message, sent_for=taken.generation)
+
+        call = partial(call_take_external, provider, type_name, external_id)
+        if self.providers.is_inline(type_name):
+            done(call(), now)
+        else:
+            spec = CallSpec("take_external", self.policy.cloud, type_name, (external_id,))
+            abandon = partial(done, RetryLater("looking it up timed out"))
+            self._dispatch(name, call, done, abandon, now, spec=spec)
 
     def _replace(
         self, state: ResourceState, type_name: str, desired: dict[str, Any], *, failing: bool, now: float
@@ -1207,6 +1273,9 @@ class StackRun:
                 remember_baseline(state, live)
                 self._mark_dirty(state)
             return
+        if self._is_external(name):
+            self._external_drift(state, drift)
+            return
         if (
             drift is Drift.MISSING
             and state.type in DATA_BEARING_TYPES
@@ -1236,6 +1305,16 @@ class StackRun:
             assert live is not None
             state.properties = {**state.properties, **plain_json(managed_drift(state, live))}
             self._unsettle(name)
+
+    def _external_drift(self, state: ResourceState, drift: Drift) -> None:
+        """An external resource is not ours to make again: gone or failed, it waits for a person."""
+        if drift is Drift.CHANGED:
+            return  # its properties are not ours either
+        reason = f"external {state.type} {state.physical_id}: {drift.value}; it is not ours to repair"
+        self.escalations[state.name] = reason
+        self._fail_state(state, reason)
+        self.settled.discard(state.name)
+        self.status_due = True
 
     # Deleting what was replaced or pruned ----------------------------------------------------
 
