@@ -58,3 +58,21 @@ def test_apply_exits_1_with_the_reason_when_a_stack_fails(tmp_path: Path) -> Non
 def test_outputs_of_an_unknown_stack_is_an_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["outputs", "nope", "--database", f"sqlite:///{tmp_path / 's.db'}"])
     assert result.exit_code == 1 and "no stack named 'nope'" in result.output
+
+
+def test_apply_refuses_a_dirty_working_tree_unless_told_and_never_records_it_as_head(tmp_path: Path) -> None:
+    repo = samples_copy(tmp_path / "dirty")
+    template = repo / "stacks" / "network" / "template.yaml"
+    template.write_text(template.read_text() + "\n# edited, not committed\n")
+    (repo / "notes.txt").write_text("scratch\n")
+    database = f"sqlite:///{tmp_path / 's.db'}"
+    head = git.Repo(repo).head.commit.hexsha
+
+    refused = CliRunner().invoke(cli, ["apply", "--repo", str(repo), "--database", database])
+
+    assert refused.exit_code == 1
+    assert "uncommitted changes (notes.txt, stacks/network/template.yaml)" in refused.output
+    assert "--allow-dirty" in refused.output
+    applied = CliRunner().invoke(cli, ["apply", "--repo", str(repo), "--database", database, "--allow-dirty"])
+    assert applied.exit_code == 0, applied.output
+    assert "network: CONVERGED at uncommitted" in applied.output and head[:12] not in applied.output
