@@ -36,6 +36,7 @@ outputs:
     value: {{get_attr: [first, value]}}
 """
 CONFIG = """branch: main
+defaults: {cloud: sim}
 stacks:
   bench:
     template: stacks/bench.yaml

@@ -173,3 +173,18 @@ class Provider(Protocol):
     def find_by_marker(self, type_name: str, marker: Marker) -> LiveResource | None:
         """The resource created with `marker`, if one exists (adoption after a crash)."""
         ...
+
+
+@runtime_checkable
+class Snapshotting(Protocol):
+    """A backend that can keep a copy of a resource before deleting it (Heat's `Snapshot` policy).
+
+    `snapshot` is idempotent: it looks for the copy `marker` names before making one, so a worker
+    that takes over after a crash does not make a second copy. It returns the copy's id once the
+    copy is complete, raises `Retryable` while it is being made, and `Permanent` for a type that
+    cannot be copied or a copy that failed.
+    """
+
+    def snapshot(self, type_name: str, physical_id: str, marker: Marker) -> str:
+        """The id of a complete copy of `physical_id`, made with `marker` if there was none."""
+        ...

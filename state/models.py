@@ -117,6 +117,8 @@ class ResourceRecord(Base):
     attempts: Mapped[int] = mapped_column(sa.Integer, default=0)
     next_attempt_at: Mapped[float | None]
     last_error: Mapped[str | None] = mapped_column(sa.Text)
+    # Heat's deletion policy (Delete, Retain, Snapshot) as last converged: what removal does.
+    deletion_policy: Mapped[str] = mapped_column(sa.String(16), default="Delete", server_default="Delete")
     updated_at: Mapped[float]
 
 

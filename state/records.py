@@ -37,6 +37,7 @@ class RecordedResource:
     attempts: int
     next_attempt_at: float | None
     last_error: str | None
+    deletion_policy: str
     updated_at: float
 
 
@@ -61,6 +62,7 @@ class RecordWrite:
     attempts: int = 0
     next_attempt_at: float | None = None
     last_error: str | None = None
+    deletion_policy: str = "Delete"
     record_id: int | None = None
     properties_json: str | None = None
     attributes_json: str | None = None
@@ -105,6 +107,7 @@ def _row(record_id: int, write: RecordWrite, now: float) -> RecordRow:
         write.attempts,
         write.next_attempt_at,
         write.last_error,
+        write.deletion_policy,
         now,
     )
 

@@ -118,6 +118,13 @@ class OpenStackProvider:
     def find_by_marker(self, type_name: str, marker: Marker) -> LiveResource | None:
         return self._handler(type_name).find_by_marker(marker)
 
+    def snapshot(self, type_name: str, physical_id: str, marker: Marker) -> str:
+        snapshot = getattr(self._handler(type_name), "snapshot", None)
+        if snapshot is None:
+            raise Permanent(f'"Snapshot" deletion policy not supported for {type_name}')
+        result: str = snapshot(physical_id, marker)
+        return result
+
     def _handler(self, type_name: str) -> TypeHandler:
         handler = self._handlers.get(type_name)
         if handler is None:

@@ -3,10 +3,16 @@ becomes security group rules created, and on update added or removed, one call p
 
 Neutron gives every new group two egress rules (IPv4 and IPv6, anywhere). As Heat does, they are
 left alone unless the template lists egress rules of its own, which then replace them.
+
+The live group's `rules` are the rules Neutron embeds in it, in a canonical order, so a rule deleted
+or added behind the engine's back is drift of the group like any other property. Rules made by
+OS::Neutron::SecurityGroupRule resources (their marker is their description) belong to those
+resources: the group neither counts nor removes them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -33,21 +39,27 @@ class SecurityGroupHandler:
     def create(self, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
         live = self.group.create(properties, marker)
         self.converge_rules(live.physical_id, properties.get("rules") or [])
-        return live
+        return self.reread(live.physical_id)
 
     def update(
         self, physical_id: str, properties: Mapping[str, Any], changed: frozenset[str]
     ) -> LiveResource:
         live = self.group.update(physical_id, properties, changed - {"rules"})
-        if "rules" in changed:
-            self.converge_rules(physical_id, properties.get("rules") or [])
-        return live
+        if "rules" not in changed:
+            return with_rules(live)
+        self.converge_rules(physical_id, properties.get("rules") or [])
+        return self.reread(physical_id)
+
+    def reread(self, physical_id: str) -> LiveResource:
+        """The group as it is once its rules were made: the reference drift is measured from."""
+        path = f"{SECURITY_GROUP.path}/{physical_id}"
+        return with_rules(self.group.live(self.apis.network.get(path)[SECURITY_GROUP.singular]))
 
     def delete(self, physical_id: str) -> None:
         self.group.delete(physical_id)
 
     def observe(self, physical_ids: Collection[str]) -> Mapping[str, LiveResource]:
-        return self.group.observe(physical_ids)
+        return {key: with_rules(live) for key, live in self.group.observe(physical_ids).items()}
 
     def find_by_marker(self, marker: Marker) -> LiveResource | None:
         return self.group.find_by_marker(marker)
@@ -60,6 +72,8 @@ class SecurityGroupHandler:
         )
         for live_rule in list(existing):
             key = rule_key(live_rule)
+            if owned_elsewhere(live_rule):
+                continue  # an OS::Neutron::SecurityGroupRule resource's, not this group's
             if key in desired:
                 del desired[key]
             elif live_rule.get("direction") != "egress" or replaces_egress:
@@ -82,6 +96,23 @@ class SecurityGroupHandler:
             body["remote_group_id"] = self.apis.names.id_of("security_group", remote) if remote else group_id
             body.pop("remote_ip_prefix", None)
         return body
+
+
+def with_rules(live: LiveResource) -> LiveResource:
+    """`live` with the group's rules as a property, read from the body Neutron embeds them in."""
+    body = live.attributes.get("show") or {}
+    listed = [rule for rule in body.get("security_group_rules") or () if not owned_elsewhere(rule)]
+    rules = sorted(
+        ({key: rule.get(key) for key in (*RULE_KEYS, "remote_group_id")} for rule in listed),
+        key=lambda rule: tuple(str(value) for value in rule.values()),
+    )
+    return dataclasses.replace(live, properties={**live.properties, "rules": rules})
+
+
+def owned_elsewhere(rule: Mapping[str, Any]) -> bool:
+    """A rule made by an OS::Neutron::SecurityGroupRule resource: its marker is its description."""
+    description = rule.get("description")
+    return isinstance(description, str) and Marker.parse(description) is not None
 
 
 def rule_key(rule: Mapping[str, Any]) -> RuleKey:

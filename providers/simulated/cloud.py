@@ -37,7 +37,16 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
-from providers.simulated import block_storage, compute, floating_ips, network, routers, security_groups, seeds
+from providers.simulated import (
+    backups,
+    block_storage,
+    compute,
+    floating_ips,
+    network,
+    routers,
+    security_groups,
+    seeds,
+)
 from providers.simulated.errors import (
     BadRequest,
     CallTimedOut,
@@ -63,6 +72,7 @@ BEHAVIOURS = (
     *security_groups.BEHAVIOURS,
     *floating_ips.BEHAVIOURS,
     *block_storage.BEHAVIOURS,
+    *backups.BEHAVIOURS,
 )
 
 ItemAction = Callable[[CloudWorld, Body, str, Mapping[str, Any]], Body]

@@ -89,6 +89,15 @@ class SimulatedProvider:
         with provider_errors():
             return self._adapter(type_name).find_by_marker(self.cloud, marker)
 
+    def snapshot(self, type_name: str, physical_id: str, marker: Marker) -> str:
+        with provider_errors():
+            adapter = self._adapter(type_name)
+            snapshot = getattr(adapter, "snapshot", None)
+            if snapshot is None:
+                raise Permanent(f'"Snapshot" deletion policy not supported for {type_name}')
+            result: str = snapshot(self.cloud, physical_id, marker)
+            return result
+
     def _adapter(self, type_name: str) -> TypeAdapter:
         adapter = self._adapters.get(type_name)
         if adapter is None:

@@ -31,14 +31,41 @@ from state.workers import WorkerIdentity
 F = TypeVar("F", bound=Callable[..., Any])
 
 DEFAULT_TIMEOUT = 3600.0
+UNCOMMITTED = "uncommitted"  # what a dirty working tree applied with --allow-dirty is recorded as
+DIRTY_SHOWN = 10  # changed paths named in the refusal
 
 
-def commit_of(repo: Path) -> str:
-    """The HEAD commit of the repository (or "working-tree" for a plain directory)."""
+def commit_of(repo: Path, *, allow_dirty: bool = False) -> str:
+    """The HEAD commit the working tree holds, "uncommitted" for changes applied with
+    `allow_dirty`, or "working-tree" for a plain directory.
+
+    A dirty tree is refused otherwise: what would be applied is not what the commit id says.
+    """
     try:
-        return git.Repo(repo, search_parent_directories=False).head.commit.hexsha
+        repository = git.Repo(repo, search_parent_directories=False)
+        head = repository.head.commit.hexsha
     except (git.InvalidGitRepositoryError, git.NoSuchPathError, ValueError):
         return "working-tree"
+    changed = dirty_paths(repository)
+    if not changed:
+        return head
+    if allow_dirty:
+        return UNCOMMITTED
+    shown = ", ".join(changed[:DIRTY_SHOWN]) + (
+        f" and {len(changed) - DIRTY_SHOWN} more" if len(changed) > DIRTY_SHOWN else ""
+    )
+    raise click.ClickException(
+        f"{repo}: the working tree has uncommitted changes ({shown}); commit them, or apply them "
+        f"with --allow-dirty (recorded as {UNCOMMITTED}, not under {head[:12]})"
+    )
+
+
+def dirty_paths(repository: git.Repo) -> list[str]:
+    """Paths changed against HEAD (staged or not) and untracked files, sorted."""
+    changed = {item.a_path for item in repository.index.diff(None)}
+    changed |= {item.a_path for item in repository.index.diff("HEAD")}
+    changed |= set(repository.untracked_files)
+    return sorted(path for path in changed if path)
 
 
 def print_report(report: StackReport) -> None:
@@ -50,15 +77,17 @@ def print_report(report: StackReport) -> None:
     )
     for failure in report.failures:
         click.echo(f"  {failure}")
+    for kept in report.kept:
+        click.echo(f"  kept: {kept}")
 
 
 def _converge(
-    store: Store, engine: Engine, repo: Path, leases: SoleWorkerLeases, timeout: float
+    store: Store, engine: Engine, repo: Path, leases: SoleWorkerLeases, *, timeout: float, commit: str
 ) -> dict[str, StackReport]:
     clock = SystemClock()
     for shard in range(store.settings.shard_count):
         leases.want(shard)
-    return apply_repository(engine, DirectorySource(repo), commit_of(repo), clock.now() + timeout)
+    return apply_repository(engine, DirectorySource(repo), commit, clock.now() + timeout)
 
 
 @click.command(name="apply")
@@ -71,8 +100,14 @@ def _converge(
     show_default=True,
     help="Give up after this many seconds.",
 )
-def command(repo: Path, database: str, timeout: float) -> None:
+@click.option(
+    "--allow-dirty",
+    is_flag=True,
+    help="Apply uncommitted changes too, recorded as 'uncommitted' rather than under HEAD's id.",
+)
+def command(repo: Path, database: str, timeout: float, allow_dirty: bool) -> None:
     """Converge the repository's HEAD once and exit (0 when every stack is CONVERGED)."""
+    commit = commit_of(repo, allow_dirty=allow_dirty)
     url = database
     clock = SystemClock()
     store = open_store(url, clock=clock)
@@ -87,7 +122,7 @@ def command(repo: Path, database: str, timeout: float) -> None:
     engine = Engine(store, clouds, clock, worker.id, leases=leases, sleeper=clock, settings=EngineSettings())
     tune_process()
     try:
-        reports = _converge(store, engine, repo, leases, timeout)
+        reports = _converge(store, engine, repo, leases, timeout=timeout, commit=commit)
     except TemplateError as error:
         raise click.ClickException("\n".join(str(problem) for problem in error.problems)) from None
     finally:

@@ -7,6 +7,7 @@ import click
 from reconciler import __version__
 from reconciler.cli import (
     apply_command,
+    check_command,
     db_command,
     outputs_command,
     plan_command,
@@ -24,6 +25,7 @@ SUBCOMMANDS = (
     run_command,
     status_command,
     outputs_command,
+    check_command,
     sim_command,
     db_command,
     shards_command,

@@ -245,7 +245,7 @@ class GitOps:
             if self.holds(name) and self.engine.remove_nested(name):
                 del self.removing[name]
                 self.notes.hidden.pop(name, None)
-                reason = "removed from reconciler.yaml; every resource deleted"
+                reason = "removed from reconciler.yaml; its resources deleted or kept by deletion policy"
                 lines.append(self.notes.convergence(name, commit, StackStatus.CONVERGED, failures=(reason,)))
         return lines
 

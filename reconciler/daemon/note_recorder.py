@@ -62,8 +62,9 @@ class NoteRecorder:
         assert report.commit is not None
         counts = dataclasses.asdict(report.counts)
         failures = tuple(str(failure) for failure in report.failures)
+        status = str(report.status)
         return self.convergence(
-            report.stack, report.commit, str(report.status), counts=counts, failures=failures
+            report.stack, report.commit, status, counts=counts, failures=failures, kept=report.kept
         )
 
     def _redacted(self, line: NoteLine) -> NoteLine:

@@ -48,6 +48,7 @@ def recorded_for_plan(records: Iterable[StoredRecord]) -> dict[str, RecordedReso
             properties=record.properties,
             attributes=record.attributes,
             failed=record.status.upper() in FAILED_RECORD_STATUSES,
+            deletion_policy=record.deletion_policy,
         )
         for record in records
         if record.replaced_by is None
@@ -69,6 +70,7 @@ def planned_actions(plan: StackPlan) -> PlannedActions:
             if item.action is Action.REPLACE
         ),
         delete=named(Action.DELETE),
+        retain=named(Action.RETAIN),
         unchanged=len(named(Action.UNCHANGED)),
         deferred=named(Action.DEFERRED),
     )

@@ -16,7 +16,15 @@ from typing import Any, NamedTuple
 from providers.interface import LiveResource, LiveStatus, Marker, Permanent, Provider, Retryable
 from reconciler.engine import outcomes
 from reconciler.engine.outcomes import CallOutcome, Failed, ObserveOutcome, RetryLater
-from reconciler.engine.provider_calls import call_create, call_delete, call_find, call_observe, call_update
+from reconciler.engine.provider_calls import (
+    call_create,
+    call_delete,
+    call_find,
+    call_observe,
+    call_snapshot_delete,
+    call_take_external,
+    call_update,
+)
 from reconciler.engine.provider_set import CloudProviders
 from reconciler.engine.record_rows import plain_json
 
@@ -24,8 +32,9 @@ CALL_KIND = "cloud-call"  # the work queue's `kind` for these items
 
 
 class CallSpec(NamedTuple):
-    """One provider call: `create`, `update`, `delete`, `find` (by marker) or `observe` of a type on
-    a named cloud. A tuple: one is made for every call sent, so making one costs little."""
+    """One provider call: `create`, `update`, `delete`, `snapshot_delete`, `take_external`, `find`
+    (by marker) or `observe` of a type on a named cloud. A tuple: one is made for every call sent,
+    so making one costs little."""
 
     op: str
     cloud: str
@@ -64,21 +73,61 @@ class CallSpec(NamedTuple):
 
     def run_with(self, provider: Provider) -> CallOutcome | ObserveOutcome:
         """Run this call against `provider`; never raises (outcomes are values)."""
-        op = self.op
-        if op == "create" and self.marker is not None:
-            return call_create(
-                provider, self.type_name, self.properties or {}, self.marker, adopt_first=self.adopt_first
-            )
-        if op == "observe":
-            return call_observe(provider, self.type_name, self.physical_ids)
-        if op == "update" and len(self.physical_ids) == 1:
-            changed = frozenset(self.changed)
-            return call_update(provider, self.type_name, self.physical_ids[0], self.properties or {}, changed)
-        if op == "delete" and len(self.physical_ids) == 1:
-            return call_delete(provider, self.type_name, self.physical_ids[0])
-        if op == "find" and self.marker is not None:
-            return call_find(provider, self.type_name, self.marker)
-        return Failed(f"malformed call {op!r} of {self.type_name}")
+        runner = _RUNNERS.get(self.op)
+        outcome = None if runner is None else runner(self, provider)
+        return Failed(f"malformed call {self.op!r} of {self.type_name}") if outcome is None else outcome
+
+
+def _create(spec: CallSpec, provider: Provider) -> CallOutcome | None:
+    if spec.marker is None:
+        return None
+    properties = spec.properties or {}
+    return call_create(provider, spec.type_name, properties, spec.marker, adopt_first=spec.adopt_first)
+
+
+def _observe(spec: CallSpec, provider: Provider) -> ObserveOutcome:
+    return call_observe(provider, spec.type_name, spec.physical_ids)
+
+
+def _update(spec: CallSpec, provider: Provider) -> CallOutcome | None:
+    if len(spec.physical_ids) != 1:
+        return None
+    changed = frozenset(spec.changed)
+    return call_update(provider, spec.type_name, spec.physical_ids[0], spec.properties or {}, changed)
+
+
+def _delete(spec: CallSpec, provider: Provider) -> CallOutcome | None:
+    if len(spec.physical_ids) != 1:
+        return None
+    return call_delete(provider, spec.type_name, spec.physical_ids[0])
+
+
+def _snapshot_delete(spec: CallSpec, provider: Provider) -> CallOutcome | None:
+    if len(spec.physical_ids) != 1 or spec.marker is None:
+        return None
+    return call_snapshot_delete(provider, spec.type_name, spec.physical_ids[0], spec.marker)
+
+
+def _take_external(spec: CallSpec, provider: Provider) -> CallOutcome | None:
+    if len(spec.physical_ids) != 1:
+        return None
+    return call_take_external(provider, spec.type_name, spec.physical_ids[0])
+
+
+def _find(spec: CallSpec, provider: Provider) -> CallOutcome | None:
+    return None if spec.marker is None else call_find(provider, spec.type_name, spec.marker)
+
+
+# What each op runs; None from a runner: the spec lacks what its op needs.
+_RUNNERS: dict[str, Callable[[CallSpec, Provider], CallOutcome | ObserveOutcome | None]] = {
+    "create": _create,
+    "observe": _observe,
+    "update": _update,
+    "delete": _delete,
+    "snapshot_delete": _snapshot_delete,
+    "take_external": _take_external,
+    "find": _find,
+}
 
 
 def run_call(spec: CallSpec, clouds: CloudProviders) -> CallOutcome | ObserveOutcome:

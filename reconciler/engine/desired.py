@@ -27,6 +27,12 @@ class DesiredResource(Protocol):
     @property
     def nested_kind(self) -> str | None: ...
 
+    @property
+    def deletion_policy(self) -> Any: ...
+
+    @property
+    def external_id(self) -> Any: ...
+
 
 class DesiredStack(Protocol):
     """What the engine needs of a stack definition."""

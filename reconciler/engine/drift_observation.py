@@ -138,6 +138,9 @@ class DriftObservation:
                 run.writes.mark(state)
             return
         summary = run.summary
+        if run.options.is_external(name):
+            self._external_drift(state, drift)
+            return
         if drift is Drift.MISSING and state.type in DATA_BEARING_TYPES and not run.in_group:
             reason = f"{state.type} {state.physical_id} vanished; the data it held cannot be recreated"
             summary.escalate(name, reason)
@@ -162,6 +165,17 @@ class DriftObservation:
             assert live is not None
             state.properties = {**state.properties, **plain_json(managed_drift(state, live))}
             run.resources.unsettle(name)
+
+    def _external_drift(self, state: ResourceState, drift: Drift) -> None:
+        """An external resource is not ours to make again: gone or failed, it waits for a person."""
+        if drift is Drift.CHANGED:
+            return  # its properties are not ours either
+        run = self._run
+        reason = f"external {state.type} {state.physical_id}: {drift.value}; it is not ours to repair"
+        run.summary.escalate(state.name, reason)
+        run.actions.fail_state(state, reason)
+        run.resources.hold(state.name)
+        run.summary.status_changed()
 
 
 def attributes_moved(state: ResourceState, live: LiveResource) -> bool:

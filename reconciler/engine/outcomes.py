@@ -18,7 +18,9 @@ class Applied:
 
 @dataclass(frozen=True)
 class Deleted:
-    """The resource is gone (deleted now, or already)."""
+    """The resource is gone (deleted now, or already); `snapshot`: the copy made before, if any."""
+
+    snapshot: str | None = None
 
 
 @dataclass(frozen=True)

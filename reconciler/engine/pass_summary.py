@@ -26,6 +26,7 @@ class PassSummary:
         self._drifted: set[str] = set()
         self._replacements: Counter[str] = Counter()  # resource -> replacements of a failing resource
         self._counts: Counter[str] = Counter()
+        self._kept: dict[str, str] = {}  # resource (physical id) -> what its deletion policy kept
         self.outputs: dict[str, Any] = {}
         self.outputs_stale = True  # a value outputs may read changed since they were computed
         self.superseded: dict[str, int] = {}  # commit a newer one took over from -> its generation
@@ -41,6 +42,7 @@ class PassSummary:
         self._escalations = {}
         self._replacements = Counter()
         self._counts = Counter()
+        self._kept = {}
         self.outputs_stale = True
         self.status = StackStatus.PROGRESSING
         self._status_due = True
@@ -51,6 +53,13 @@ class PassSummary:
     def count(self, action: str) -> None:
         """One more resource `created`, `updated`, `replaced` or `deleted` at this generation."""
         self._counts[action] += 1
+
+    def keep(self, where: str, what: str) -> None:
+        """A deletion policy kept `what` of the resource `where` (a snapshot, the resource itself)."""
+        self._kept[where] = what
+
+    def kept(self) -> tuple[str, ...]:
+        return tuple(f"{resource}: {what}" for resource, what in sorted(self._kept.items()))
 
     def fail(self, key: str, reason: str) -> None:
         self._failures[key] = reason
@@ -125,6 +134,7 @@ class PassSummary:
             updated=counts["updated"],
             replaced=counts["replaced"],
             deleted=counts["deleted"],
+            retained=counts["retained"],
             unchanged=unchanged,
         )
 

@@ -8,7 +8,15 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from providers.interface import Marker, NotFound, Permanent, Provider, ProviderError, Retryable
+from providers.interface import (
+    Marker,
+    NotFound,
+    Permanent,
+    Provider,
+    ProviderError,
+    Retryable,
+    Snapshotting,
+)
 from reconciler.engine.outcomes import (
     Applied,
     CallOutcome,
@@ -94,6 +102,43 @@ def call_delete(provider: Provider, type_name: str, physical_id: str) -> CallOut
     except Exception as error:
         return _unexpected(error)
     return Deleted()
+
+
+def call_snapshot_delete(provider: Provider, type_name: str, physical_id: str, marker: Marker) -> CallOutcome:
+    """Heat's `Snapshot` policy: a complete copy first (found again by `marker`), then the delete.
+
+    Nothing is deleted unless the copy is complete: a copy still being made is a retry, a failed one
+    or a type that cannot be copied is a failure that keeps the resource.
+    """
+    if not isinstance(provider, Snapshotting):
+        return Failed(f'"Snapshot" deletion policy not supported for {type_name}')
+    try:
+        snapshot = provider.snapshot(type_name, physical_id, marker)
+    except NotFound:
+        return Deleted()
+    except Retryable as error:
+        return _retry_later(error)
+    except Permanent as error:
+        return Failed(str(error))
+    except Exception as error:
+        return _unexpected(error)
+    outcome = call_delete(provider, type_name, physical_id)
+    return Deleted(snapshot=snapshot) if isinstance(outcome, Deleted) else outcome
+
+
+def call_take_external(provider: Provider, type_name: str, physical_id: str) -> CallOutcome:
+    """An existing resource named by `external_id`, taken as it is (Applied), never created."""
+    try:
+        found = provider.observe(type_name, [physical_id]).get(physical_id)
+    except Retryable as error:
+        return _retry_later(error)
+    except ProviderError as error:
+        return Failed(str(error))
+    except Exception as error:
+        return _unexpected(error)
+    if found is None:
+        return Failed(f"{type_name} {physical_id} does not exist: external_id must name an existing resource")
+    return Applied(found, adopted=True)
 
 
 def call_observe(provider: Provider, type_name: str, physical_ids: Collection[str]) -> ObserveOutcome:

@@ -64,6 +64,7 @@ def state_from_record(record: RecordedResource) -> ResourceState:
         next_attempt_at=record.next_attempt_at,
         last_error=record.last_error,
         recorded_replaced_by=record.replaced_by,
+        deletion_policy=record.deletion_policy,
     )
 
 
@@ -87,6 +88,7 @@ def write_for(stack: str, state: ResourceState) -> RecordWrite:
         attempts=state.attempts,
         next_attempt_at=state.next_attempt_at,
         last_error=state.last_error,
+        deletion_policy=state.deletion_policy,
         record_id=state.record_id,
         properties_json=properties[1],
         attributes_json=attributes[1],

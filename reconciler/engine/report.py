@@ -28,6 +28,7 @@ class ActionCounts:
     updated: int = 0
     replaced: int = 0
     deleted: int = 0
+    retained: int = 0  # left in the cloud by their `Retain` deletion policy
     unchanged: int = 0
 
 
@@ -43,6 +44,7 @@ class StackReport:
     failures: tuple[Failure, ...] = ()
     superseded: tuple[str, ...] = field(default=())
     resources: int = 0
+    kept: tuple[str, ...] = ()  # what deletion policies kept: retained resources, snapshots made
 
     @property
     def settled(self) -> bool:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, cast
 from providers.interface import LiveResource, LiveStatus, Marker
 from reconciler.engine.call_flights import Flight
 from reconciler.engine.call_specs import CallSpec
+from reconciler.engine.deletion_policies import RETAIN
 from reconciler.engine.drift import remember_baseline
 from reconciler.engine.drift_observation import attributes_moved
 from reconciler.engine.outcomes import Applied, CallOutcome, Failed, RetryLater, Vanished
@@ -242,6 +243,55 @@ class ResourceActions:
         else:
             abandon = partial(done, RetryLater("update timed out"))
             run.flights.dispatch(state.name, spec, provider, done, abandon, now=now)
+
+    def take_external(
+        self,
+        name: str,
+        type_name: str,
+        external_id: str,
+        desired: dict[str, Any],
+        state: ResourceState | None,
+        *,
+        now: float,
+    ) -> None:
+        """Take the existing resource `external_id` names: checked to exist, never created."""
+        run = self._run
+        if state is not None and state.physical_id == external_id and state.type == type_name:
+            run.options.keep_deletion_policy(state, RETAIN)
+            if state.status is not RecordStatus.FAILED:
+                run.already_applied(state, now)
+                return
+        provider = run.provider(name, type_name)
+        if provider is None:
+            return
+        taken = ResourceState(name, type_name, RecordStatus.CREATE_IN_PROGRESS, run.generation)
+        taken.properties, taken.deletion_policy = desired, RETAIN
+        records = run.resources.records
+        if state is not None:  # re-pointed: what was taken (or made) before goes by its own policy
+            records.pop(name, None)
+            state.status = RecordStatus.RETIRED
+            state.successor = taken
+            run.writes.mark(state)
+            run.retirement.retire(state)
+        records[name] = taken
+        run.resources.acting_on(name)
+        run.writes.mark(taken)
+
+        def done(outcome: CallOutcome, at: float) -> None:
+            run.writes.mark(taken)
+            if isinstance(outcome, Applied):
+                self.apply_live(taken, outcome.live, at, new_physical=True)
+            elif isinstance(outcome, RetryLater):
+                self.retry(taken, outcome, at)
+            elif isinstance(outcome, Failed):
+                self.fail_state(taken, outcome.message, sent_for=taken.generation)
+
+        spec = CallSpec("take_external", run.policy.cloud, type_name, (external_id,))
+        if run.providers.is_inline(type_name):
+            done(cast("CallOutcome", spec.run_with(provider)), now)
+        else:
+            abandon = partial(done, RetryLater("looking it up timed out"))
+            run.flights.dispatch(name, spec, provider, done, abandon, now=now)
 
     def replace(
         self, state: ResourceState, type_name: str, desired: dict[str, Any], *, failing: bool, now: float

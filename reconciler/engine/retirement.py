@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, cast
 
 from providers.interface import Marker
 from reconciler.engine.call_specs import CallSpec
+from reconciler.engine.deletion_policies import RETAIN, SNAPSHOT
 from reconciler.engine.outcomes import Applied, CallOutcome, Deleted, Failed, RetryLater
 from reconciler.engine.resource_state import RecordStatus, ResourceState
 from reconciler.plan.deletion_order import string_leaves
@@ -129,6 +130,9 @@ class Retirement:
 
     def _delete(self, state: ResourceState, key: tuple[str, int], now: float) -> None:
         run = self._run
+        if state.deletion_policy == RETAIN and not run.is_nested_record(state):
+            self._retain(state)
+            return
         if state.physical_id is None:
             if self.late_create_out(state):
                 return  # deleted, or forgotten, once its create is back
@@ -155,6 +159,8 @@ class Retirement:
         def done(outcome: CallOutcome, at: float) -> None:
             if isinstance(outcome, Deleted):
                 summary.failure_over(refused)  # an earlier refusal is over
+                if outcome.snapshot is not None:
+                    summary.keep(refused, f"snapshot {outcome.snapshot} made before it was deleted")
                 self.forget(state, deleted=True)
             elif isinstance(outcome, RetryLater):
                 state.attempts += 1
@@ -170,12 +176,24 @@ class Retirement:
                 delay = settings.backoff.delay(state.attempts, None, run.context.random)
                 run.resources.retry_after(key, at + delay)
 
-        spec = CallSpec(DELETE, run.policy.cloud, type_name, (physical_id,))
+        if state.deletion_policy == SNAPSHOT:
+            marker = Marker(run.name, state.name, str(state.record_id))
+            spec = CallSpec("snapshot_delete", run.policy.cloud, type_name, (physical_id,), marker=marker)
+        else:
+            spec = CallSpec(DELETE, run.policy.cloud, type_name, (physical_id,))
         if run.providers.is_inline(type_name):
             done(cast("CallOutcome", spec.run_with(provider)), now)
         else:
             abandon = partial(done, RetryLater("delete timed out"))
             run.flights.dispatch(key, spec, provider, done, abandon, now=now)
+
+    def _retain(self, state: ResourceState) -> None:
+        """Heat's `Retain`: the resource stays in the cloud and leaves management; the note says so."""
+        where = f"{state.name} ({state.physical_id})" if state.physical_id else state.name
+        summary = self._run.summary
+        summary.keep(where, "retained: left in the cloud, no longer managed")
+        summary.count("retained")
+        self.forget(state)
 
     def _find_left_behind(self, state: ResourceState, key: tuple[str, int], now: float) -> None:
         """Search the marker of a retired record whose create was never answered: delete what it finds."""

@@ -41,6 +41,7 @@ from reconciler.engine.record_rows import plain_json
 from reconciler.engine.report import StackReport
 from reconciler.engine.resource_actions import ResourceActions
 from reconciler.engine.resource_graph import ResourceGraph
+from reconciler.engine.resource_options import ResourceOptions
 from reconciler.engine.resource_state import RecordStatus, ResourceState
 from reconciler.engine.retirement import Retirement
 from reconciler.engine.run_context import RunContext
@@ -48,7 +49,6 @@ from reconciler.engine.run_spec import RunSpec
 from reconciler.engine.stack_status import StackStatus
 from reconciler.engine.unchanged_inputs import inputs_beside_template_unchanged
 from reconciler.plan import Action, RecordedResource, plan_resource
-from reconciler.templates.errors import Unresolved
 
 
 @dataclass(frozen=True)
@@ -98,6 +98,7 @@ class StackRun:
         self.retirement = Retirement(self)
         self.children = NestedChildren(self)
         self.values = NestedValues(self)
+        self.options = ResourceOptions(self)
 
     @property
     def policy(self) -> Policy:
@@ -329,33 +330,36 @@ class StackRun:
             state.generation = self.generation
             self.settle(name, values_changed=False)
             return
-        try:
-            desired = plain_json(self.definition.resolve_properties(name, self.values))
-        except Unresolved:
-            return  # considered again when what it reads settles
-        except Exception as error:
-            self.actions.fail(name, f"invalid properties: {error}")
+        resolved = self.options.resolved(name, resource)
+        if resolved is None:
             return
+        desired, deletion_policy, external_id = resolved
         if resource.nested_kind is not None:
             if self.children.usable(name, resource):
                 self.children.converge(name, type_name=resource.type, desired=desired, state=state, now=now)
+            return
+        if external_id is not None:
+            self.actions.take_external(name, resource.type, external_id, desired, state, now=now)
             return
         recorded = None
         if state is not None:
             failed = state.status is RecordStatus.FAILED
             recorded = RecordedResource(name, state.type, state.physical_id, state.properties, failed=failed)
         plan = plan_resource(name, resource.type, desired, recorded, self.providers)
+        self.options.keep_deletion_policy(state, deletion_policy)
         if plan.action is Action.CREATE:
             self.actions.create(name, resource.type, desired, state, now)
-            return
-        assert state is not None
-        if plan.action is Action.UNCHANGED:
-            self._already_applied(state, now)
+        elif plan.action is Action.UNCHANGED:
+            assert state is not None
+            self.already_applied(state, now)
         elif plan.action is Action.UPDATE:
+            assert state is not None
             self.actions.update(state, desired, plan.changed, now)
         else:
+            assert state is not None
             failing = "status" in plan.replace_reasons
             self.actions.replace(state, resource.type, desired, failing=failing, now=now)
+        self.options.keep_deletion_policy(self.resources.records.get(name), deletion_policy)
 
     def _decision_still_holds(self, name: str, resource: Any, state: ResourceState | None) -> bool:
         """Settled last generation with the same definition, and nothing it reads changed since."""
@@ -367,7 +371,7 @@ class StackRun:
         previous = self._previous_definition.resources.get(name) if self._previous_definition else None
         return previous is not None and resource.nested_kind is None and previous == resource
 
-    def _already_applied(self, state: ResourceState, now: float) -> None:
+    def already_applied(self, state: ResourceState, now: float) -> None:
         if state.status is RecordStatus.READY:
             if state.generation != self.generation:
                 state.generation = self.generation
@@ -445,4 +449,5 @@ class StackRun:
             failures=tuple(summary.failure_list(resources.graph)),
             superseded=tuple(summary.superseded),
             resources=len(resources.records),
+            kept=summary.kept(),
         )

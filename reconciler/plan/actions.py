@@ -16,6 +16,7 @@ class Action(enum.Enum):
     UPDATE = "update"  # every changed property is changed in place
     REPLACE = "replace"  # create the new one first, delete the old one once its dependents moved
     DELETE = "delete"  # left the template (prune)
+    RETAIN = "retain"  # left the template, and its `Retain` deletion policy keeps it in the cloud
     UNCHANGED = "unchanged"
     DEFERRED = "deferred"  # decided once the resources it reads from have converged
 

@@ -17,3 +17,4 @@ class RecordedResource:
     properties: Mapping[str, Any] = field(default_factory=dict)
     attributes: Mapping[str, Any] = field(default_factory=dict)
     failed: bool = False  # FAILED in the cloud or in its last action: replaced, never updated
+    deletion_policy: str = "Delete"  # Heat's, as last converged: what leaving the template does

@@ -101,5 +101,9 @@ def plan_stack(
     doomed = frozenset(recorded.keys() - graph.keys()) if prune else frozenset()
     waves = deletion_waves(doomed, recorded)
     for wave in waves:
-        plans.extend(ResourcePlan(name, recorded[name].type, Action.DELETE) for name in wave)
+        plans.extend(ResourcePlan(name, recorded[name].type, _removal(recorded[name])) for name in wave)
     return StackPlan(tuple(plans), waves)
+
+
+def _removal(record: RecordedResource) -> Action:
+    return Action.RETAIN if record.deletion_policy == "Retain" else Action.DELETE

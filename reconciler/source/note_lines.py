@@ -70,12 +70,14 @@ class PlannedActions:
     update: tuple[str, ...] = ()
     replace: tuple[Replacement, ...] = ()
     delete: tuple[str, ...] = ()
+    retain: tuple[str, ...] = ()  # leave the template and stay in the cloud (`Retain`)
     unchanged: int = 0
     deferred: tuple[str, ...] = ()  # decided once the resources they read from have converged
 
     @property
     def changes(self) -> int:
-        return len(self.create) + len(self.update) + len(self.replace) + len(self.delete) + len(self.deferred)
+        changed = (self.create, self.update, self.replace, self.delete, self.retain, self.deferred)
+        return sum(len(names) for names in changed)
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,7 @@ class NoteLine:
     failures: tuple[str, ...] = ()
     problems: tuple[Problem, ...] = ()
     plan: PlannedActions | None = None
+    kept: tuple[str, ...] = ()  # what deletion policies kept: retained resources, snapshots made
 
     def to_json(self) -> str:
         """The line as written into the note (sorted keys, no spaces, no newline)."""
@@ -108,6 +111,8 @@ class NoteLine:
             body["counts"] = dict(self.counts)
         if self.failures:
             body["failures"] = list(self.failures)
+        if self.kept:
+            body["kept"] = list(self.kept)
         if self.problems:
             body["problems"] = [problem.to_json() for problem in self.problems]
         if self.plan is not None:
@@ -128,6 +133,7 @@ def _plan_json(plan: PlannedActions) -> dict[str, Any]:
         "update": list(plan.update),
         "replace": [{"resource": r.resource, "because": list(r.because)} for r in plan.replace],
         "delete": list(plan.delete),
+        **({"retain": list(plan.retain)} if plan.retain else {}),
         "unchanged": plan.unchanged,
         "deferred": list(plan.deferred),
     }
@@ -142,6 +148,7 @@ def _plan_from_json(body: Mapping[str, Any]) -> PlannedActions:
             for item in body.get("replace", ())
         ),
         delete=tuple(body.get("delete", ())),
+        retain=tuple(body.get("retain", ())),
         unchanged=int(body.get("unchanged", 0)),
         deferred=tuple(body.get("deferred", ())),
     )
@@ -168,6 +175,7 @@ def parse_line(text: str, number: int = 1) -> NoteLine:
                 for p in body.get("problems", ())
             ),
             plan=_plan_from_json(body["plan"]) if "plan" in body else None,
+            kept=tuple(str(k) for k in body.get("kept", ())),
         )
     except (ValueError, KeyError, TypeError) as error:
         raise NoteFormatError(f"note line {number}: not a reconciler note line ({error})") from error

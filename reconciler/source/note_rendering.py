@@ -35,7 +35,9 @@ def _counts(line: NoteLine) -> str:
 def _plan_summary(plan: PlannedActions) -> str:
     return (
         f"{len(plan.create)} to create, {len(plan.update)} to update, {len(plan.replace)} to replace, "
-        f"{len(plan.delete)} to delete, {plan.unchanged} unchanged"
+        f"{len(plan.delete)} to delete, "
+        + (f"{len(plan.retain)} to retain, " if plan.retain else "")
+        + f"{plan.unchanged} unchanged"
         + (f", {len(plan.deferred)} decided after their dependencies" if plan.deferred else "")
     )
 
@@ -59,6 +61,7 @@ def _plan_items(plan: PlannedActions, limit: int | None) -> list[tuple[str, str]
             ],
         ),
         ("-", list(plan.delete)),
+        ("=", [f"{name} (retained: leaves management, stays in the cloud)" for name in plan.retain]),
         ("?", [f"{name} (decided once what it reads from has converged)" for name in plan.deferred]),
     ]
     items: list[tuple[str, str]] = []
@@ -86,6 +89,7 @@ def render_text(commit: str, lines: Sequence[NoteLine]) -> str:
             out.append(f"  {_stack_label(line)}: plan: {line.status}")
         label = "failed" if line.status == "FAILED" else "because"
         out.extend(f"      {label}: {failure}" for failure in line.failures)
+        out.extend(f"      kept: {kept}" for kept in line.kept)
         out.extend(
             f"      {problem.file}:{problem.line or 0}: {problem.message}" for problem in line.problems
         )
@@ -107,6 +111,7 @@ def _markdown(commit: str, newest: Sequence[NoteLine], limit: int | None) -> str
     for line in newest:
         label = "failed" if line.status == "FAILED" else "because"
         details = [*(f"{label}: {failure}" for failure in line.failures)]
+        details += [f"kept: {kept}" for kept in line.kept]
         details += [
             f"`{problem.file}` line {problem.line or '?'}: {problem.message}" for problem in line.problems
         ]

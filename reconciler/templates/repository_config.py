@@ -24,8 +24,11 @@ from schemas import load_schema
 DEFAULT_BRANCH = "main"
 DEFAULT_NOTES_REF = "refs/notes/reconciler"
 DEFAULT_POLICIES: Mapping[str, Any] = MappingProxyType(
-    {"cloud": "sim", "auto_apply": True, "self_heal": True, "prune": True, "observe_interval": 60}
+    {"auto_apply": True, "self_heal": True, "prune": True, "observe_interval": 60}
 )
+# Keys a stack may set for itself or take from `defaults`; `cloud` has no default: a stack that
+# silently went to the simulated cloud would converge nothing real and say CONVERGED.
+STACK_SETTINGS = ("cloud", *DEFAULT_POLICIES)
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,7 @@ def load_repository_config(files: FileSource, path: str = "reconciler.yaml") -> 
         stacks=MappingProxyType(stacks),
     )
     _check_wiring(document, config)
+    _check_clouds(document, config)
     return config
 
 
@@ -100,6 +104,20 @@ def _schema_message(error: jsonschema.ValidationError) -> str:
     return f"{where}: {error.message}"
 
 
+def _check_clouds(document: Document, config: RepositoryConfig) -> None:
+    problems = [
+        document.problem(
+            ["stacks", name],
+            f"stack {name}: no cloud: set `cloud:` under `defaults` or the stack "
+            "(`sim` is the built-in simulated cloud, any other name a clouds.yaml entry)",
+        )
+        for name, spec in config.stacks.items()
+        if not spec.cloud
+    ]
+    if problems:
+        raise TemplateError(problems)
+
+
 def _stack(name: str, raw: Mapping[str, Any], defaults: Mapping[str, Any]) -> StackSpec:
     environment = raw.get("environment") or []
     if isinstance(environment, str):
@@ -110,13 +128,13 @@ def _stack(name: str, raw: Mapping[str, Any], defaults: Mapping[str, Any]) -> St
         else value
         for key, value in (raw.get("parameters") or {}).items()
     }
-    merged = {**defaults, **{key: raw[key] for key in DEFAULT_POLICIES if key in raw}}
+    merged = {**defaults, **{key: raw[key] for key in STACK_SETTINGS if key in raw}}
     return StackSpec(
         name=name,
         template=raw["template"],
         environment=tuple(environment),
         parameters=MappingProxyType(parameters),
-        cloud=str(merged["cloud"]),
+        cloud=str(merged.get("cloud") or ""),
         auto_apply=bool(merged["auto_apply"]),
         self_heal=bool(merged["self_heal"]),
         prune=bool(merged["prune"]),

@@ -254,7 +254,8 @@ def test_a_stack_removed_from_reconciler_yaml_is_deleted_and_noted(world: tuple[
 
     notes = notes_on(repo, removal)
     assert notes["app"].status == "CONVERGED"
-    assert notes["app"].failures == ("removed from reconciler.yaml; every resource deleted",)
+    reason = "removed from reconciler.yaml; its resources deleted or kept by deletion policy"
+    assert notes["app"].failures == (reason,)
     counts = daemon.cloud_counts()
     assert (counts["servers"], counts["volumes"], counts["keypairs"]) == (0, 0, 0)
     assert counts["routers"] == 1  # network stays

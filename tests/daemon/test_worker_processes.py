@@ -45,7 +45,7 @@ def configuration(stacks: tuple[str, ...]) -> str:
     entries = [f"  {name}:\n    template: stacks/{name}.yaml\n" for name in stacks]
     if "tree" in stacks:
         entries[stacks.index("tree")] += f"    parameters: {{count: {MEMBERS}}}\n"
-    return "stacks:\n" + "".join(entries)
+    return "defaults: {cloud: sim}\nstacks:\n" + "".join(entries)
 
 
 def native_repository(path: Path) -> git.Repo:

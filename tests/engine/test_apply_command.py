@@ -8,8 +8,10 @@ from pathlib import Path
 import git
 from click.testing import CliRunner
 
+from providers.simulated.provider import SimulatedProvider
 from reconciler.cli.demo import make_sample_repository
 from reconciler.cli.main import cli
+from reconciler.daemon.clouds import sim_cloud_path
 
 
 def samples_copy(destination: Path) -> Path:
@@ -58,3 +60,46 @@ def test_apply_exits_1_with_the_reason_when_a_stack_fails(tmp_path: Path) -> Non
 def test_outputs_of_an_unknown_stack_is_an_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["outputs", "nope", "--database", f"sqlite:///{tmp_path / 's.db'}"])
     assert result.exit_code == 1 and "no stack named 'nope'" in result.output
+
+
+def test_apply_refuses_a_dirty_working_tree_unless_told_and_never_records_it_as_head(tmp_path: Path) -> None:
+    repo = samples_copy(tmp_path / "dirty")
+    template = repo / "stacks" / "network" / "template.yaml"
+    template.write_text(template.read_text() + "\n# edited, not committed\n")
+    (repo / "notes.txt").write_text("scratch\n")
+    database = f"sqlite:///{tmp_path / 's.db'}"
+    head = git.Repo(repo).head.commit.hexsha
+
+    refused = CliRunner().invoke(cli, ["apply", "--repo", str(repo), "--database", database])
+
+    assert refused.exit_code == 1
+    assert "uncommitted changes (notes.txt, stacks/network/template.yaml)" in refused.output
+    assert "--allow-dirty" in refused.output
+    applied = CliRunner().invoke(cli, ["apply", "--repo", str(repo), "--database", database, "--allow-dirty"])
+    assert applied.exit_code == 0, applied.output
+    assert "network: CONVERGED at uncommitted" in applied.output and head[:12] not in applied.output
+
+
+def test_check_reports_every_resource_and_names_the_missing_one(tmp_path: Path) -> None:
+    repo = samples_copy(tmp_path / "checked")
+    database = f"sqlite:///{tmp_path / 's.db'}"
+    runner = CliRunner()
+    assert runner.invoke(cli, ["apply", "--repo", str(repo), "--database", database]).exit_code == 0
+
+    healthy = runner.invoke(cli, ["check", "app", "--repo", str(repo), "--database", database])
+    assert healthy.exit_code == 0, healthy.output
+    assert "not OK" in healthy.output and ", 0 not OK" in healthy.output
+
+    checks = json.loads(
+        runner.invoke(cli, ["check", "app", "--database", database, "--format", "json"]).output
+    )
+    server = next(check for check in checks if check["type"] == "OS::Nova::Server")
+    sim = SimulatedProvider.open(sim_cloud_path(database))
+    sim.cloud.vanish("servers", server["physical_id"])
+    sim.save()
+
+    broken = runner.invoke(cli, ["check", "app", "--repo", str(repo), "--database", database])
+    assert broken.exit_code == 1
+    where = f"{server['stack']}: {server['resource']}" if "/" in server["stack"] else server["resource"]
+    assert f"{where} [OS::Nova::Server {server['physical_id']}]: missing" in broken.output
+    assert ", 2 not OK" in broken.output  # the server, and the attachment of its volume with it

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from providers.interface import LiveStatus, NotFound, Permanent
+from providers.interface import LiveStatus, NotFound, Permanent, Retryable
 from tests.openstack.conftest import CloudUnderTest
 from tests.openstack.scenario import FLAVOR, IMAGE, given_a_network, marker
 
@@ -91,3 +91,27 @@ def test_an_attachment_is_made_seen_moved_and_removed(sim: CloudUnderTest) -> No
     sim.provider.delete(ATTACHMENT, moved.physical_id)
     sim.clock.advance(60)
     assert sim.provider.observe(ATTACHMENT, [moved.physical_id]) == {}
+
+
+def test_a_snapshot_is_a_backup_made_once_and_reported_when_complete(sim: CloudUnderTest) -> None:
+    data = marker("data")
+    volume = sim.provider.create(VOLUME, {"size": 2}, data)
+    sim.clock.advance(60)
+
+    with pytest.raises(Retryable, match="is creating"):
+        sim.provider.snapshot(VOLUME, volume.physical_id, data)
+    sim.clock.advance(60)
+    backup_id = sim.provider.snapshot(VOLUME, volume.physical_id, data)  # found again, not made twice
+
+    (backup,) = sim.cloud.list("backups")
+    assert (backup["id"], backup["volume_id"], backup["size"]) == (backup_id, volume.physical_id, 2)
+    assert backup["description"] == data.tag
+    assert sim.log.count("POST", "/backups") == 1
+
+
+def test_a_snapshot_of_a_type_that_cannot_be_copied_is_refused(sim: CloudUnderTest) -> None:
+    given_a_network(sim.provider)
+    net = sim.provider.create("OS::Neutron::Net", {"name": "n"}, marker("net"))
+
+    with pytest.raises(Permanent, match='"Snapshot" deletion policy not supported'):
+        sim.provider.snapshot("OS::Neutron::Net", net.physical_id, marker("net"))

@@ -184,3 +184,81 @@ def test_a_stack_of_every_type_converges_heals_updates_and_prunes(world: EngineO
     report = world.converge({"server_name": "web-2", "with_storage": False})
     assert report.status is StackStatus.CONVERGED, report.failures
     assert world.live("volumes") == []
+
+
+KEPT_VOLUMES = """
+heat_template_version: 2018-08-31
+parameters:
+  with_storage: {type: boolean, default: true}
+conditions:
+  storage: {get_param: with_storage}
+resources:
+  archive:
+    type: OS::Cinder::Volume
+    condition: storage
+    deletion_policy: Snapshot
+    properties: {name: archive, size: 2}
+  keep:
+    type: OS::Cinder::Volume
+    condition: storage
+    deletion_policy: Retain
+    properties: {name: keep, size: 1}
+  net:
+    type: OS::Neutron::Net
+    properties: {name: app-net}
+"""
+
+
+def test_deletion_policies_keep_a_backup_and_a_retained_volume(world: EngineOnOpenStack) -> None:
+    world.commit(KEPT_VOLUMES)
+    assert world.converge().status is StackStatus.CONVERGED
+    volumes = {volume["name"]: volume["id"] for volume in world.live("volumes")}
+
+    report = world.converge({"with_storage": False})
+
+    assert report.status is StackStatus.CONVERGED, report.failures
+    assert [(volume["name"], volume["id"]) for volume in world.live("volumes")] == [("keep", volumes["keep"])]
+    (backup,) = world.live("backups")
+    assert (backup["volume_id"], backup["status"]) == (volumes["archive"], "available")
+    assert sorted(report.kept) == [
+        f"archive ({volumes['archive']}): snapshot {backup['id']} made before it was deleted",
+        f"keep ({volumes['keep']}): retained: left in the cloud, no longer managed",
+    ]
+
+
+GUARDED = """
+heat_template_version: 2018-08-31
+resources:
+  web_sg:
+    type: OS::Neutron::SecurityGroup
+    properties:
+      rules:
+        - {protocol: tcp, port_range_min: 22, port_range_max: 22, remote_ip_prefix: 0.0.0.0/0}
+        - {protocol: tcp, port_range_min: 443, port_range_max: 443, remote_ip_prefix: 0.0.0.0/0}
+  icmp:
+    type: OS::Neutron::SecurityGroupRule
+    properties: {security_group: {get_resource: web_sg}, protocol: icmp}
+"""
+
+
+def test_a_group_rule_deleted_out_of_band_is_restored_and_other_rules_are_left_alone(
+    world: EngineOnOpenStack,
+) -> None:
+    world.commit(GUARDED)
+    assert world.converge().status is StackStatus.CONVERGED
+
+    def ingress() -> list[str]:
+        rules = world.live("security_group_rules")
+        return sorted(str(rule["protocol"]) + str(rule.get("port_range_min")) for rule in rules
+                      if rule["direction"] == "ingress")  # fmt: skip
+
+    assert ingress() == ["icmpNone", "tcp22", "tcp443"]
+    (ssh,) = [rule for rule in world.live("security_group_rules") if rule.get("port_range_min") == 22]
+    world.sim.cloud.delete("security_group_rules", ssh["id"])
+
+    report = world.pass_time(120)
+
+    assert report.status is StackStatus.CONVERGED, report.failures
+    assert ingress() == ["icmpNone", "tcp22", "tcp443"]
+    steady = world.pass_time(240)
+    assert steady.counts.updated == report.counts.updated and ingress() == ["icmpNone", "tcp22", "tcp443"]

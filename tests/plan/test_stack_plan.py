@@ -70,6 +70,17 @@ def test_nothing_changed_but_what_left_the_template(tmp_path: Path) -> None:
     }
 
 
+def test_a_retained_resource_leaving_the_template_is_planned_as_retained(tmp_path: Path) -> None:
+    (tmp_path / "stack.yaml").write_text(textwrap.dedent(TEMPLATE))
+    recorded = {
+        **RECORDED,
+        "data": RecordedResource("data", "OS::Cinder::Volume", "v-1", {"size": 1}, deletion_policy="Retain"),
+    }
+    plan = plan_stack(load_stack(DirectorySource(tmp_path), "stack.yaml"), recorded, Rules()).by_name()
+    assert plan["data"].action is Action.RETAIN
+    assert plan["old_port"].action is Action.DELETE
+
+
 def test_deletions_come_in_reverse_dependency_order(tmp_path: Path) -> None:
     (tmp_path / "stack.yaml").write_text(textwrap.dedent(TEMPLATE))
     plan = plan_stack(load_stack(DirectorySource(tmp_path), "stack.yaml"), RECORDED, Rules())

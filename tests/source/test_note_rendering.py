@@ -47,6 +47,26 @@ PLANNED = NoteLine(
         unchanged=3,
     ),
 )
+KEEPING = NoteLine(
+    kind="convergence",
+    stack="storage",
+    commit=SHA,
+    status="CONVERGED",
+    at=5.0,
+    counts={"deleted": 1, "retained": 1},
+    kept=(
+        "archive (v-2): snapshot b-1 made before it was deleted",
+        "data (v-1): retained: left in the cloud",
+    ),
+)
+RETAINING = NoteLine(
+    kind="plan",
+    stack="storage",
+    commit=SHA,
+    status="PLANNED",
+    at=5.0,
+    plan=PlannedActions(delete=("archive",), retain=("data",)),
+)
 INVALID = NoteLine(
     kind="convergence",
     stack=REPOSITORY_SCOPE,
@@ -62,6 +82,18 @@ def test_note_lines_survive_the_round_trip_through_text() -> None:
     assert sorted(parse_note(render_note(lines)), key=lambda line: line.stack) == sorted(
         lines, key=lambda line: line.stack
     )
+
+
+def test_what_deletion_policies_kept_survives_the_round_trip_and_is_shown() -> None:
+    assert parse_note(render_note([KEEPING])) == [KEEPING]
+    assert parse_note(render_note([RETAINING])) == [RETAINING]
+
+    text = render_text(SHA, [KEEPING, RETAINING])
+
+    assert "      kept: data (v-1): retained: left in the cloud" in text
+    assert "storage: plan: 0 to create, 0 to update, 0 to replace, 1 to delete, 1 to retain" in text
+    assert "      = data (retained: leaves management, stays in the cloud)" in text
+    assert "kept: archive (v-2): snapshot b-1 made before it was deleted" in render_markdown(SHA, [KEEPING])
 
 
 def test_text_names_status_counts_actions_and_problems() -> None:

@@ -54,6 +54,12 @@ CONFIG_ERRORS = [
         1,
         "in a cycle",
     ),
+    (
+        "a stack with no cloud",
+        "defaults: {prune: true}\nstacks:\n  a: {template: t.yaml, cloud: sim}\n  b: {template: t.yaml}\n",
+        4,
+        "stack b: no cloud: set `cloud:` under `defaults` or the stack",
+    ),
 ]
 
 
@@ -70,7 +76,7 @@ def test_repository_config_errors_name_file_and_line(text: str, line: int, messa
 
 def test_stack_order_puts_independent_stacks_in_one_wave() -> None:
     text = (
-        "stacks:\n  net: {template: n.yaml}\n  dns: {template: d.yaml}\n"
+        "defaults: {cloud: sim}\nstacks:\n  net: {template: n.yaml}\n  dns: {template: d.yaml}\n"
         "  app:\n    template: a.yaml\n"
         "    parameters: {n: {from_stack: net, output: id}, d: {from_stack: dns, output: id}}\n"
     )

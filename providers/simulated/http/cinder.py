@@ -1,5 +1,6 @@
 """Cinder (block storage v3) over HTTP, under `/volume/v3/{project_id}`: volumes with actions and
-metadata, volume types; name, status and `metadata` filters; microversions up to 3.70.
+metadata, volume types, backups; name, status and `metadata` filters (backups: name, status and
+volume_id); microversions up to 3.70.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ MIN_VERSION, MAX_VERSION = "3.0", "3.70"
 VOLUME_ACTIONS = ("os-extend", "os-retype", "os-set_bootable", "os-update_readonly_flag")
 VOLUME_TYPES = ({"id": "5f1c6a2e-7f0b-4c8e-9d61-3a1b2c3d4e5f", "name": "lvmdriver-1", "is_public": True,
                  "description": None, "extra_specs": {}},)  # fmt: skip
+BACKUP_FILTERS = ("name", "status", "volume_id")  # Cinder's resource filters for backups
 VERSIONED = Callable[[ApiRequest, Mapping[str, str], str], ApiResponse]
 
 
@@ -61,6 +63,11 @@ class Cinder:
             ("POST", "/volumes/{id}/metadata", self.merge_metadata),
             ("PUT", "/volumes/{id}/metadata", self.replace_metadata),
             ("GET", "/types", self.list_types),
+            ("GET", "/backups", self.list_backups),
+            ("GET", "/backups/detail", self.list_backups),
+            ("POST", "/backups", self.create_backup),
+            ("GET", "/backups/{id}", self.get_backup),
+            ("DELETE", "/backups/{id}", self.delete_backup),
         ]
         routes = [
             Route.of("GET", "/volume", self.versions, SERVICE, public=True),
@@ -160,12 +167,46 @@ class Cinder:
     def list_types(self, request: ApiRequest, params: Mapping[str, str], version: str) -> ApiResponse:
         return reply(200, {"volume_types": list(VOLUME_TYPES)})
 
-    def _links(self, request: ApiRequest, volume_id: str) -> list[dict[str, str]]:
-        project = self.cloud.settings.project_id
-        return [{"rel": "self", "href": request.url(f"/volume/v3/{project}/volumes/{volume_id}")}]
+    def list_backups(self, request: ApiRequest, params: Mapping[str, str], version: str) -> ApiResponse:
+        wanted = {key: value for key in BACKUP_FILTERS if (value := request.first(key)) is not None}
+        items, more = self.cloud.page(
+            "backups",
+            limit=page_limit(request),
+            marker=request.first("marker"),
+            predicate=(lambda body: all(body.get(key) == value for key, value in wanted.items())),
+            newest_first=True,
+        )
+        detailed = request.path.endswith("/detail")
+        shown = [
+            self._backup(request, body) if detailed else self._summary(request, body, "backups")
+            for body in items
+        ]
+        body: dict[str, Any] = {"backups": shown}
+        following = next_url(request, items, more)
+        if following:
+            body["backups_links"] = links(following)
+        return reply(200, body)
 
-    def _summary(self, request: ApiRequest, body: Body) -> Body:
-        return {"id": body["id"], "name": body["name"], "links": self._links(request, body["id"])}
+    def create_backup(self, request: ApiRequest, params: Mapping[str, str], version: str) -> ApiResponse:
+        created = self.cloud.create("backups", request.member("backup"))
+        return reply(202, {"backup": self._summary(request, created, "backups")})
+
+    def get_backup(self, request: ApiRequest, params: Mapping[str, str], version: str) -> ApiResponse:
+        return reply(200, {"backup": self._backup(request, self.cloud.get("backups", params["id"]))})
+
+    def delete_backup(self, request: ApiRequest, params: Mapping[str, str], version: str) -> ApiResponse:
+        self.cloud.delete("backups", params["id"])
+        return reply(202)
+
+    def _links(self, request: ApiRequest, item_id: str, collection: str = "volumes") -> list[dict[str, str]]:
+        project = self.cloud.settings.project_id
+        return [{"rel": "self", "href": request.url(f"/volume/v3/{project}/{collection}/{item_id}")}]
+
+    def _summary(self, request: ApiRequest, body: Body, collection: str = "volumes") -> Body:
+        return {"id": body["id"], "name": body["name"], "links": self._links(request, body["id"], collection)}
 
     def _volume(self, request: ApiRequest, body: Body) -> Body:
         return {**body, "links": self._links(request, body["id"])}
+
+    def _backup(self, request: ApiRequest, body: Body) -> Body:
+        return {**body, "links": self._links(request, body["id"], "backups")}
