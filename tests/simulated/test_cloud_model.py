@@ -22,7 +22,7 @@ from providers.simulated.errors import (
 )
 from providers.simulated.faults import CallFault, Faults
 from providers.simulated.settings import CloudSettings, Latency
-from tests.simulated.stepping import SteppedClock
+from timekeeping.testing import SteppedClock
 
 IMAGE = "cirros-0.6.2-x86_64-disk"
 
@@ -31,7 +31,7 @@ def make_cloud(clock: SteppedClock | None = None, **settings: object) -> Simulat
     clock = clock or SteppedClock()
     return SimulatedCloud(
         CloudSettings(**settings),  # type: ignore[arg-type]
-        clock=clock,
+        clock=clock.now,
         sleep=clock.sleep,
         random_source=random.Random(7),
     )
