@@ -132,6 +132,24 @@ def test_a_stack_wired_to_a_missing_output_is_invalid_naming_the_stack_and_outpu
     assert newest is not None and newest.commit_sha == first  # the last good generation is kept
 
 
+def test_a_template_reading_its_stack_name_gets_the_stack_name_as_apply_gives_it(
+    world: tuple[DaemonWorld, Path],
+) -> None:
+    daemon, path = world
+    repo = daemon.daemon.repository.repo
+    template = (path / "stacks" / "network" / "template.yaml").read_text()
+    named = template.replace("name: app-net", "name: {get_param: OS::stack_name}").replace(
+        "outputs:", "outputs:\n  stack_name:\n    value: {get_param: OS::stack_name}"
+    )
+    commit = commit_files(repo, {"stacks/network/template.yaml": named}, "Name the net after its stack")
+
+    daemon.follow()
+    reports = daemon.converge(["network"], commit)
+
+    assert str(reports["network"].status) == "CONVERGED"
+    assert daemon.daemon.engine.outputs("network")["stack_name"] == "network"
+
+
 def test_a_broken_reconciler_yaml_makes_the_whole_commit_invalid(world: tuple[DaemonWorld, Path]) -> None:
     daemon, _path = world
     repo = daemon.daemon.repository.repo
