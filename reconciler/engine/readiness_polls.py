@@ -3,11 +3,11 @@
 Resources of one type created one after another become READY in about the order they were
 created, and observing every resource still building at every poll would cost the provider (and
 its client's CPU) the whole building set each time. So a poll per type observes the `window`
-resources that have waited longest. When some of them came
-READY, more are likely right behind: the window follows how many did (four times as wide while all
-of them did, so that it catches up with a fast stream of creates in a few round trips) and the
-next poll goes out as soon as this one is back, without waiting for the interval.
-When none did, the window shrinks back to `MIN_WINDOW` and polls keep the interval.
+resources that have waited longest. When some of them came READY, more are likely right behind:
+the window follows how many did (`GROWTH` times as wide while all of them did, so that it catches
+up with a fast stream of creates in a few round trips) and the next poll goes out as soon as this
+one is back, without waiting for the interval. When none did, the window shrinks back to
+`MIN_WINDOW` and polls keep the interval.
 
 Out-of-order readiness (a small volume behind a large one) is caught by a sweep: every
 `SWEEP_EVERY` intervals a poll observes the resources of the type that were already waiting at the
