@@ -4,7 +4,6 @@ May import SQLAlchemy and Alembic; never the engine, the templates or any provid
 entry points are re-exported here; each lives in a module named for its idea.
 """
 
-from state.clock import Clock, Sleeper, SystemClock
 from state.errors import CommitOutcomeUnknown, DatabaseUnavailable, InvalidDatabaseUrl, StaleLease, StateError
 from state.fencing import Fence
 from state.lease_results import Acquired, HeldBy, HeldShard, Lost, Released
@@ -23,7 +22,6 @@ __all__ = [
     "DEFAULT_SHARD_COUNT",
     "Acquired",
     "ClaimedWorkItem",
-    "Clock",
     "CommitOutcomeUnknown",
     "DatabaseUnavailable",
     "Fence",
@@ -50,14 +48,12 @@ __all__ = [
     "RetryRequest",
     "Settled",
     "ShardKeeper",
-    "Sleeper",
     "StackRef",
     "StackState",
     "StackStatus",
     "StaleLease",
     "StateError",
     "Store",
-    "SystemClock",
     "UnchangedGeneration",
     "WorkStatus",
     "WorkerIdentity",

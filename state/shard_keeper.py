@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from state.balance_step import Balanced
-from state.clock import Clock
 from state.errors import CommitOutcomeUnknown, DatabaseUnavailable
 from state.fencing import Fence
 from state.store import Store
 from state.workers import Reaped, WorkerIdentity
+from timekeeping import Clock
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,6 @@ from sqlalchemy.engine import URL
 
 from state import leases, outbox, records, stacks, work_queue, workers
 from state.balance_step import Balanced, balance
-from state.clock import Clock, Sleeper, SystemClock
 from state.database import create_database_engine
 from state.fencing import Fence, check_fence
 from state.lease_results import Acquired, AcquireResult, HeldShard, Released, ReleaseResult, RenewResult
@@ -45,6 +44,7 @@ from state.work_queue import (
     Settled,
 )
 from state.workers import Heartbeat, LiveWorker, Reaped, WorkerIdentity
+from timekeeping import Clock, Sleeper, SystemClock
 
 
 @dataclass(frozen=True)

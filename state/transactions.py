@@ -17,9 +17,9 @@ from typing import TypeVar
 
 import sqlalchemy as sa
 
-from state.clock import Clock, Sleeper
 from state.database import READ_ONLY_OPTION
 from state.errors import CommitOutcomeUnknown, DatabaseUnavailable
+from timekeeping import Clock, Sleeper
 
 T = TypeVar("T")
 

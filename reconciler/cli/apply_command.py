@@ -24,9 +24,9 @@ from reconciler.engine import Engine, EngineSettings, SoleWorkerLeases, StackRep
 from reconciler.engine.repository_apply import apply_repository
 from reconciler.engine.stack_status import StackStatus
 from reconciler.templates import DirectorySource, TemplateError
-from state.clock import SystemClock
 from state.store import Store, open_store
 from state.workers import WorkerIdentity
+from timekeeping import SystemClock
 
 F = TypeVar("F", bound=Callable[..., Any])
 

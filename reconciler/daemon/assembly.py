@@ -33,8 +33,9 @@ from reconciler.daemon.settings import DaemonSettings, SettingsError
 from reconciler.engine.engine import Engine
 from reconciler.engine.shared_calls import SharedCalls, SharedExecutor
 from reconciler.source.repository import FollowedRepository
-from state import Store, SystemClock, WorkerIdentity, WorkStatus, open_store, shard_for
+from state import Store, WorkerIdentity, WorkStatus, open_store, shard_for
 from state.shard_keeper import ShardKeeper
+from timekeeping import SystemClock
 
 LOG = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ from providers.heat import NativeHeatProvider
 from providers.interface import Provider
 from providers.simulated.provider import SimulatedProvider
 from reconciler.engine.provider_set import ProviderSet
-from reconciler.engine.timekeeping import Clock
+from timekeeping import Clock
 
 SIM_CLOUD = "sim"
 SIM_STATE_FILE = "sim-cloud.json"

@@ -51,14 +51,11 @@ from reconciler.source.revisions import (
 from reconciler.source.touched_stacks import changed_paths, touched_stacks
 from reconciler.templates.hidden_values import hidden_values
 from state import StackStatus, Store
+from timekeeping import Clock
 
 LOG = logging.getLogger(__name__)
 # a stack's outputs are final at its newest generation once it converged (drift repair keeps them)
 OUTPUTS_SETTLED = frozenset({StackStatus.CONVERGED, StackStatus.DEGRADED})
-
-
-class Clock(Protocol):
-    def now(self) -> float: ...
 
 
 class ConvergenceEngine(Protocol):

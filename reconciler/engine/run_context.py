@@ -11,9 +11,9 @@ from reconciler.engine.batching import BatchPolicy
 from reconciler.engine.call_pool import PendingCall
 from reconciler.engine.desired import DesiredStack, Policy
 from reconciler.engine.nested_handoff import Lineage
+from reconciler.engine.random_source import RandomSource
 from reconciler.engine.report import StackReport
 from reconciler.engine.settings import EngineSettings
-from reconciler.engine.timekeeping import RandomSource
 
 
 class Dispatcher(Protocol):

@@ -11,7 +11,7 @@ from state.lease_settings import LeaseSettings
 from state.shard_keeper import Kept, NotHeld, ShardKeeper
 from state.store import Store, open_store
 from state.workers import WorkerIdentity
-from tests.state.stepped_clock import SteppedClock
+from timekeeping.testing import SteppedClock
 
 SETTINGS = LeaseSettings(shard_count=4, lease_seconds=15, renew_seconds=5, safety_margin=1)
 

@@ -15,7 +15,7 @@ from state.records import RecordWrite
 from state.stacks import NewGeneration, StackStatus, UnchangedGeneration
 from state.store import Purged, Store, open_store
 from state.work_queue import NewWorkItem, RetryRequest
-from tests.state.stepped_clock import SteppedClock
+from timekeeping.testing import SteppedClock
 
 
 @pytest.fixture
