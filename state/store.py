@@ -178,9 +178,20 @@ class Store:
         )
 
     def record_generation(
-        self, stack: str, *, commit_sha: str, definition_digest: str, inputs: dict[str, Any]
+        self,
+        stack: str,
+        *,
+        commit_sha: str,
+        definition_digest: str,
+        inputs: dict[str, Any],
+        fence: Fence | None = None,
     ) -> GenerationOutcome:
         """Record a new generation of `stack` only when its definition digest changed.
+
+        `fence` is the lease the caller acts under: the stack's own shard for a stack of the
+        repository, the parent's shard for a nested stack (whose own shard may be held elsewhere).
+        A stale one raises `StaleLease` and records nothing, so a worker that lost its lease cannot
+        put a generation after the one its successor recorded.
 
         `inputs` is stored as given. A nested stack's lineage in it holds its parents' resolved
         properties (hidden values included, as resource records hold them): never display it.
@@ -188,6 +199,8 @@ class Store:
 
         def work(connection: Connection) -> GenerationOutcome:
             now = self._clock.now()
+            if fence is not None:
+                check_fence(connection, fence, now=now)
             stacks.ensure_stack(connection, stack, shard_count=self.settings.shard_count, now=now)
             return stacks.record_generation(
                 connection,

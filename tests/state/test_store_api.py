@@ -180,3 +180,30 @@ def test_purging_removes_only_long_finished_work_and_long_sent_notes(
 def test_acquiring_a_shard_that_does_not_exist_is_refused_clearly(store: Store) -> None:
     with pytest.raises(ValueError, match="shard 8 does not exist: shards are 0 to 7"):
         store.acquire("w1", 8)
+
+
+def test_a_generation_is_recorded_under_a_current_fence_and_refused_under_a_stale_one(
+    store: Store, clock: SteppedClock
+) -> None:
+    ref = store.ensure_stack("app")
+    stale = _fence(store, "w1", ref.shard)
+    recorded = store.record_generation(
+        "app", commit_sha="a" * 40, definition_digest="d1", inputs={}, fence=stale
+    )
+    clock.advance(store.settings.lease_seconds + 1)
+    current = _fence(store, "w2", ref.shard)
+
+    with pytest.raises(StaleLease):
+        store.record_generation("app", commit_sha="b" * 40, definition_digest="d2", inputs={}, fence=stale)
+    with pytest.raises(StaleLease):
+        store.record_generation(
+            "app/web/0", commit_sha="b" * 40, definition_digest="d2", inputs={}, fence=stale
+        )
+
+    newest = store.newest_generation("app")
+    assert isinstance(recorded, NewGeneration) and newest == recorded.generation
+    assert store.read_stack("app/web/0") is None
+    after = store.record_generation(
+        "app", commit_sha="c" * 40, definition_digest="d3", inputs={}, fence=current
+    )
+    assert isinstance(after, NewGeneration) and after.generation.generation == 2
