@@ -16,10 +16,12 @@ from typing import Any, TypeVar
 
 import click
 import git
+import platformdirs
 
 from reconciler.cli.database_option import database_option
 from reconciler.daemon.clouds import CloudRoot, sim_cloud_path
 from reconciler.daemon.collector import tune_process
+from reconciler.daemon.state_key import state_sealer
 from reconciler.engine import Engine, EngineSettings, SoleWorkerLeases, StackReport
 from reconciler.engine.repository_apply import apply_repository
 from reconciler.engine.stack_status import StackStatus
@@ -58,7 +60,9 @@ def _converge(
     clock = SystemClock()
     for shard in range(store.settings.shard_count):
         leases.want(shard)
-    return apply_repository(engine, DirectorySource(repo), commit_of(repo), clock.now() + timeout)
+    return apply_repository(
+        engine, DirectorySource(repo), commit_of(repo), clock.now() + timeout, hide=store.hide
+    )
 
 
 @click.command(name="apply")
@@ -75,7 +79,9 @@ def command(repo: Path, database: str, timeout: float) -> None:
     """Converge the repository's HEAD once and exit (0 when every stack is CONVERGED)."""
     url = database
     clock = SystemClock()
-    store = open_store(url, clock=clock)
+    store = open_store(
+        url, clock=clock, sealer=state_sealer(url, Path(platformdirs.user_state_dir("reconciler")))
+    )
     worker = WorkerIdentity(
         f"apply-{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}",
         socket.gethostname(),

@@ -7,7 +7,7 @@ engine; a template that does not load makes the stack INVALID (nothing applied).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from reconciler.engine.desired import DesiredGeneration
@@ -24,6 +24,7 @@ from reconciler.templates import (
     load_stack,
     stack_order,
 )
+from reconciler.templates.hidden_values import hidden_values
 
 
 def resolved_parameters(spec: StackSpec, outputs_of: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
@@ -37,7 +38,18 @@ def resolved_parameters(spec: StackSpec, outputs_of: Mapping[str, Mapping[str, A
     return resolved
 
 
-def submit_stack(engine: Engine, config: RepositoryConfig, files: FileSource, name: str, commit: str) -> bool:
+HideValues = Callable[[str, Iterable[str]], None]  # `Store.hide`: a stack's hidden values, sealed at rest
+
+
+def submit_stack(
+    engine: Engine,
+    config: RepositoryConfig,
+    files: FileSource,
+    name: str,
+    commit: str,
+    *,
+    hide: HideValues | None = None,
+) -> bool:
     """Load and submit one stack; False (and the stack INVALID) when its template does not load."""
     spec = config.stacks[name]
     outputs = {other: engine.outputs(other) for other in config.stacks if other != name}
@@ -46,6 +58,8 @@ def submit_stack(engine: Engine, config: RepositoryConfig, files: FileSource, na
     except TemplateError as error:
         engine.invalid(name, commit, [str(problem) for problem in error.problems])
         return False
+    if hide is not None:
+        hide(name, hidden_values(definition.parameters, definition.hidden_parameters))
     engine.submit(name, DesiredGeneration(commit, spec, definition))
     return True
 
@@ -61,9 +75,11 @@ def unconverged_sources(spec: StackSpec, reports: Mapping[str, StackReport]) -> 
 
 
 def apply_repository(
-    engine: Engine, files: FileSource, commit: str, deadline: float
+    engine: Engine, files: FileSource, commit: str, deadline: float, *, hide: HideValues | None = None
 ) -> dict[str, StackReport]:
-    """Converge every stack of the repository at `commit`; each stack's report, in wave order."""
+    """Converge every stack of the repository at `commit`; each stack's report, in wave order.
+
+    `hide` is told each stack's hidden parameter values before it is submitted."""
     config = load_repository_config(files)
     reports: dict[str, StackReport] = {}
     for wave in stack_order(config):
@@ -72,7 +88,7 @@ def apply_repository(
             waiting = unconverged_sources(config.stacks[name], reports)
             if waiting:
                 reports[name] = StackReport(name, StackStatus.PENDING, commit, None, failures=tuple(waiting))
-            elif submit_stack(engine, config, files, name, commit):
+            elif submit_stack(engine, config, files, name, commit, hide=hide):
                 submitted.append(name)
             else:
                 reports[name] = engine.report(name)
