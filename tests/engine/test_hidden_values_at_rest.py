@@ -52,7 +52,7 @@ def test_a_hidden_value_converges_and_is_stored_nowhere_in_clear(tmp_path: Path)
 
     assert result.exit_code == 0, result.output
     assert "app: CONVERGED" in result.output
-    assert git.Repo(repo).head.commit.message.startswith("Give every node")
+    assert str(git.Repo(repo).head.commit.message).startswith("Give every node")
     rows = every_row(database)
     assert SECRET not in rows
     assert "$sealed" in rows
