@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -164,9 +164,12 @@ class Store:
 
         return self._tx.run("leave", work)
 
-    def balance(self, worker: WorkerIdentity) -> Balanced:
-        """Heartbeat, renew, and move towards the worker's fair share, in one transaction."""
-        return self._tx.run("balance", lambda c: balance(c, worker, self.settings, now=self._clock.now()))
+    def balance(self, worker: WorkerIdentity, busy: Collection[int] = ()) -> Balanced:
+        """Heartbeat, renew, and move towards the worker's fair share, in one transaction; surplus
+        shards in `busy` (cloud calls still out) drain before they are handed back."""
+        return self._tx.run(
+            "balance", lambda c: balance(c, worker, self.settings, now=self._clock.now(), busy=busy)
+        )
 
     def shards_held(self, worker_id: str) -> list[HeldShard]:
         """The shards the worker holds unexpired, with their epochs."""
