@@ -201,6 +201,7 @@ class Store:
         definition_digest: str,
         inputs: dict[str, Any],
         fence: Fence | None = None,
+        after: int | None = None,
     ) -> GenerationOutcome:
         """Record a new generation of `stack` only when its definition digest changed.
 
@@ -208,6 +209,11 @@ class Store:
         repository, the parent's shard for a nested stack (whose own shard may be held elsewhere).
         A stale one raises `StaleLease` and records nothing, so a worker that lost its lease cannot
         put a generation after the one its successor recorded.
+
+        `after`: the newest generation the caller decided from (e.g. the one a nested member being
+        removed was at); when a newer one was recorded meanwhile, nothing is recorded and the
+        outcome is `NewerGeneration` with it, so a decision made on an old generation cannot land
+        after a newer one.
 
         `inputs` is stored as given. A nested stack's lineage in it holds its parents' resolved
         properties (hidden values included, as resource records hold them): never display it.
@@ -225,6 +231,7 @@ class Store:
                 definition_digest=definition_digest,
                 inputs=inputs if self._sealer is None else self._sealer.sealed_value(stack, inputs),
                 now=now,
+                after=after,
             )
             return dataclasses.replace(outcome, generation=self._opened_generation(outcome.generation))
 

@@ -12,7 +12,7 @@ from state.lease_results import Acquired, HeldBy
 from state.lease_settings import LeaseSettings
 from state.outbox import NoteLine
 from state.records import RecordWrite
-from state.stacks import NewGeneration, StackStatus, UnchangedGeneration
+from state.stacks import NewerGeneration, NewGeneration, StackStatus, UnchangedGeneration
 from state.store import Purged, Store, open_store
 from state.work_queue import NewWorkItem, RetryRequest
 from tests.state.stepped_clock import SteppedClock
@@ -207,3 +207,20 @@ def test_a_generation_is_recorded_under_a_current_fence_and_refused_under_a_stal
         "app", commit_sha="c" * 40, definition_digest="d3", inputs={}, fence=current
     )
     assert isinstance(after, NewGeneration) and after.generation.generation == 2
+
+
+def test_a_generation_decided_from_an_older_one_is_not_recorded_after_a_newer(store: Store) -> None:
+    first = store.record_generation("app/web/0", commit_sha="a" * 40, definition_digest="d1", inputs={})
+    store.record_generation("app/web/0", commit_sha="b" * 40, definition_digest="d2", inputs={})
+
+    late = store.record_generation(
+        "app/web/0",
+        commit_sha="a" * 40,
+        definition_digest="removed",
+        inputs={},
+        after=first.generation.generation,
+    )
+
+    newest = store.newest_generation("app/web/0")
+    assert isinstance(late, NewerGeneration) and late.generation == newest
+    assert newest is not None and (newest.generation, newest.definition_digest) == (2, "d2")
