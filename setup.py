@@ -18,6 +18,7 @@ RUNTIME = [
     "yaql>=3,<4",
     "platformdirs>=4,<5",
     "prometheus-client>=0.20,<1",
+    "cryptography>=42,<51",
 ]
 
 TEST = [

@@ -13,7 +13,15 @@ from state.outbox import NoteLine, PendingNote
 from state.records import RecordedResource, RecordsWritten, RecordWrite
 from state.shard_keeper import Kept, NotHeld, Paused, ShardKeeper
 from state.sharding import DEFAULT_SHARD_COUNT, shard_for
-from state.stacks import Generation, NewGeneration, StackRef, StackState, StackStatus, UnchangedGeneration
+from state.stacks import (
+    Generation,
+    NewerGeneration,
+    NewGeneration,
+    StackRef,
+    StackState,
+    StackStatus,
+    UnchangedGeneration,
+)
 from state.store import Purged, Store, open_store
 from state.work_queue import ClaimedWorkItem, NewWorkItem, RetryRequest, Settled, WorkStatus
 from state.workers import Heartbeat, LiveWorker, WorkerIdentity
@@ -36,6 +44,7 @@ __all__ = [
     "Lost",
     "NewGeneration",
     "NewWorkItem",
+    "NewerGeneration",
     "NotHeld",
     "NoteLine",
     "Paused",

@@ -314,7 +314,9 @@ class GitOps:
     def _remember(self, revision: StackRevision) -> None:
         definition = revision.definition
         self.input_files[revision.name] = frozenset(definition.input_files)
-        self.notes.hidden[revision.name] = hidden_values(definition.parameters, definition.hidden_parameters)
+        hidden = hidden_values(definition.parameters, definition.hidden_parameters)
+        self.notes.hidden[revision.name] = hidden
+        self.store.hide(revision.name, hidden)  # sealed at rest wherever the store writes them
 
     def _planned_only(self, revision: StackRevision) -> list[NoteLine]:
         """`auto_apply: false`: the tracked commit gets a plan note and nothing is applied."""

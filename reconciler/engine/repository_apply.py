@@ -7,7 +7,7 @@ engine; a template that does not load makes the stack INVALID (nothing applied).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from reconciler.engine.desired import DesiredGeneration
 from reconciler.engine.engine import Engine
@@ -22,6 +22,7 @@ from reconciler.templates import (
     load_stack,
     stack_order,
 )
+from reconciler.templates.hidden_values import hidden_values
 from reconciler.templates.stack_wiring import (
     MissingOutputs,
     ResolvedParameters,
@@ -29,8 +30,18 @@ from reconciler.templates.stack_wiring import (
     wired_stacks,
 )
 
+HideValues = Callable[[str, Iterable[str]], None]  # `Store.hide`: a stack's hidden values, sealed at rest
 
-def submit_stack(engine: Engine, config: RepositoryConfig, files: FileSource, name: str, commit: str) -> bool:
+
+def submit_stack(
+    engine: Engine,
+    config: RepositoryConfig,
+    files: FileSource,
+    name: str,
+    commit: str,
+    *,
+    hide: HideValues | None = None,
+) -> bool:
     """Load and submit one stack; False (and the stack INVALID) when its wiring or template is wrong."""
     spec = config.stacks[name]
     # the wave order converged every wired stack before this one, so none is awaited: its outputs are final
@@ -44,6 +55,8 @@ def submit_stack(engine: Engine, config: RepositoryConfig, files: FileSource, na
     except TemplateError as error:
         engine.invalid(name, commit, [str(problem) for problem in error.problems])
         return False
+    if hide is not None:
+        hide(name, hidden_values(definition.parameters, definition.hidden_parameters))
     engine.submit(name, DesiredGeneration(commit, spec, definition))
     return True
 
@@ -58,9 +71,11 @@ def unconverged_sources(spec: StackSpec, reports: Mapping[str, StackReport]) -> 
 
 
 def apply_repository(
-    engine: Engine, files: FileSource, commit: str, deadline: float
+    engine: Engine, files: FileSource, commit: str, deadline: float, *, hide: HideValues | None = None
 ) -> dict[str, StackReport]:
-    """Converge every stack of the repository at `commit`; each stack's report, in wave order."""
+    """Converge every stack of the repository at `commit`; each stack's report, in wave order.
+
+    `hide` is told each stack's hidden parameter values before it is submitted."""
     config = load_repository_config(files)
     reports: dict[str, StackReport] = {}
     for wave in stack_order(config):
@@ -69,7 +84,7 @@ def apply_repository(
             waiting = unconverged_sources(config.stacks[name], reports)
             if waiting:
                 reports[name] = StackReport(name, StackStatus.PENDING, commit, None, failures=tuple(waiting))
-            elif submit_stack(engine, config, files, name, commit):
+            elif submit_stack(engine, config, files, name, commit, hide=hide):
                 submitted.append(name)
             else:
                 reports[name] = engine.report(name)
