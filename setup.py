@@ -18,6 +18,7 @@ RUNTIME = [
     "yaql>=3,<4",
     "platformdirs>=4,<5",
     "prometheus-client>=0.20,<1",
+    "cryptography>=42,<51",
 ]
 
 TEST = [
@@ -38,7 +39,7 @@ setup(
     long_description_content_type="text/markdown",
     license="Apache-2.0",
     python_requires=">=3.11",
-    packages=find_packages(include=["reconciler*", "providers*", "state*", "schemas*"]),
+    packages=find_packages(include=["reconciler*", "providers*", "state*", "schemas*", "timekeeping*"]),
     package_data={"schemas": ["*.json"], "state": ["migrations/*.ini", "migrations/*.mako"]},
     include_package_data=True,
     install_requires=RUNTIME,

@@ -20,8 +20,8 @@ from pathlib import Path
 from reconciler.daemon.clouds import CloudRoot
 from reconciler.engine import DesiredGeneration, Engine, Policy, SoleWorkerLeases
 from reconciler.templates import DirectorySource, Limits, load_stack
-from state.clock import SystemClock
 from state.store import open_store
+from timekeeping import SystemClock
 
 LIMITS = Limits(max_template_bytes=1 << 30, max_yaml_nodes=50_000_000)
 

@@ -24,6 +24,7 @@ from reconciler.daemon.clouds import CloudRoot
 from reconciler.engine import DesiredGeneration, Engine, EngineSettings, Policy, SoleWorkerLeases
 from reconciler.templates import DirectorySource, Limits, load_stack
 from state.store import open_store
+from timekeeping.testing import SteppedClock
 
 
 def node(index: int, tag: str) -> dict[str, Any]:
@@ -67,17 +68,6 @@ LIMITS = Limits(max_template_bytes=1 << 30, max_yaml_nodes=50_000_000)
 
 
 OBSERVE_INTERVAL = 10.0
-
-
-class SteppedClock:
-    def __init__(self) -> None:
-        self.at = 1_800_000_000.0
-
-    def now(self) -> float:
-        return self.at
-
-    def sleep(self, seconds: float) -> None:
-        self.at += max(0.0, seconds)
 
 
 def peak_memory_mib() -> float:

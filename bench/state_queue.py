@@ -15,9 +15,9 @@ import threading
 import time
 
 from bench.state_databases import scratch_database
-from state.clock import SystemClock
 from state.store import Store, open_store
 from state.work_queue import NewWorkItem, WorkStatus
+from timekeeping import SystemClock
 
 
 def _drain(url: str, worker: str, batch: int, counts: dict[str, int]) -> None:

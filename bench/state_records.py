@@ -13,11 +13,11 @@ import time
 from dataclasses import replace
 
 from bench.state_databases import scratch_database
-from state.clock import SystemClock
 from state.fencing import Fence
 from state.lease_results import Acquired
 from state.records import RecordWrite
 from state.store import open_store
+from timekeeping import SystemClock
 
 
 def _records(count: int) -> list[RecordWrite]:

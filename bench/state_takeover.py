@@ -21,11 +21,11 @@ import time
 from pathlib import Path
 
 from bench.state_databases import scratch_database
-from state.clock import SystemClock
 from state.lease_settings import LeaseSettings
 from state.shard_keeper import ShardKeeper
 from state.store import Store, open_store
 from state.workers import WorkerIdentity
+from timekeeping import SystemClock
 
 POLL = 0.02
 

@@ -19,6 +19,7 @@ import enum
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
+from urllib.parse import unquote
 
 
 class ProviderError(Exception):
@@ -104,7 +105,8 @@ class Marker:
 
     @property
     def tag(self) -> str:
-        return f"{self.PREFIX}:{self.stack}:{self.resource}:{self.record_id}"
+        """`prefix:stack:resource:record`, with ":" (and "%") in a name escaped so it parses back."""
+        return f"{self.PREFIX}:{_escaped(self.stack)}:{_escaped(self.resource)}:{self.record_id}"
 
     @property
     def stack_tag(self) -> str:
@@ -116,7 +118,12 @@ class Marker:
         parts = tag.split(":")
         if len(parts) != 4 or parts[0] != cls.PREFIX:
             return None
-        return cls(stack=parts[1], resource=parts[2], record_id=parts[3])
+        return cls(stack=unquote(parts[1]), resource=unquote(parts[2]), record_id=parts[3])
+
+
+def _escaped(name: str) -> str:
+    """A name with no ":" left, undone by `unquote`; names without ":" or "%" are unchanged."""
+    return name.replace("%", "%25").replace(":", "%3A")
 
 
 class LiveStatus(enum.Enum):

@@ -4,7 +4,6 @@ May import SQLAlchemy and Alembic; never the engine, the templates or any provid
 entry points are re-exported here; each lives in a module named for its idea.
 """
 
-from state.clock import Clock, Sleeper, SystemClock
 from state.errors import CommitOutcomeUnknown, DatabaseUnavailable, InvalidDatabaseUrl, StaleLease, StateError
 from state.fencing import Fence
 from state.lease_results import Acquired, HeldBy, HeldShard, Lost, Released
@@ -14,7 +13,15 @@ from state.outbox import NoteLine, PendingNote
 from state.records import RecordedResource, RecordsWritten, RecordWrite
 from state.shard_keeper import Kept, NotHeld, Paused, ShardKeeper
 from state.sharding import DEFAULT_SHARD_COUNT, shard_for
-from state.stacks import Generation, NewGeneration, StackRef, StackState, StackStatus, UnchangedGeneration
+from state.stacks import (
+    Generation,
+    NewerGeneration,
+    NewGeneration,
+    StackRef,
+    StackState,
+    StackStatus,
+    UnchangedGeneration,
+)
 from state.store import Purged, Store, open_store
 from state.work_queue import ClaimedWorkItem, NewWorkItem, RetryRequest, Settled, WorkStatus
 from state.workers import Heartbeat, LiveWorker, WorkerIdentity
@@ -23,7 +30,6 @@ __all__ = [
     "DEFAULT_SHARD_COUNT",
     "Acquired",
     "ClaimedWorkItem",
-    "Clock",
     "CommitOutcomeUnknown",
     "DatabaseUnavailable",
     "Fence",
@@ -38,6 +44,7 @@ __all__ = [
     "Lost",
     "NewGeneration",
     "NewWorkItem",
+    "NewerGeneration",
     "NotHeld",
     "NoteLine",
     "Paused",
@@ -50,14 +57,12 @@ __all__ = [
     "RetryRequest",
     "Settled",
     "ShardKeeper",
-    "Sleeper",
     "StackRef",
     "StackState",
     "StackStatus",
     "StaleLease",
     "StateError",
     "Store",
-    "SystemClock",
     "UnchangedGeneration",
     "WorkStatus",
     "WorkerIdentity",

@@ -25,19 +25,30 @@ from state.lease_results import (
     RenewResult,
 )
 from state.models import SHARD_LEASES as LEASES
+from state.upserts import dialect_insert
 
 
 def ensure_shard_rows(connection: sa.Connection, shard_count: int) -> int:
-    """Create the lease rows of shards 0 .. shard_count-1 that are missing; returns how many were made."""
+    """Create the lease rows of shards 0 .. shard_count-1 that are missing; returns how many were made.
+
+    Daemons starting together on a fresh database all find the rows missing: the insert skips a row
+    another one made meanwhile (ON CONFLICT DO NOTHING) instead of failing on the primary key.
+    """
     existing = set(connection.execute(sa.select(LEASES.c.shard)).scalars())
     missing = [
         {"shard": shard, "owner": None, "epoch": 0, "expires_at": 0.0}
         for shard in range(shard_count)
         if shard not in existing
     ]
-    if missing:
-        connection.execute(sa.insert(LEASES), missing)
-    return len(missing)
+    if not missing:
+        return 0
+    inserted = connection.execute(
+        dialect_insert(connection, LEASES)
+        .on_conflict_do_nothing(index_elements=["shard"])
+        .returning(LEASES.c.shard),
+        missing,
+    )
+    return len(inserted.all())
 
 
 def _takeable(shards: Collection[int], now: float, postgresql: bool) -> sa.Select[tuple[int]]:

@@ -12,13 +12,13 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import URL
 
-from state.clock import Clock
 from state.database import create_database_engine
 from state.errors import StateError
 from state.lease_table import ShardLeaseView, lease_table
 from state.models import SHARD_LEASES
 from state.urls import display_url
 from state.workers import LiveWorker, live_workers
+from timekeeping import Clock
 
 
 class DatabaseNotInitialised(StateError):

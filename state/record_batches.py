@@ -1,13 +1,13 @@
 """Bulk paths for resource records: ids handed out up front, then one bulk upsert per backend.
 
-A 50,000-resource stack writes its records in one transaction. Going through SQLAlchemy's per-row
-parameter processing costs several seconds at that size, so the batch takes the driver's own bulk
-path: on SQLite `INSERT ... VALUES (...), (...), ... ON CONFLICT DO UPDATE` with hundreds of rows
-per statement; on PostgreSQL `COPY` into a session-local staging table (psycopg 3's copy protocol)
-and one `INSERT ... SELECT ... ON CONFLICT DO UPDATE`. SQLite's `executemany` steps the statement
-once per row, and each step lets go of the GIL: in a process whose other threads want it (the
-engine's provider calls), taking it back after every row made a write of a few thousand rows wait
-on those threads thousands of times. A multi-row statement takes it back once per statement.
+A 50,000-resource stack writes its records in one transaction, where SQLAlchemy's per-row
+parameter processing would cost seconds, so the batch takes the driver's own bulk path: on SQLite
+`INSERT ... VALUES (...), (...), ... ON CONFLICT DO UPDATE` with hundreds of rows per statement; on
+PostgreSQL `COPY` into a session-local staging table (psycopg 3's copy protocol) and one
+`INSERT ... SELECT ... ON CONFLICT DO UPDATE`. SQLite's `executemany` steps the statement once per
+row, and each step lets go of the GIL: in a process whose other threads want it (the engine's
+provider calls), taking it back after every row makes a large write wait on those threads once per
+row. A multi-row statement takes it back once per statement.
 
 New records get their ids before the write: from the sequence on PostgreSQL, and on SQLite from
 `sqlite_sequence` while the transaction holds the write lock (`BEGIN IMMEDIATE`), so ids map to
@@ -37,8 +37,8 @@ RecordRow = tuple[Any, ...]  # values in COLUMNS order, JSON columns already ser
 
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"))
-# The C encoder behind `_ENCODER.encode`, made once: `encode` makes a new one per call, a third of
-# the cost of encoding a record's attributes. The same output. It keeps no table of the containers
+# The C encoder behind `_ENCODER.encode`, made once because `encode` makes a new one per call; the
+# same output. It keeps no table of the containers
 # it is inside: a value that contains itself fails with RecursionError rather than ValueError.
 _ENCODE = _json.make_encoder(
     None, _ENCODER.default, _json.encode_basestring_ascii, None, ":", ",", False, False, True

@@ -8,7 +8,7 @@ fence check comes first in the same transaction, so a stale epoch writes nothing
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import sqlalchemy as sa
@@ -16,6 +16,7 @@ import sqlalchemy as sa
 from state.fencing import Fence, check_fence
 from state.models import RESOURCE_RECORDS as RECORDS
 from state.record_batches import COLUMNS, RecordRow, allocate_record_ids, serialize_json, upsert_record_rows
+from state.sealing import Sealer, is_sealed
 
 DELETE_CHUNK = 5_000
 
@@ -76,11 +77,24 @@ class RecordsWritten:
     deleted: int
 
 
-def read_records(connection: sa.Connection, stack: str) -> list[RecordedResource]:
-    """Every record of a stack, ordered by id."""
+def read_records(
+    connection: sa.Connection, stack: str, sealer: Sealer | None = None
+) -> list[RecordedResource]:
+    """Every record of a stack, ordered by id, sealed values opened when `sealer` is given."""
     columns = [RECORDS.c[name] for name in COLUMNS]
     rows = connection.execute(sa.select(*columns).where(RECORDS.c.stack == stack).order_by(RECORDS.c.id))
-    return [RecordedResource(*row) for row in rows]
+    found = [RecordedResource(*row) for row in rows]
+    if sealer is None:
+        return found
+    return [_opened(record, sealer) for record in found]
+
+
+def _opened(record: RecordedResource, sealer: Sealer) -> RecordedResource:
+    if not (is_sealed(record.properties) or is_sealed(record.attributes)):
+        return record
+    return replace(
+        record, properties=sealer.opened(record.properties), attributes=sealer.opened(record.attributes)
+    )
 
 
 def count_records(connection: sa.Connection, stack: str) -> int:
@@ -89,18 +103,21 @@ def count_records(connection: sa.Connection, stack: str) -> int:
     return int(connection.execute(query).scalar_one())
 
 
-def _row(record_id: int, write: RecordWrite, now: float) -> RecordRow:
+def _row(record_id: int, write: RecordWrite, now: float, sealer: Sealer | None) -> RecordRow:
     """The row in COLUMNS order (the round-trip tests hold the two together)."""
-    properties = write.properties_json
-    attributes = write.attributes_json
+    properties = serialize_json(write.properties) if write.properties_json is None else write.properties_json
+    attributes = serialize_json(write.attributes) if write.attributes_json is None else write.attributes_json
+    if sealer is not None:
+        properties = sealer.sealed_text(write.stack, properties)
+        attributes = sealer.sealed_text(write.stack, attributes)
     return (
         record_id,
         write.stack,
         write.logical_name,
         write.type,
         write.physical_id,
-        serialize_json(write.properties) if properties is None else properties,
-        serialize_json(write.attributes) if attributes is None else attributes,
+        properties,
+        attributes,
         write.status,
         write.generation,
         write.replaced_by,
@@ -127,13 +144,17 @@ def write_records(
     deletes: Sequence[int],
     *,
     now: float,
+    sealer: Sealer | None = None,
 ) -> RecordsWritten:
-    """Apply upserts and deletes under `fence`; `StaleLease` (and nothing written) if the epoch is stale."""
+    """Apply upserts and deletes under `fence`; `StaleLease` (and nothing written) if the epoch is stale.
+
+    With `sealer`, properties and attributes holding a hidden value of their stack are sealed."""
     check_fence(connection, fence, now=now)
     fresh = iter(allocate_record_ids(connection, sum(1 for write in upserts if write.record_id is None)))
     ids = [next(fresh) if write.record_id is None else write.record_id for write in upserts]
     upsert_record_rows(
-        connection, [_row(record_id, write, now) for record_id, write in zip(ids, upserts, strict=True)]
+        connection,
+        [_row(record_id, write, now, sealer) for record_id, write in zip(ids, upserts, strict=True)],
     )
     deleted = _delete(connection, list(deletes))
     return RecordsWritten(record_ids=tuple(ids), deleted=deleted)

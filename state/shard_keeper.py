@@ -10,14 +10,15 @@ worker stops starting cloud writes before another can take its shards over.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from state.balance_step import Balanced
-from state.clock import Clock
 from state.errors import CommitOutcomeUnknown, DatabaseUnavailable
 from state.fencing import Fence
 from state.store import Store
 from state.workers import Reaped, WorkerIdentity
+from timekeeping import Clock
 
 
 @dataclass(frozen=True)
@@ -55,10 +56,21 @@ class _InHand:
 class ShardKeeper:
     """Keeps a worker's leases and answers, at any moment, which shards it may act on and at which epoch."""
 
-    def __init__(self, store: Store, worker: WorkerIdentity, *, clock: Clock) -> None:
+    def __init__(
+        self,
+        store: Store,
+        worker: WorkerIdentity,
+        *,
+        clock: Clock,
+        busy: Callable[[], Collection[int]] = tuple,
+    ) -> None:
+        """`busy`: the shards this worker still has cloud calls out on, asked at every tick; a shard
+        it must hand back drains first (out of `fences()`, lease still renewed) while it is busy."""
         self._store = store
         self.worker = worker
         self._clock = clock
+        self._busy = busy
+        self._draining: tuple[int, ...] = ()
         self._in_hand: dict[int, _InHand] = {}
         self._next_tick_at = clock.now()
 
@@ -67,10 +79,15 @@ class ShardKeeper:
         margin = self._store.settings.safety_margin
         self._next_tick_at = self._clock.now() + self._store.settings.renew_seconds
         try:
-            balanced = self._store.balance(self.worker)
+            balanced = self._store.balance(self.worker, busy=frozenset(self._busy()))
         except (DatabaseUnavailable, CommitOutcomeUnknown) as error:
             return Paused(reason=str(error), still_safe=tuple(sorted(self.fences())))
-        self._in_hand = {lease.shard: _InHand(lease.epoch, lease.until - margin) for lease in balanced.held}
+        self._draining = balanced.draining
+        self._in_hand = {
+            lease.shard: _InHand(lease.epoch, lease.until - margin)
+            for lease in balanced.held
+            if lease.shard not in balanced.draining
+        }
         if balanced.others_next_expiry is not None:
             self._next_tick_at = min(self._next_tick_at, balanced.others_next_expiry)
         try:
@@ -85,6 +102,10 @@ class ShardKeeper:
         early tick only happens when a holder died, and its shards are taken within moments of
         their expiry instead of up to a renew period later."""
         return self._next_tick_at
+
+    def draining(self) -> tuple[int, ...]:
+        """Shards being handed back once their calls are back: held, but not to be acted on."""
+        return self._draining
 
     def fences(self) -> dict[int, Fence]:
         """The shards the worker may act on right now, with the fence to write under."""

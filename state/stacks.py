@@ -73,7 +73,14 @@ class UnchangedGeneration:
     generation: Generation
 
 
-GenerationOutcome = NewGeneration | UnchangedGeneration
+@dataclass(frozen=True)
+class NewerGeneration:
+    """A generation newer than the one the caller decided from is there: nothing was recorded."""
+
+    generation: Generation
+
+
+GenerationOutcome = NewGeneration | UnchangedGeneration | NewerGeneration
 
 
 @dataclass(frozen=True)
@@ -137,11 +144,15 @@ def record_generation(
     definition_digest: str,
     inputs: dict[str, Any],
     now: float,
+    after: int | None = None,
 ) -> GenerationOutcome:
-    """Record a new generation only when the definition digest differs from the newest one."""
+    """Record a new generation only when the definition digest differs from the newest one, and,
+    with `after`, only while the newest is still generation `after` (else `NewerGeneration`)."""
     if connection.dialect.name == "postgresql":  # serialize concurrent recorders of one stack
         connection.execute(sa.select(STACKS.c.name).where(STACKS.c.name == stack).with_for_update())
     newest = newest_generation(connection, stack)
+    if newest is not None and after is not None and newest.generation != after:
+        return NewerGeneration(newest)
     if newest is not None and newest.definition_digest == definition_digest:
         return UnchangedGeneration(newest)
     generation = Generation(

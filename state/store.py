@@ -8,17 +8,17 @@ a shard take a `Fence` and raise `StaleLease` without writing anything when its 
 
 from __future__ import annotations
 
+import dataclasses
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Connection
 from sqlalchemy.engine import URL
 
 from state import leases, outbox, records, stacks, work_queue, workers
 from state.balance_step import Balanced, balance
-from state.clock import Clock, Sleeper, SystemClock
 from state.database import create_database_engine
 from state.fencing import Fence, check_fence
 from state.lease_results import Acquired, AcquireResult, HeldShard, Released, ReleaseResult, RenewResult
@@ -27,6 +27,7 @@ from state.lease_table import ShardLeaseView, lease_table
 from state.migrate import upgrade
 from state.outbox import NoteLine, PendingNote
 from state.records import RecordedResource, RecordsWritten, RecordWrite
+from state.sealing import Sealer, is_sealed
 from state.stacks import (
     Generation,
     GenerationOutcome,
@@ -45,6 +46,9 @@ from state.work_queue import (
     Settled,
 )
 from state.workers import Heartbeat, LiveWorker, Reaped, WorkerIdentity
+from timekeeping import Clock, Sleeper, SystemClock
+
+GenerationT = TypeVar("GenerationT", Generation, GenerationSeen)
 
 
 @dataclass(frozen=True)
@@ -58,10 +62,19 @@ class Purged:
 class Store:
     """Workers, shard leases, stacks, resource records, the work queue and the notes outbox."""
 
-    def __init__(self, transactor: Transactor, *, clock: Clock, settings: LeaseSettings) -> None:
+    def __init__(
+        self, transactor: Transactor, *, clock: Clock, settings: LeaseSettings, sealer: Sealer | None = None
+    ) -> None:
         self._tx = transactor
         self._clock = clock
         self.settings = settings
+        self._sealer = sealer
+
+    def hide(self, stack: str, texts: Iterable[str]) -> None:
+        """The texts of `stack`'s hidden parameter values: values holding one (in `stack` or a stack
+        nested under it) are sealed at rest. Without a sealer (no key), nothing is sealed."""
+        if self._sealer is not None:
+            self._sealer.hide(stack, texts)
 
     @property
     def dialect(self) -> str:
@@ -151,9 +164,12 @@ class Store:
 
         return self._tx.run("leave", work)
 
-    def balance(self, worker: WorkerIdentity) -> Balanced:
-        """Heartbeat, renew, and move towards the worker's fair share, in one transaction."""
-        return self._tx.run("balance", lambda c: balance(c, worker, self.settings, now=self._clock.now()))
+    def balance(self, worker: WorkerIdentity, busy: Collection[int] = ()) -> Balanced:
+        """Heartbeat, renew, and move towards the worker's fair share, in one transaction; surplus
+        shards in `busy` (cloud calls still out) drain before they are handed back."""
+        return self._tx.run(
+            "balance", lambda c: balance(c, worker, self.settings, now=self._clock.now(), busy=busy)
+        )
 
     def shards_held(self, worker_id: str) -> list[HeldShard]:
         """The shards the worker holds unexpired, with their epochs."""
@@ -178,9 +194,26 @@ class Store:
         )
 
     def record_generation(
-        self, stack: str, *, commit_sha: str, definition_digest: str, inputs: dict[str, Any]
+        self,
+        stack: str,
+        *,
+        commit_sha: str,
+        definition_digest: str,
+        inputs: dict[str, Any],
+        fence: Fence | None = None,
+        after: int | None = None,
     ) -> GenerationOutcome:
         """Record a new generation of `stack` only when its definition digest changed.
+
+        `fence` is the lease the caller acts under: the stack's own shard for a stack of the
+        repository, the parent's shard for a nested stack (whose own shard may be held elsewhere).
+        A stale one raises `StaleLease` and records nothing, so a worker that lost its lease cannot
+        put a generation after the one its successor recorded.
+
+        `after`: the newest generation the caller decided from (e.g. the one a nested member being
+        removed was at); when a newer one was recorded meanwhile, nothing is recorded and the
+        outcome is `NewerGeneration` with it, so a decision made on an old generation cannot land
+        after a newer one.
 
         `inputs` is stored as given. A nested stack's lineage in it holds its parents' resolved
         properties (hidden values included, as resource records hold them): never display it.
@@ -188,21 +221,31 @@ class Store:
 
         def work(connection: Connection) -> GenerationOutcome:
             now = self._clock.now()
+            if fence is not None:
+                check_fence(connection, fence, now=now)
             stacks.ensure_stack(connection, stack, shard_count=self.settings.shard_count, now=now)
-            return stacks.record_generation(
+            outcome = stacks.record_generation(
                 connection,
                 stack,
                 commit_sha=commit_sha,
                 definition_digest=definition_digest,
-                inputs=inputs,
+                inputs=inputs if self._sealer is None else self._sealer.sealed_value(stack, inputs),
                 now=now,
+                after=after,
             )
+            return dataclasses.replace(outcome, generation=self._opened_generation(outcome.generation))
 
         return self._tx.run("record generation", work)
 
+    def _opened_generation(self, generation: GenerationT) -> GenerationT:
+        if self._sealer is None or not is_sealed(generation.inputs):
+            return generation
+        return dataclasses.replace(generation, inputs=self._sealer.opened(generation.inputs))
+
     def newest_generation(self, stack: str) -> Generation | None:
         """The stack's newest generation (None before the first)."""
-        return self._tx.read("newest generation", lambda c: stacks.newest_generation(c, stack))
+        newest = self._tx.read("newest generation", lambda c: stacks.newest_generation(c, stack))
+        return None if newest is None else self._opened_generation(newest)
 
     def set_status(
         self,
@@ -272,9 +315,10 @@ class Store:
         Read `newest_generation_id` first and pass it as `up_to`: a generation committed while
         this reads is then seen by the next call instead of skipped.
         """
-        return self._tx.read(
+        seen = self._tx.read(
             "generations since", lambda c: stacks.generations_since(c, list(shards), after_id, up_to)
         )
+        return [self._opened_generation(generation) for generation in seen]
 
     def newest_generation_id(self) -> int:
         """The store-wide order of the newest generation recorded (0 before the first)."""
@@ -291,7 +335,7 @@ class Store:
     # Resource records
     def read_records(self, stack: str) -> list[RecordedResource]:
         """Every record of a stack."""
-        return self._tx.read("read records", lambda c: records.read_records(c, stack))
+        return self._tx.read("read records", lambda c: records.read_records(c, stack, self._sealer))
 
     def write_records(
         self, fence: Fence, upserts: Sequence[RecordWrite] = (), deletes: Sequence[int] = ()
@@ -299,12 +343,20 @@ class Store:
         """Upsert and delete records in one transaction under `fence`; `StaleLease` writes nothing."""
         return self._tx.run(
             "write records",
-            lambda c: records.write_records(c, fence, upserts, deletes, now=self._clock.now()),
+            lambda c: records.write_records(
+                c, fence, upserts, deletes, now=self._clock.now(), sealer=self._sealer
+            ),
         )
 
     # Work queue
     def enqueue_work(self, items: Sequence[NewWorkItem]) -> list[int]:
         """Enqueue work items in one batch; their ids in order."""
+        if self._sealer is not None:
+            sealer = self._sealer
+            items = [
+                dataclasses.replace(item, payload=sealer.sealed_value(item.stack, item.payload))
+                for item in items
+            ]
         return self._tx.run("enqueue work", lambda c: work_queue.enqueue(c, items, now=self._clock.now()))
 
     def work_due(self) -> bool:
@@ -313,9 +365,18 @@ class Store:
 
     def claim_work(self, worker_id: str, limit: int) -> list[ClaimedWorkItem]:
         """Claim up to `limit` due items."""
-        return self._tx.run(
+        claimed = self._tx.run(
             "claim work", lambda c: work_queue.claim(c, worker_id, limit, now=self._clock.now())
         )
+        sealer = self._sealer
+        if sealer is None:
+            return claimed
+        return [
+            dataclasses.replace(item, payload=sealer.opened(item.payload))
+            if is_sealed(item.payload)
+            else item
+            for item in claimed
+        ]
 
     def complete_work(self, worker_id: str, item_ids: Sequence[int]) -> Settled:
         """Mark claimed items done."""
@@ -399,12 +460,14 @@ def open_store(
     retry: RetryPolicy | None = None,
     jitter: random.Random | None = None,
     upgrade_schema: bool = True,
+    sealer: Sealer | None = None,
 ) -> Store:
     """Open the store at `url` (any SQLAlchemy URL; `postgresql://` means psycopg 3).
 
     Brings the schema up to date first (`upgrade_schema=False` to skip) and makes sure every shard
-    has its lease row. On PostgreSQL, a session idle inside a transaction for a third of the lease
-    is ended by the server, so a frozen worker cannot hold a lease row locked past its expiry.
+    has its lease row. `sealer` seals hidden values at rest (see `state.sealing`). On PostgreSQL,
+    a session idle inside a transaction for a third of the lease is ended by the server, so a frozen
+    worker cannot hold a lease row locked past its expiry.
     """
     settings = settings or LeaseSettings()
     if upgrade_schema:
@@ -414,4 +477,4 @@ def open_store(
         engine, clock=clock, sleeper=sleeper or SystemClock(), policy=retry, jitter=jitter
     )
     transactor.run("ensure shard rows", lambda c: leases.ensure_shard_rows(c, settings.shard_count))
-    return Store(transactor, clock=clock, settings=settings)
+    return Store(transactor, clock=clock, settings=settings, sealer=sealer)

@@ -3,9 +3,15 @@
 Every store operation is a function of a Connection run inside `Transactor.run`. When the
 connection drops or the database refuses it (restart, failover, SQLite busy, deadlock), the whole transaction
 is rolled back and run again after an exponential, jittered pause, within a time budget read from
-the injected clock; past the budget the caller gets `DatabaseUnavailable` and pauses its work. A drop
-during COMMIT itself is not retried blindly: the outcome is unknown, so the caller gets
-`CommitOutcomeUnknown` and re-reads.
+the injected clock; past the budget the caller gets `DatabaseUnavailable` and pauses its work.
+
+A drop during COMMIT itself leaves the outcome unknown, and running the transaction again blindly
+could apply it twice (new records inserted twice). On PostgreSQL a writing transaction reads its own
+transaction id before committing; after a lost COMMIT the transactor asks the server, on a new
+connection, what became of that id (`txid_status`, made for this): committed, the result computed
+before the commit stands; aborted, the transaction runs again like any other that failed. Only
+when the server cannot say within the budget (unreachable, or the id too old) does the caller get
+`CommitOutcomeUnknown`, and re-reads. A read-only transaction whose COMMIT was lost simply runs again.
 """
 
 from __future__ import annotations
@@ -13,13 +19,13 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import sqlalchemy as sa
 
-from state.clock import Clock, Sleeper
 from state.database import READ_ONLY_OPTION
 from state.errors import CommitOutcomeUnknown, DatabaseUnavailable
+from timekeeping import Clock, Sleeper
 
 T = TypeVar("T")
 
@@ -80,13 +86,21 @@ class Transactor:
             attempt += 1
             try:
                 return self._once(operation, work, read_only)
-            except sa.exc.DBAPIError as error:
-                if not is_transient_failure(error):
+            except _LostCommit as lost:
+                if self._committed(operation, lost):
+                    return cast(T, lost.result)
+                error = lost.error  # it was rolled back: run it again like any failed transaction
+            except sa.exc.DBAPIError as failure:
+                if not is_transient_failure(failure):
                     raise
-                if self._clock.now() + pause > deadline:
-                    raise DatabaseUnavailable(operation, attempt, error.__class__.__name__) from error
-                self._sleeper.sleep(pause * (0.5 + self._jitter.random() / 2))
-                pause = min(pause * 2, self._policy.max_pause)
+                error = failure
+            if self._clock.now() + pause > deadline:
+                raise DatabaseUnavailable(operation, attempt, error.__class__.__name__) from error
+            self._pause(pause)
+            pause = min(pause * 2, self._policy.max_pause)
+
+    def _pause(self, pause: float) -> None:
+        self._sleeper.sleep(pause * (0.5 + self._jitter.random() / 2))
 
     def _once(self, operation: str, work: Callable[[sa.Connection], T], read_only: bool) -> T:
         with self.engine.connect() as connection:
@@ -94,6 +108,7 @@ class Transactor:
             transaction = connection.begin()
             try:
                 result = work(connection)
+                xid = None if read_only else _transaction_id(connection)
             except BaseException:
                 if transaction.is_active:
                     transaction.rollback()
@@ -101,7 +116,56 @@ class Transactor:
             try:
                 transaction.commit()
             except sa.exc.DBAPIError as error:
-                if is_transient_failure(error) and error.connection_invalidated:
+                if read_only or not (is_transient_failure(error) and error.connection_invalidated):
+                    raise
+                if xid is None:
                     raise CommitOutcomeUnknown(operation, error.__class__.__name__) from error
-                raise
+                raise _LostCommit(xid, result, error) from error
             return result
+
+    def _committed(self, operation: str, lost: _LostCommit) -> bool:
+        """Whether the transaction whose COMMIT was lost committed (False: it was rolled back).
+
+        Asks the server on new connections until it answers within the budget; `CommitOutcomeUnknown`
+        when it cannot.
+        """
+        deadline = self._clock.now() + self._policy.budget_seconds
+        pause = self._policy.first_pause
+        cause = lost.error.__class__.__name__
+        while True:
+            try:
+                with self.engine.connect() as connection:
+                    status = connection.execute(_XID_STATUS, {"xid": lost.xid}).scalar()
+            except sa.exc.DBAPIError as error:
+                if not is_transient_failure(error):
+                    raise CommitOutcomeUnknown(operation, cause) from error
+                status = "unreachable"
+            if status == "committed":
+                return True
+            if status == "aborted":
+                return False
+            if status is None or self._clock.now() + pause > deadline:  # None: the id is too old
+                raise CommitOutcomeUnknown(operation, cause) from lost.error
+            self._pause(pause)  # "in progress" (the server still finishing it) or unreachable
+            pause = min(pause * 2, self._policy.max_pause)
+
+
+_XID_STATUS = sa.text("SELECT txid_status(:xid)")
+
+
+class _LostCommit(Exception):
+    """The connection dropped during COMMIT of transaction `xid`, which had computed `result`."""
+
+    def __init__(self, xid: int, result: object, error: sa.exc.DBAPIError) -> None:
+        super().__init__(f"commit of transaction {xid} lost")
+        self.xid = xid
+        self.result = result
+        self.error = error
+
+
+def _transaction_id(connection: sa.Connection) -> int | None:
+    """PostgreSQL: this transaction's id, which outlives the connection (None elsewhere: a SQLite
+    commit is local, never lost on the way)."""
+    if connection.dialect.name != "postgresql":
+        return None
+    return int(connection.execute(sa.text("SELECT txid_current()")).scalar_one())

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 
 from state.models import WORK_ITEMS, WORKERS
+from state.upserts import dialect_insert
 
 
 @dataclass(frozen=True)
@@ -54,9 +55,13 @@ def heartbeat(connection: sa.Connection, worker: WorkerIdentity, *, now: float) 
     )
     if updated.rowcount:
         return Heartbeat.ALIVE
+    # Two transactions registering one id at once both find no row to update: the upsert lets the
+    # second refresh the row instead of failing on the primary key.
     connection.execute(
-        sa.insert(WORKERS).values(
-            id=worker.id, host=worker.host, pid=worker.pid, started_at=now, heartbeat_at=now
+        dialect_insert(connection, WORKERS)
+        .values(id=worker.id, host=worker.host, pid=worker.pid, started_at=now, heartbeat_at=now)
+        .on_conflict_do_update(
+            index_elements=["id"], set_={"heartbeat_at": now, "host": worker.host, "pid": worker.pid}
         )
     )
     return Heartbeat.JOINED

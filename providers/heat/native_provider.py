@@ -17,15 +17,12 @@ import random
 import threading
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from providers.heat.native_types import NATIVE_TYPES, NONE, RANDOM_STRING, TEST_RESOURCE, VALUE
 from providers.heat.random_string import RandomSource, RandomStringError, generate_random_string
 from providers.interface import LiveResource, LiveStatus, Marker, Permanent, ResourceType
-
-
-class Clock(Protocol):
-    def now(self) -> float: ...
+from timekeeping import Clock
 
 
 @dataclass(frozen=True)

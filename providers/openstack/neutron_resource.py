@@ -5,16 +5,18 @@ extension, a `POST` then `PUT .../tags`). Security group rules take no tags: the
 `description` when the template gives none (see `NeutronTable.marker_field`). Observe asks for the
 wanted ids with `id` filters when they are few, and pages through the whole project's collection
 when they are many, so the number of requests follows pages, never resources. `find_by_marker` is
-one list filtered by the tag (or the description).
+one list filtered by the tag (or the description) and recognises the item by that text, which may
+be a digest of the marker (see `providers.marker_text`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from providers.interface import LiveResource, Marker
+from providers.marker_text import NEUTRON_DESCRIPTION, TextLimit, is_digest
 from providers.openstack.cloud_apis import CloudApis
 from providers.openstack.marker_tags import (
     MANAGED_TAG,
@@ -27,6 +29,8 @@ from providers.openstack.marker_tags import (
 from providers.openstack.neutron_table import NeutronTable, neutron_status
 
 ID_FILTER_LIMIT = 100  # above this many ids, one paged list of the project is cheaper than filters
+# Earlier versions wrote a digest for any Neutron tag holding "/" (every nested stack's marker).
+EARLIER_NEUTRON_TAG = TextLimit(255, "/,")
 
 
 @dataclass(frozen=True)
@@ -38,7 +42,7 @@ class NeutronResourceHandler:
         body = self.table.body(properties, self.apis.names)
         if not self.table.tagged:
             if self.table.marker_field and not body.get(self.table.marker_field):
-                body[self.table.marker_field] = marker.tag
+                body[self.table.marker_field] = NEUTRON_DESCRIPTION.fitted(marker.tag)
             return self.live(
                 self.apis.network.post(self.table.path, {self.table.singular: body})[self.table.singular]
             )
@@ -76,17 +80,25 @@ class NeutronResourceHandler:
         return {item["id"]: self.live(item) for item in self.listed(wanted) if item["id"] in wanted}
 
     def find_by_marker(self, marker: Marker) -> LiveResource | None:
-        if self.table.tagged:
-            query = {"tags": marker_tag(marker)}
-        elif self.table.marker_field:
-            query = {self.table.marker_field: marker.tag}
-        else:
-            return None
-        for item in self.apis.network.list_all(self.table.path, self.table.collection, query):
-            live = self.live(item)
-            if live.marker == marker:
-                return live
+        """The item carrying the text `marker` writes (in clear or as a digest), with that marker."""
+        for field, value in self.marker_queries(marker):
+            for item in self.apis.network.list_all(self.table.path, self.table.collection, {field: value}):
+                stored = item.get(field)
+                if value in (stored if isinstance(stored, list) else [stored]):
+                    return replace(self.live(item), marker=marker)
         return None
+
+    def marker_queries(self, marker: Marker) -> list[tuple[str, str]]:
+        """The list filters that find `marker`'s item: its tag as written now and, for items made
+        before nested stacks' tags were kept in clear, the digest written then."""
+        if self.table.tagged:
+            return [
+                ("tags", tag)
+                for tag in dict.fromkeys((marker_tag(marker), EARLIER_NEUTRON_TAG.fitted(marker.tag)))
+            ]
+        if self.table.marker_field:
+            return [(self.table.marker_field, NEUTRON_DESCRIPTION.fitted(marker.tag))]
+        return []
 
     def listed(self, wanted: set[str]) -> Iterator[dict[str, Any]]:
         """Few ids: `id` filters. Many: this provider's items (the managed tag), then the whole
@@ -120,7 +132,7 @@ class NeutronResourceHandler:
             properties["tags"] = user_tags(tags)
         elif self.table.marker_field and isinstance(item.get(self.table.marker_field), str):
             marker = Marker.parse(item[self.table.marker_field])
-            if marker is not None:
+            if marker is not None or is_digest(item[self.table.marker_field]):
                 properties[self.table.marker_field] = None
         return LiveResource(
             physical_id=item["id"],

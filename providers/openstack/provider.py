@@ -20,6 +20,7 @@ from providers.openstack.cloud_apis import (
     CloudApis,
     name_lookup_for,
 )
+from providers.openstack.connection_pools import DEFAULT_CONNECTIONS, size_connection_pools
 from providers.openstack.errors import translated_errors
 from providers.openstack.floating_ip_association import FloatingIPAssociationHandler
 from providers.openstack.json_api import JsonApi
@@ -86,13 +87,18 @@ class OpenStackProvider:
         self._handlers = {name: build(self.apis) for name, build in HANDLERS.items()}
 
     @classmethod
-    def from_cloud(cls, name: str | None = None, *, timeout: float = 60.0) -> OpenStackProvider:
+    def from_cloud(
+        cls, name: str | None = None, *, timeout: float = 60.0, connections: int = DEFAULT_CONNECTIONS
+    ) -> OpenStackProvider:
         """The provider for a `clouds.yaml` entry (None: the one `OS_CLOUD` names, or `OS_*` variables);
-        each HTTP call gives up after `timeout` seconds."""
+        each HTTP call gives up after `timeout` seconds, and up to `connections` calls to each
+        service's host are made at once on connections kept open (see `connection_pools`)."""
         import openstack
 
         with translated_errors(f"connecting to cloud {name or '(OS_CLOUD)'!r}"):
-            return cls(openstack.connect(cloud=name, api_timeout=timeout))
+            connection = openstack.connect(cloud=name, api_timeout=timeout)
+        size_connection_pools(connection, connections)
+        return cls(connection)
 
     def resource_types(self) -> Mapping[str, ResourceType]:
         return {name: CATALOG[name] for name in HANDLERS}

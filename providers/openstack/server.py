@@ -9,12 +9,13 @@ confirmed by the observe pass that sees it, as Heat confirms its own resizes.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from providers.interface import LiveResource, LiveStatus, Marker
+from providers.marker_text import NOVA_TAG
 from providers.openstack.cloud_apis import CloudApis
-from providers.openstack.marker_tags import MANAGED_TAG, NOVA_TAG_LIMIT, marker_tag
+from providers.openstack.marker_tags import MANAGED_TAG, carries_marker_metadata, marker_tag
 from providers.openstack.server_body import server_create_body
 from providers.openstack.server_live import SERVER_TYPE, is_gone, live_server
 from providers.openstack.server_update import update_server
@@ -66,11 +67,12 @@ class ServerHandler:
         }
 
     def find_by_marker(self, marker: Marker) -> LiveResource | None:
-        query = {"tags": marker_tag(marker, NOVA_TAG_LIMIT)}
+        """The server whose marker tag (a digest when Nova could not keep it) and metadata entry
+        are the ones `marker` writes."""
+        query = {"tags": marker_tag(marker, NOVA_TAG)}
         for server in self.apis.compute.list_all("/servers/detail", "servers", query):
-            live = live_server(server, self.apis.names)
-            if live.marker == marker and not is_gone(server):
-                return live
+            if carries_marker_metadata(server.get("metadata") or {}, marker) and not is_gone(server):
+                return replace(live_server(server, self.apis.names), marker=marker)
         return None
 
     def show(self, physical_id: str) -> LiveResource:

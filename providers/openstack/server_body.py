@@ -30,7 +30,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from providers.interface import Marker, Permanent
-from providers.openstack.marker_tags import MARKER_METADATA_KEY, NOVA_TAG_LIMIT, marker_tags, physical_name
+from providers.marker_text import NOVA_TAG
+from providers.openstack.marker_tags import (
+    MARKER_METADATA_KEY,
+    marker_metadata_value,
+    marker_tags,
+    physical_name,
+)
 from providers.openstack.name_lookup import NameLookup
 
 PLAIN_KEYS = {
@@ -45,8 +51,11 @@ def server_create_body(properties: Mapping[str, Any], marker: Marker, names: Nam
     server: dict[str, Any] = {
         "name": properties.get("name") or physical_name(marker),
         "flavorRef": names.id_of("flavor", properties["flavor"]),
-        "metadata": {**stringified(properties.get("metadata") or {}), MARKER_METADATA_KEY: marker.tag},
-        "tags": [*(properties.get("tags") or []), *marker_tags(marker, NOVA_TAG_LIMIT)],
+        "metadata": {
+            **stringified(properties.get("metadata") or {}),
+            MARKER_METADATA_KEY: marker_metadata_value(marker),
+        },
+        "tags": [*(properties.get("tags") or []), *marker_tags(marker, NOVA_TAG)],
         "networks": network_entries(properties.get("networks") or [], names),
     }
     if properties.get("image"):

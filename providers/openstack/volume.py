@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from providers.interface import LiveResource, LiveStatus, Marker, Permanent, Retryable
@@ -25,7 +25,9 @@ from providers.openstack.cloud_apis import CloudApis
 from providers.openstack.marker_tags import (
     MANAGED_TAG,
     MARKER_METADATA_KEY,
+    carries_marker_metadata,
     marker_from_metadata,
+    marker_metadata_value,
     physical_name,
 )
 
@@ -38,7 +40,7 @@ PROVIDER_KEYS = (MARKER_METADATA_KEY, MANAGED_TAG)  # the metadata entries this 
 
 
 def marker_metadata(marker: Marker) -> dict[str, str]:
-    return {MARKER_METADATA_KEY: marker.tag, MANAGED_TAG: "true"}
+    return {MARKER_METADATA_KEY: marker_metadata_value(marker), MANAGED_TAG: "true"}
 
 
 @dataclass(frozen=True)
@@ -127,11 +129,10 @@ class VolumeHandler:
         return {item["id"]: live_volume(item) for item in listed if item["id"] in wanted}
 
     def find_by_marker(self, marker: Marker) -> LiveResource | None:
-        query = {"metadata": json.dumps({MARKER_METADATA_KEY: marker.tag})}
+        query = {"metadata": json.dumps({MARKER_METADATA_KEY: marker_metadata_value(marker)})}
         for item in self.apis.block_storage.list_all("/volumes/detail", "volumes", query):
-            live = live_volume(item)
-            if live.marker == marker:
-                return live
+            if carries_marker_metadata(item.get("metadata") or {}, marker):
+                return replace(live_volume(item), marker=marker)
         return None
 
 

@@ -18,6 +18,8 @@ Limits, on purpose:
   enforced; resize, rebuild, stop and start change statuses only.
 - Networking is bookkeeping: sequential IPv4/IPv6 addresses per subnet, no DHCP, no reachability
   checks between a floating IP's network and the port's router; no default security group.
+- Names, tags and metadata are held to the services' limits (see `field_limits`); nothing else of a
+  request's text is.
 - No snapshots, backups, volume types, image uploads or server metadata items; key pairs belong
   to the one user.
 - The saved file is written whole by `save()`; two processes must not hold the same cloud open for
@@ -57,6 +59,7 @@ from providers.simulated.errors import (
     TooManyRequests,
 )
 from providers.simulated.faults import CallFault, FaultPlan, Faults
+from providers.simulated.field_limits import check_fields
 from providers.simulated.inventory import Body
 from providers.simulated.locking import RunnableLock
 from providers.simulated.settings import CloudSettings
@@ -273,6 +276,7 @@ class SimulatedCloud:
     def update(self, collection: str, item_id: str, request: Mapping[str, Any]) -> Body:
         def change() -> Body:
             body = self.world.require(collection, item_id)
+            check_fields(collection, request)
             updated = self.world.behaviours[collection].update(self.world, body, request)
             return self.world.add(collection, updated)
 
@@ -286,6 +290,7 @@ class SimulatedCloud:
 
         def perform() -> Body:
             body = self.world.require(collection, item_id)
+            check_fields(collection, request)
             related = RELATED_ACTIONS.get((collection, action))
             if related is not None:
                 return related(self.world, body, request)
@@ -377,6 +382,7 @@ class SimulatedCloud:
         behaviour = world.behaviours.get(collection)
         if behaviour is None:
             raise InternalError(f"no collection {collection!r} in this cloud")
+        check_fields(collection, request)
         world.check_quota(collection)
         body = world.start_building(collection, behaviour.create(world, request))
         shown_once: frozenset[str] = getattr(behaviour, "shown_once", frozenset())

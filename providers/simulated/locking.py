@@ -2,9 +2,9 @@
 
 A blocking `threading.Lock.acquire` waits with the interpreter lock released, takes the lock as
 soon as it is free, and only then waits for the interpreter lock to run again: the lock stays held
-by a thread that cannot run. With two hundred threads calling the simulated cloud, every thread
-behind it then blocks too, and a section of a tenth of a millisecond was waited on for tens of
-milliseconds (a lock convoy), each call holding its concurrency slot all that time.
+by a thread that cannot run. With hundreds of threads calling the simulated cloud, every thread
+behind it then blocks too (a lock convoy), and a short section is waited on far longer than it
+runs, each call holding its concurrency slot all that time.
 
 `RunnableLock` is only ever taken by a thread that is running: it tries without blocking and,
 when the lock is held, yields the interpreter lock (the holder was preempted mid-section and gets

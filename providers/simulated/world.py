@@ -77,7 +77,7 @@ class CloudWorld:
     # ids and times
     def new_id(self) -> str:
         """A version-4 UUID from the cloud's random source: `uuid.UUID(int=..., version=4)`'s text,
-        formatted directly (a UUID object per resource was a tenth of a create's own work)."""
+        formatted directly, since a UUID object per resource is a noticeable share of a create."""
         text = "%032x" % ((self.random.getrandbits(128) & _UUID4_CLEAR) | _UUID4_SET)
         return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
 

@@ -16,17 +16,19 @@ from typing import Any, TypeVar
 
 import click
 import git
+import platformdirs
 
 from reconciler.cli.database_option import database_option
 from reconciler.daemon.clouds import CloudRoot, sim_cloud_path
 from reconciler.daemon.collector import tune_process
+from reconciler.daemon.state_key import state_sealer
 from reconciler.engine import Engine, EngineSettings, SoleWorkerLeases, StackReport
 from reconciler.engine.repository_apply import apply_repository
 from reconciler.engine.stack_status import StackStatus
 from reconciler.templates import DirectorySource, TemplateError
-from state.clock import SystemClock
 from state.store import Store, open_store
 from state.workers import WorkerIdentity
+from timekeeping import SystemClock
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -87,7 +89,7 @@ def _converge(
     clock = SystemClock()
     for shard in range(store.settings.shard_count):
         leases.want(shard)
-    return apply_repository(engine, DirectorySource(repo), commit, clock.now() + timeout)
+    return apply_repository(engine, DirectorySource(repo), commit, clock.now() + timeout, hide=store.hide)
 
 
 @click.command(name="apply")
@@ -110,7 +112,9 @@ def command(repo: Path, database: str, timeout: float, allow_dirty: bool) -> Non
     commit = commit_of(repo, allow_dirty=allow_dirty)
     url = database
     clock = SystemClock()
-    store = open_store(url, clock=clock)
+    store = open_store(
+        url, clock=clock, sealer=state_sealer(url, Path(platformdirs.user_state_dir("reconciler")))
+    )
     worker = WorkerIdentity(
         f"apply-{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}",
         socket.gethostname(),

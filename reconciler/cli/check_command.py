@@ -12,8 +12,8 @@ from reconciler.cli.database_option import database_option
 from reconciler.daemon.clouds import SIM_CLOUD, CloudRoot, sim_cloud_path
 from reconciler.engine.stack_check import ResourceCheck, check_stack, nested_stacks
 from reconciler.templates import DirectorySource, TemplateError, load_repository_config
-from state.clock import SystemClock
 from state.store import Store, open_store
+from timekeeping import SystemClock
 
 
 @click.command(name="check")

@@ -7,8 +7,8 @@ import json
 import click
 
 from reconciler.cli.database_option import database_option
-from state.clock import SystemClock
 from state.store import open_store
+from timekeeping import SystemClock
 
 
 @click.command(name="outputs")

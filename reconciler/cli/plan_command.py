@@ -17,7 +17,8 @@ from reconciler.daemon.plan_notes import plan_for_stack
 from reconciler.source.note_lines import PLAN, REPOSITORY_SCOPE, NoteLine
 from reconciler.source.note_rendering import RENDERERS
 from reconciler.source.revisions import InvalidCommit, read_commit_config
-from state import StackStatus, SystemClock, open_store
+from state import StackStatus, open_store
+from timekeeping import SystemClock
 
 EXIT_INVALID = 1
 

@@ -8,11 +8,11 @@ import click
 import sqlalchemy as sa
 
 from reconciler.cli.database_option import database_option
-from state.clock import SystemClock
 from state.errors import InvalidDatabaseUrl
 from state.lease_settings import LeaseSettings
 from state.overview import DatabaseNotInitialised, LeaseOverview, iso_8601, read_overview
 from state.urls import display_url
+from timekeeping import SystemClock
 
 
 def render_text(overview: LeaseOverview) -> str:

@@ -30,12 +30,14 @@ from reconciler.daemon.progress import ProgressMonitor
 from reconciler.daemon.sd_notify import SystemdNotifier
 from reconciler.daemon.service import Loop, Service, watchdog_interval
 from reconciler.daemon.settings import DaemonSettings, SettingsError
+from reconciler.daemon.state_key import state_sealer
 from reconciler.engine.engine import Engine
 from reconciler.engine.engine_loop import EngineLoop
 from reconciler.engine.shared_calls import SharedCalls, SharedExecutor
 from reconciler.source.repository import FollowedRepository
-from state import Store, SystemClock, WorkerIdentity, WorkStatus, open_store, shard_for
+from state import Store, WorkerIdentity, WorkStatus, open_store, shard_for
 from state.shard_keeper import ShardKeeper
+from timekeeping import SystemClock
 
 LOG = logging.getLogger(__name__)
 
@@ -71,7 +73,7 @@ def database_url(settings: DaemonSettings, state_dir: Path) -> str:
     return settings.database or f"sqlite:///{state_dir / DATABASE_FILE}"
 
 
-RESTART_ONLY = ("repo", "database", "state_dir", "listen", "workers", "sim_latency")
+RESTART_ONLY = ("repo", "database", "state_dir", "state_key_file", "listen", "workers", "sim_latency")
 
 
 def _apply_reloaded(service: Service, current: DaemonSettings, reread: Callable[[], DaemonSettings]) -> None:
@@ -182,7 +184,11 @@ def assemble(
     clock = SystemClock()
     state_dir = state_directory(settings, environ)
     url = database_url(settings, state_dir)
-    store = open_store(url, clock=clock)
+    store = open_store(
+        url,
+        clock=clock,
+        sealer=state_sealer(url, state_dir, key_file=settings.state_key_file, environ=environ),
+    )
     identity = WorkerIdentity(
         id=worker_id or f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}",
         host=socket.gethostname(),

@@ -19,7 +19,8 @@ from providers.heat import NativeHeatProvider
 from providers.interface import Provider
 from providers.simulated.provider import SimulatedProvider
 from reconciler.engine.provider_set import ProviderSet
-from reconciler.engine.timekeeping import Clock
+from reconciler.engine.settings import EngineSettings
+from timekeeping import Clock
 
 SIM_CLOUD = "sim"
 SIM_STATE_FILE = "sim-cloud.json"
@@ -44,8 +45,12 @@ class CloudRoot:
         sim_path: Path | None = None,
         sim: SimulatedProvider | None = None,
         sim_options: dict[str, Any] | None = None,
+        connections: int | None = None,
     ) -> None:
+        """`connections`: HTTP connections kept per cloud host, at least the calls the engine has
+        in flight at once (default: the engine's default in-flight limit)."""
         self._clock = clock
+        self._connections = connections or EngineSettings().in_flight_limit
         self._sim_path = sim_path
         self._sim = sim
         self._sim_options = sim_options or {}
@@ -64,7 +69,7 @@ class CloudRoot:
             return self.simulated()
         from providers.openstack.provider import OpenStackProvider
 
-        return OpenStackProvider.from_cloud(cloud)
+        return OpenStackProvider.from_cloud(cloud, connections=self._connections)
 
     def simulated(self) -> SimulatedProvider:
         """The simulated cloud, opened from its file (or fresh) on first use."""

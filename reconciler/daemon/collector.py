@@ -1,23 +1,17 @@
 """The interpreter tuned for a converging process: process-wide choices, made here once.
 
 The cyclic garbage collector. A worker holds large, long-lived graphs (definitions, records, a
-simulated cloud's inventory) and allocates many short-lived objects per cloud call. With the
-default first-generation threshold of 700 allocations the collector runs about a thousand times
-while 10,000 servers converge, and every older-generation collection walks everything alive while
-all threads wait (`bench.engine_cloud_latency` measured 2.5 to 3.5 s of a 6.6 to 7.5 s CPU
-budget). Freezing what is alive once the process is set up (it is never walked again) and raising
-the first threshold cut that to about 0.4 s. Reference counting still frees acyclic garbage at
-once; only cycles wait longer.
+simulated cloud's inventory) and allocates many short-lived objects per cloud call, so with the
+default thresholds older-generation collections keep walking everything alive while all threads
+wait. Freezing what is alive once the process is set up (it is never walked again) and raising the
+first threshold spares that work; reference counting still frees acyclic garbage at once, only
+cycles wait longer.
 
 Thread switching. The engine's provider calls run on hundreds of threads that each hold the
-interpreter lock briefly between blocking calls. A thread waiting for the lock wakes every switch
-interval to ask for it (Python's default: 5 ms); with a hundred threads waiting, those wake-ups
-alone are tens of thousands of context switches a second, each contending for the lock's mutex
-with the thread that holds it. Threads here give the lock up on their own far more often than
-that, so a 20 ms interval loses no responsiveness and cuts those wake-ups to about a third
-(`bench.threads_switch_interval`: 200 threads doing 300 µs of work per 50 ms call, 126,000 to 154,000
-context switches at 5 ms against 41,000 to 54,000 at 20 ms, system CPU about halved; the
-10,000-server latency figure about 0.4 s lower in runs with little time stolen by the hypervisor).
+interpreter lock briefly between blocking calls, so they give it up on their own far more often
+than any switch interval. A thread waiting for the lock still wakes every interval to ask for it;
+a longer interval loses no responsiveness and saves most of those wake-ups and the contention on
+the lock's mutex that comes with them (`bench.threads_switch_interval` measures it).
 """
 
 from __future__ import annotations

@@ -52,14 +52,11 @@ from reconciler.source.revisions import (
 from reconciler.source.touched_stacks import changed_paths, touched_stacks
 from reconciler.templates.hidden_values import hidden_values
 from state import StackStatus, Store
+from timekeeping import Clock
 
 LOG = logging.getLogger(__name__)
 # a stack's outputs are final at its newest generation once it converged (drift repair keeps them)
 OUTPUTS_SETTLED = frozenset({StackStatus.CONVERGED, StackStatus.DEGRADED})
-
-
-class Clock(Protocol):
-    def now(self) -> float: ...
 
 
 class ConvergenceEngine(Protocol):
@@ -318,7 +315,9 @@ class GitOps:
     def _remember(self, revision: StackRevision) -> None:
         definition = revision.definition
         self.input_files[revision.name] = frozenset(definition.input_files)
-        self.notes.hidden[revision.name] = hidden_values(definition.parameters, definition.hidden_parameters)
+        hidden = hidden_values(definition.parameters, definition.hidden_parameters)
+        self.notes.hidden[revision.name] = hidden
+        self.store.hide(revision.name, hidden)  # sealed at rest wherever the store writes them
 
     def _planned_only(self, revision: StackRevision) -> list[NoteLine]:
         """`auto_apply: false`: the tracked commit gets a plan note and nothing is applied."""

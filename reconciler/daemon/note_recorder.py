@@ -9,17 +9,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol
+from typing import Any
 
 from reconciler.engine.report import StackReport
 from reconciler.source.note_lines import CONVERGENCE, PLAN, NoteLine
 from reconciler.source.note_publisher import NotesOutbox, outbox_line
 from reconciler.source.notes_store import DEFAULT_NOTES_REF
 from reconciler.templates.hidden_values import redact
-
-
-class Clock(Protocol):
-    def now(self) -> float: ...
+from timekeeping import Clock
 
 
 class NoteRecorder:

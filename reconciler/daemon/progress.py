@@ -10,11 +10,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Protocol
 
-
-class Clock(Protocol):
-    def now(self) -> float: ...
+from timekeeping import Clock
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from types import FrameType
-from typing import Protocol
 
 from apscheduler.schedulers.background import BackgroundScheduler
 
@@ -35,10 +34,6 @@ STATUS_LOOP = "status"
 STATUS_SECONDS = 2.0
 EXIT_OK = 0
 SIGNAL_POLL_SECONDS = 0.2
-
-
-class Clock(Protocol):
-    def now(self) -> float: ...
 
 
 @dataclass(frozen=True)

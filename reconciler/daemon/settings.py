@@ -29,6 +29,9 @@ class DaemonSettings:
     repo: str = "."
     database: str | None = None  # None: a SQLite file in the state directory
     state_dir: str | None = None  # None: platformdirs' user state directory (systemd: StateDirectory)
+    # Keys sealing hidden values at rest, newest first; None: systemd's `state-key` credential, else
+    # a file made on first use (see reconciler.daemon.state_key).
+    state_key_file: str | None = None
     workers: int = 1
     listen: str = DEFAULT_LISTEN
     fetch_interval: float = 30.0  # seconds between fetches of a remote URL
@@ -49,6 +52,7 @@ _TYPES: Mapping[str, tuple[type, ...]] = {
     "repo": (str,),
     "database": (str,),
     "state_dir": (str,),
+    "state_key_file": (str,),
     "workers": (int,),
     "listen": (str,),
     "sim_latency": (str,),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reconciler.engine.timekeeping import RandomSource
+from reconciler.engine.random_source import RandomSource
 
 
 @dataclass(frozen=True)

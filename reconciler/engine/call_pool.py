@@ -1,18 +1,13 @@
 """The bounded set of threads that run provider calls, and the queue their outcomes come back on.
 
-`concurrent.futures.ThreadPoolExecutor` decides on every submit whether to start another thread,
-through a Python-level semaphore; with ten thousand calls queued behind two hundred busy threads
-that decision cost the engine's loop more CPU than the engine's own work (and every lock taken
-under the GIL with hundreds of threads awake is a hand-off). Here a submit is one put on a
-C-implemented queue, and threads start one per call until the pool is full, never stopped: the
-first call runs once one thread has started rather than once two hundred have (a start is a
-hand-off of the GIL to the new thread and back).
+Not `concurrent.futures.ThreadPoolExecutor`: its submit takes a Python-level semaphore to decide
+whether to start a thread, which with thousands of calls queued costs the engine's loop more than
+its own work. Here a submit is one put on a C-implemented queue, and threads start one per call
+until the pool is full and are never stopped, so the first call runs as soon as one thread is up.
 
-Outcomes come back the same way: a thread that finished a call puts it on one queue of returned
-calls. The engine's loop blocks on that queue when it has nothing else to do, so it wakes as soon
-as a call returns, and it takes what came back without looking at the calls still out (a
-`Future` per call, scanned every pass, cost a lock and a condition variable per call and a pass
-proportional to everything in flight).
+Outcomes come back the same way, on one queue of returned calls: the engine's loop blocks on it
+when it has nothing else to do, wakes as soon as a call returns, and never scans the calls still
+out (as a `Future` per call would need).
 """
 
 from __future__ import annotations

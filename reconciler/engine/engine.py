@@ -30,6 +30,7 @@ from reconciler.engine.nested_handoff import REMOVED, NestedDiscovery, RemoteChi
 from reconciler.engine.pass_result import PassResult, SubmitChild
 from reconciler.engine.progress import Progress
 from reconciler.engine.provider_set import CloudProviders
+from reconciler.engine.random_source import RandomSource
 from reconciler.engine.record_rows import state_from_record, write_for
 from reconciler.engine.report import SETTLED_STATUSES, Failure, StackReport
 from reconciler.engine.resource_state import ResourceState
@@ -39,12 +40,12 @@ from reconciler.engine.settings import EngineSettings
 from reconciler.engine.shared_calls import SharedCalls, SharedDispatch
 from reconciler.engine.stack_run import Desire, StackRun
 from reconciler.engine.stack_status import StackStatus
-from reconciler.engine.timekeeping import Clock, RandomSource, Sleeper
 from state.errors import StaleLease, StateError
 from state.fencing import Fence
 from state.records import RecordWrite
 from state.stacks import GenerationSeen, NewGeneration
 from state.store import Store
+from timekeeping import Clock, Sleeper
 
 REAL_WAIT_SLICE = 0.05  # the longest real wait for a call to come back while something else may be due
 GATHER = 0.02  # once a call is back, how long others may join it before the pass (a pass has a fixed cost)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from reconciler.engine.progress import Progress
-from reconciler.engine.timekeeping import Clock
+from timekeeping import Clock
 
 
 class Waits(Protocol):

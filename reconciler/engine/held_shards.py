@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Protocol
 
-from reconciler.engine.timekeeping import Clock
 from state.lease_results import Acquired, HeldBy
 from state.store import Store
+from timekeeping import Clock
 
 
 class HeldShards(Protocol):

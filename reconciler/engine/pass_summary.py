@@ -105,7 +105,9 @@ class PassSummary:
             drifted=bool(self._drifted),
         )
         reasons = tuple(str(failure) for failure in self.failure_list(graph))
-        if complete and self.outputs_stale and status in (StackStatus.CONVERGED, StackStatus.FAILED):
+        # A FAILED stack's outputs follow its other resources too (a repair, a replacement): an
+        # output of the failed resource itself reads as None, as Heat shows it.
+        if self.outputs_stale and status in (StackStatus.CONVERGED, StackStatus.FAILED):
             self.outputs_stale = False
             outputs = resolve_outputs()
             if outputs != self.outputs or not self.outputs:

@@ -1,14 +1,13 @@
 """Which resources a readiness poll observes: the longest waiting first, as many as recently came READY.
 
 Resources of one type created one after another become READY in about the order they were
-created. Observing every resource still building at every poll costs the provider (and its
-client's CPU) the whole building set each time: ten thousand servers polled four times a second
-during their two seconds of BUILD are eighty thousand observations for ten thousand results. So a
-poll per type observes the `window` resources that have waited longest. When some of them came
-READY, more are likely right behind: the window follows how many did (four times as wide while all
-of them did, so that it catches up with a fast stream of creates in a few round trips) and the
-next poll goes out as soon as this one is back, without waiting for the interval.
-When none did, the window shrinks back to `MIN_WINDOW` and polls keep the interval.
+created, and observing every resource still building at every poll would cost the provider (and
+its client's CPU) the whole building set each time. So a poll per type observes the `window`
+resources that have waited longest. When some of them came READY, more are likely right behind:
+the window follows how many did (`GROWTH` times as wide while all of them did, so that it catches
+up with a fast stream of creates in a few round trips) and the next poll goes out as soon as this
+one is back, without waiting for the interval. When none did, the window shrinks back to
+`MIN_WINDOW` and polls keep the interval.
 
 Out-of-order readiness (a small volume behind a large one) is caught by a sweep: every
 `SWEEP_EVERY` intervals a poll observes the resources of the type that were already waiting at the
@@ -16,7 +15,7 @@ previous sweep and still are. Those that started waiting since are left to the n
 the young ones, mostly still building, and observing them all at every sweep would cost as much as
 polling everything. A resource is therefore seen at least once every two sweep periods, however
 far from the head of the queue it waits. Small stacks (up to `MIN_WINDOW` resources in progress per
-type) are observed whole at every poll, as before.
+type) are observed whole at every poll.
 """
 
 from __future__ import annotations

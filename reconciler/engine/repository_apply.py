@@ -7,8 +7,7 @@ engine; a template that does not load makes the stack INVALID (nothing applied).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
 
 from reconciler.engine.desired import DesiredGeneration
 from reconciler.engine.engine import Engine
@@ -17,53 +16,66 @@ from reconciler.engine.stack_status import StackStatus
 from reconciler.templates import (
     FileSource,
     RepositoryConfig,
-    StackOutputRef,
     StackSpec,
     TemplateError,
     load_repository_config,
     load_stack,
     stack_order,
 )
+from reconciler.templates.hidden_values import hidden_values
+from reconciler.templates.stack_wiring import (
+    MissingOutputs,
+    ResolvedParameters,
+    resolve_parameters,
+    wired_stacks,
+)
+
+HideValues = Callable[[str, Iterable[str]], None]  # `Store.hide`: a stack's hidden values, sealed at rest
 
 
-def resolved_parameters(spec: StackSpec, outputs_of: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    """The stack's parameters with every `{from_stack, output}` replaced by that stack's output."""
-    resolved: dict[str, Any] = {}
-    for name, value in spec.parameters.items():
-        if isinstance(value, StackOutputRef):
-            resolved[name] = outputs_of.get(value.stack, {}).get(value.output)
-        else:
-            resolved[name] = value
-    return resolved
-
-
-def submit_stack(engine: Engine, config: RepositoryConfig, files: FileSource, name: str, commit: str) -> bool:
-    """Load and submit one stack; False (and the stack INVALID) when its template does not load."""
+def submit_stack(
+    engine: Engine,
+    config: RepositoryConfig,
+    files: FileSource,
+    name: str,
+    commit: str,
+    *,
+    hide: HideValues | None = None,
+) -> bool:
+    """Load and submit one stack; False (and the stack INVALID) when its wiring or template is wrong."""
     spec = config.stacks[name]
-    outputs = {other: engine.outputs(other) for other in config.stacks if other != name}
+    # the wave order converged every wired stack before this one, so none is awaited: its outputs are final
+    resolution = resolve_parameters(spec, {stack: engine.outputs(stack) for stack in wired_stacks(spec)})
+    if isinstance(resolution, MissingOutputs):
+        engine.invalid(name, commit, [str(problem) for problem in resolution.problems])
+        return False
+    assert isinstance(resolution, ResolvedParameters)
     try:
-        definition = load_stack(files, spec, parameters=resolved_parameters(spec, outputs))
+        definition = load_stack(files, spec, parameters=resolution.values)
     except TemplateError as error:
         engine.invalid(name, commit, [str(problem) for problem in error.problems])
         return False
+    if hide is not None:
+        hide(name, hidden_values(definition.parameters, definition.hidden_parameters))
     engine.submit(name, DesiredGeneration(commit, spec, definition))
     return True
 
 
 def unconverged_sources(spec: StackSpec, reports: Mapping[str, StackReport]) -> list[Failure]:
     """The stacks this one takes outputs from that did not converge: it waits for them."""
-    sources = {value.stack for value in spec.parameters.values() if isinstance(value, StackOutputRef)}
     return [
         Failure(f"from_stack {source}", f"waits for stack {source}, which is {reports[source].status.value}")
-        for source in sorted(sources)
+        for source in sorted(wired_stacks(spec))
         if source in reports and reports[source].status is not StackStatus.CONVERGED
     ]
 
 
 def apply_repository(
-    engine: Engine, files: FileSource, commit: str, deadline: float
+    engine: Engine, files: FileSource, commit: str, deadline: float, *, hide: HideValues | None = None
 ) -> dict[str, StackReport]:
-    """Converge every stack of the repository at `commit`; each stack's report, in wave order."""
+    """Converge every stack of the repository at `commit`; each stack's report, in wave order.
+
+    `hide` is told each stack's hidden parameter values before it is submitted."""
     config = load_repository_config(files)
     reports: dict[str, StackReport] = {}
     for wave in stack_order(config):
@@ -72,7 +84,7 @@ def apply_repository(
             waiting = unconverged_sources(config.stacks[name], reports)
             if waiting:
                 reports[name] = StackReport(name, StackStatus.PENDING, commit, None, failures=tuple(waiting))
-            elif submit_stack(engine, config, files, name, commit):
+            elif submit_stack(engine, config, files, name, commit, hide=hide):
                 submitted.append(name)
             else:
                 reports[name] = engine.report(name)

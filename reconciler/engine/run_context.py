@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from reconciler.engine.call_pool import PendingCall
+from reconciler.engine.random_source import RandomSource
 from reconciler.engine.report import StackReport
 from reconciler.engine.settings import EngineSettings
-from reconciler.engine.timekeeping import RandomSource
 
 
 class Dispatcher(Protocol):

@@ -9,7 +9,7 @@ INVALID (file, line, message).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +18,6 @@ from reconciler.source.note_lines import Problem as NoteProblem
 from reconciler.templates import (
     RepositoryConfig,
     StackDefinition,
-    StackOutputRef,
     StackSpec,
     TemplateError,
     load_repository_config,
@@ -26,6 +25,12 @@ from reconciler.templates import (
     stack_order,
 )
 from reconciler.templates.errors import Problem
+from reconciler.templates.stack_wiring import (
+    AwaitingOutputs,
+    MissingOutputs,
+    resolve_parameters,
+    wired_stacks,
+)
 
 # A stack's converged outputs, or None when the stack has none yet (never converged).
 OutputsReader = Callable[[str], Mapping[str, Any] | None]
@@ -79,7 +84,7 @@ class InvalidStack:
 RevisionOutcome = StackRevision | WaitingForOutputs | InvalidStack
 
 
-def note_problems(problems: list[Problem]) -> tuple[NoteProblem, ...]:
+def note_problems(problems: Iterable[Problem]) -> tuple[NoteProblem, ...]:
     """Template problems as a note carries them: file, line (None when unknown), message."""
     return tuple(NoteProblem(file=p.file, line=p.line or None, message=p.message) for p in problems)
 
@@ -94,39 +99,21 @@ def read_commit_config(files: CommitFileSource) -> CommitConfig | InvalidCommit:
     return CommitConfig(commit=files.sha, config=config, waves=waves)
 
 
-def _resolved_parameters(
-    spec: StackSpec, outputs_of: OutputsReader
-) -> tuple[dict[str, Any], frozenset[str], list[Problem]]:
-    values: dict[str, Any] = {}
-    waiting: set[str] = set()
-    problems: list[Problem] = []
-    for name, value in spec.parameters.items():
-        if not isinstance(value, StackOutputRef):
-            values[name] = value
-            continue
-        outputs = outputs_of(value.stack)
-        if outputs is None:
-            waiting.add(value.stack)
-        elif value.output not in outputs:
-            message = (
-                f"stack {spec.name!r} parameter {name!r}: "
-                f"stack {value.stack!r} has no output {value.output!r}"
-            )
-            problems.append(Problem("reconciler.yaml", 0, 0, message))
-        else:
-            values[name] = outputs[value.output]
-    return values, frozenset(waiting), problems
+def _upstream_outputs(spec: StackSpec, outputs_of: OutputsReader) -> dict[str, Mapping[str, Any]]:
+    """The outputs of each stack `spec` is wired to that has them."""
+    read = {stack: outputs_of(stack) for stack in wired_stacks(spec)}
+    return {stack: outputs for stack, outputs in read.items() if outputs is not None}
 
 
 def load_revision(files: CommitFileSource, spec: StackSpec, outputs_of: OutputsReader) -> RevisionOutcome:
     """Load `spec`'s stack at the commit of `files`, its `from_stack` parameters read from outputs."""
-    parameters, waiting, problems = _resolved_parameters(spec, outputs_of)
-    if problems:
-        return InvalidStack(name=spec.name, commit=files.sha, problems=note_problems(problems))
-    if waiting:
-        return WaitingForOutputs(name=spec.name, commit=files.sha, upstream=waiting)
+    resolution = resolve_parameters(spec, _upstream_outputs(spec, outputs_of))
+    if isinstance(resolution, MissingOutputs):
+        return InvalidStack(name=spec.name, commit=files.sha, problems=note_problems(resolution.problems))
+    if isinstance(resolution, AwaitingOutputs):
+        return WaitingForOutputs(name=spec.name, commit=files.sha, upstream=resolution.stacks)
     try:
-        definition = load_stack(files, spec.template, spec.environment, parameters)
+        definition = load_stack(files, spec, parameters=resolution.values)
     except TemplateError as error:
         return InvalidStack(name=spec.name, commit=files.sha, problems=note_problems(error.problems))
     return StackRevision(name=spec.name, commit=files.sha, spec=spec, definition=definition)

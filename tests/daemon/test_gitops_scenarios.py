@@ -104,6 +104,52 @@ def test_a_broken_template_is_invalid_with_file_and_line_and_the_cloud_is_untouc
     assert daemon.cloud_counts() == before
 
 
+def test_a_stack_wired_to_a_missing_output_is_invalid_naming_the_stack_and_output_in_plan_and_note(
+    world: tuple[DaemonWorld, Path],
+) -> None:
+    daemon, path = world
+    repo = daemon.daemon.repository.repo
+    first = repo.head.commit.hexsha
+    daemon.follow()
+    daemon.converge(["network", "app"], first)
+    config = (path / "reconciler.yaml").read_text().replace("output: subnet_id}", "output: no_such_output}")
+    repo.create_head("feature/miswired").checkout()
+    head = commit_files(repo, {"reconciler.yaml": config}, "Wire app to an output network does not have")
+    repo.heads["main"].checkout()
+    daemon.follow()  # planned as a pull request's head
+    repo.git.merge("--ff-only", "feature/miswired")
+    daemon.follow()  # then merged: converged as the tracked branch's commit
+    daemon.daemon.gitops.converge()
+    daemon.publish()
+
+    expected = "stack 'app' parameter 'subnet_id': stack 'network' has no output 'no_such_output'"
+    for note in (notes_on(repo, head, kind="plan")["app"], notes_on(repo, head)["app"]):
+        assert note.status == "INVALID"
+        assert [(problem.file, problem.message) for problem in note.problems] == [
+            ("reconciler.yaml", expected)
+        ]
+    newest = daemon.daemon.store.newest_generation("app")
+    assert newest is not None and newest.commit_sha == first  # the last good generation is kept
+
+
+def test_a_template_reading_its_stack_name_gets_the_stack_name_as_apply_gives_it(
+    world: tuple[DaemonWorld, Path],
+) -> None:
+    daemon, path = world
+    repo = daemon.daemon.repository.repo
+    template = (path / "stacks" / "network" / "template.yaml").read_text()
+    named = template.replace("name: app-net", "name: {get_param: OS::stack_name}").replace(
+        "outputs:", "outputs:\n  stack_name:\n    value: {get_param: OS::stack_name}"
+    )
+    commit = commit_files(repo, {"stacks/network/template.yaml": named}, "Name the net after its stack")
+
+    daemon.follow()
+    reports = daemon.converge(["network"], commit)
+
+    assert str(reports["network"].status) == "CONVERGED"
+    assert daemon.daemon.engine.outputs("network")["stack_name"] == "network"
+
+
 def test_a_broken_reconciler_yaml_makes_the_whole_commit_invalid(world: tuple[DaemonWorld, Path]) -> None:
     daemon, _path = world
     repo = daemon.daemon.repository.repo

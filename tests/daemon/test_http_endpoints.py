@@ -13,7 +13,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from reconciler.daemon.http_endpoints import Endpoints, HttpEndpoints, parse_listen
 from reconciler.daemon.metrics import DaemonMetrics, StoreSnapshot
 from reconciler.daemon.progress import ProgressMonitor
-from tests.daemon.stepped_clock import SteppedClock
+from timekeeping.testing import SteppedClock
 
 
 class Running:

@@ -8,9 +8,10 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from reconciler.cli.main import cli
-from state import SystemClock, open_store
+from state import open_store
 from tests.daemon.gitops_world import DaemonWorld, sample_repository
 from tests.source.git_repos import commit_files
+from timekeeping import SystemClock
 
 
 def test_plan_shows_the_change_of_a_commit_without_applying_it(tmp_path: Path) -> None:

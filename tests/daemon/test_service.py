@@ -14,7 +14,7 @@ import pytest
 from reconciler.daemon.progress import ProgressMonitor, Stalled
 from reconciler.daemon.sd_notify import SystemdNotifier
 from reconciler.daemon.service import Loop, Service, watchdog_interval
-from tests.daemon.stepped_clock import SteppedClock
+from timekeeping.testing import SteppedClock
 
 WAIT = 10.0  # upper bound for a condition the scheduler meets within milliseconds
 

@@ -19,10 +19,11 @@ import pytest
 
 from reconciler.source.note_lines import newest_per_stack
 from reconciler.source.notes_store import NotesStore
-from state import SystemClock, open_store
+from state import open_store
 from tests.daemon.run_process import DaemonProcess
 from tests.engine.test_scenario_native import GROUP, NODE
 from tests.source.git_repos import commit_files, init_repository
+from timekeeping import SystemClock
 
 STACKS = ("alpha", "beta", "gamma", "delta")
 TEMPLATE = """heat_template_version: 2018-08-31

@@ -57,6 +57,23 @@ def test_apply_exits_1_with_the_reason_when_a_stack_fails(tmp_path: Path) -> Non
     assert "app: PENDING" in result.output and "waits for stack network, which is INVALID" in result.output
 
 
+def test_apply_makes_a_stack_wired_to_a_missing_output_invalid_naming_the_stack_and_output(
+    tmp_path: Path,
+) -> None:
+    repo = samples_copy(tmp_path / "miswired")
+    config = repo / "reconciler.yaml"
+    config.write_text(config.read_text().replace("output: subnet_id}", "output: no_such_output}"))
+    git.Repo(repo).git.commit("-am", "wire app to an output network does not have")
+
+    result = CliRunner().invoke(
+        cli, ["apply", "--repo", str(repo), "--database", f"sqlite:///{tmp_path / 's.db'}"]
+    )
+
+    assert result.exit_code == 1
+    assert "network: CONVERGED" in result.output and "app: INVALID" in result.output
+    assert "stack 'network' has no output 'no_such_output'" in result.output
+
+
 def test_outputs_of_an_unknown_stack_is_an_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["outputs", "nope", "--database", f"sqlite:///{tmp_path / 's.db'}"])
     assert result.exit_code == 1 and "no stack named 'nope'" in result.output

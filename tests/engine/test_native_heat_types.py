@@ -4,22 +4,13 @@ from __future__ import annotations
 
 import random
 import string
-from dataclasses import dataclass
 
 import pytest
 
 from providers.heat import NativeHeatProvider
 from providers.heat.native_types import NATIVE_TYPES
 from providers.interface import LiveStatus, Marker, Permanent
-
-
-@dataclass
-class SteppedClock:
-    at: float = 1_000.0
-
-    def now(self) -> float:
-        return self.at
-
+from timekeeping.testing import SteppedClock
 
 MARKER = Marker("stack", "thing", "r1")
 
@@ -71,10 +62,10 @@ def test_test_resource_waits_on_the_injected_clock_then_exposes_its_output() -> 
         "OS::Heat::TestResource", {"value": "v", "wait_secs": 5, "attr_wait_secs": 8}, MARKER
     )
     assert created.status is LiveStatus.IN_PROGRESS
-    clock.at += 5
+    clock.advance(5)
     seen = heat.observe("OS::Heat::TestResource", [created.physical_id])[created.physical_id]
     assert (seen.status, seen.attributes) == (LiveStatus.READY, {})
-    clock.at += 3
+    clock.advance(3)
     seen = heat.observe("OS::Heat::TestResource", [created.physical_id])[created.physical_id]
     assert seen.attributes == {"output": "v"}
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from providers.simulated.settings import CloudSettings
 from reconciler.engine import StackStatus
 from tests.engine.templates import LONE_SERVER_WITH_VOLUME, server_group, servers
 from tests.engine.world import World
@@ -99,3 +100,25 @@ def test_a_vanished_attached_volume_fails_the_stack_and_the_rest_stays_converged
     assert world.live("volumes") == []  # not silently recreated empty
     assert server_named(world, "db")["id"] == server
     assert world.store.read_stack("app").status is StackStatus.FAILED  # type: ignore[union-attr]
+
+
+def test_outputs_of_a_failed_stack_follow_a_repair(tmp_path: Path, database_url: str) -> None:
+    world = World(
+        tmp_path, database_url, observe_interval=OBSERVE_INTERVAL, cloud=CloudSettings(quotas={"servers": 1})
+    )
+    try:
+        template = servers(["web", "db"]) + "outputs:\n  web: {value: {get_resource: web}}\n"
+        world.commit({"stack.yaml": template})
+        world.submit("app", "stack.yaml")
+        first = world.converge("app")["app"]
+        assert first.status is StackStatus.FAILED  # one server over the quota
+        web = server_named(world, "web")["id"]
+        assert world.outputs("app") == {"web": web}
+        world.cloud.vanish("servers", str(web))
+
+        report = world.pass_time(OBSERVE_INTERVAL + 1, "app")["app"]
+
+        assert report.status is StackStatus.FAILED
+        assert world.outputs("app") == {"web": server_named(world, "web")["id"]} != {"web": web}
+    finally:
+        world.close()

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import random
 import textwrap
-import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,40 +31,7 @@ from reconciler.engine import (
 from reconciler.templates.file_source import DirectorySource
 from reconciler.templates.loading import load_stack
 from state.store import Store, open_store
-
-START = 1_800_000_000.0
-
-
-@dataclass
-class SteppedClock:
-    """The one clock of a scenario: the engine sleeps by stepping it.
-
-    `wait` is for a cloud whose calls take engine time: the calling thread blocks until the engine
-    has stepped the clock past the call's end, as a slow call outlives the engine's passes.
-    """
-
-    at: float = START
-    released: bool = False  # the scenario is over: nothing waits any more
-    _moved: threading.Condition = field(default_factory=threading.Condition, repr=False)
-
-    def now(self) -> float:
-        return self.at
-
-    def sleep(self, seconds: float) -> None:
-        with self._moved:
-            self.at += max(0.0, seconds)
-            self._moved.notify_all()
-
-    def wait(self, seconds: float) -> None:
-        with self._moved:
-            end = self.at + seconds
-            self._moved.wait_for(lambda: self.at >= end or self.released)
-
-    def release(self) -> None:
-        with self._moved:
-            self.released = True
-            self._moved.notify_all()
-
+from timekeeping.testing import SteppedClock
 
 TEST_SETTINGS = EngineSettings(pool_size=4, readiness_poll=1.0, call_deadline=60.0, ready_deadline=120.0)
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("reconciler", "providers", "state", "schemas")
+PACKAGES = ("reconciler", "providers", "state", "schemas", "timekeeping")
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
 
@@ -50,3 +50,11 @@ def test_state_importing_the_engine_breaks_a_contract(tmp_path: Path) -> None:
     result = _lint_imports(tree)
     assert result.returncode != 0
     assert "state.shortcut -> reconciler.engine" in result.stdout
+
+
+def test_the_clock_importing_the_state_breaks_a_contract(tmp_path: Path) -> None:
+    tree = _copy_tree(tmp_path)
+    (tree / "timekeeping" / "shortcut.py").write_text("import state\n")
+    result = _lint_imports(tree)
+    assert result.returncode != 0
+    assert "timekeeping.shortcut -> state" in result.stdout

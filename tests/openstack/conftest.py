@@ -25,7 +25,7 @@ from providers.simulated.faults import Faults
 from providers.simulated.http.clouds_yaml import cloud_entry
 from providers.simulated.http.embedded import serve_in_thread
 from providers.simulated.settings import CloudSettings
-from tests.openstack.scenario import SteppedClock
+from timekeeping.testing import SteppedClock
 
 CLOUD_NAME = "sim-under-test"
 DEFAULT_SETTINGS = CloudSettings(time_to_active=30.0)
@@ -57,7 +57,7 @@ class StartCloud:
         clock: SteppedClock | None = None,
     ) -> CloudUnderTest:
         clock = clock or SteppedClock()
-        cloud = SimulatedCloud(settings, faults=faults, clock=clock, random_source=random.Random(7))
+        cloud = SimulatedCloud(settings, faults=faults, clock=clock.now, random_source=random.Random(7))
         served = self._stack.enter_context(serve_in_thread(cloud))
         self._count += 1
         password = f"pw-{secrets.token_hex(12)}"

@@ -33,22 +33,3 @@ def given_a_network(provider: OpenStackProvider, name: str = "private") -> Small
         marker(f"{name}_subnet"),
     )
     return SmallNetwork(net, subnet)
-
-
-class SteppedClock:
-    """The simulated cloud's clock (and an engine's): time moves only when a test or a sleep says so."""
-
-    def __init__(self, start: float = 1_800_000_000.0) -> None:
-        self.at = start
-
-    def __call__(self) -> float:
-        return self.at
-
-    def now(self) -> float:
-        return self.at
-
-    def advance(self, seconds: float) -> None:
-        self.at += seconds
-
-    def sleep(self, seconds: float) -> None:
-        self.at += max(0.0, seconds)

@@ -25,7 +25,7 @@ from reconciler.templates.file_source import DirectorySource
 from reconciler.templates.loading import load_stack
 from state.store import Store, open_store
 from tests.openstack.conftest import CLOUD_NAME, CloudUnderTest, StartCloud
-from tests.openstack.scenario import SteppedClock
+from timekeeping.testing import SteppedClock
 
 TEMPLATE = """
 heat_template_version: 2018-08-31

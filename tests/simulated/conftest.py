@@ -13,7 +13,7 @@ from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.http.embedded import ServedCloud, serve_in_thread
 from providers.simulated.settings import CloudSettings
 from tests.simulated.sdk_connection import connect
-from tests.simulated.stepping import SteppedClock
+from timekeeping.testing import SteppedClock
 
 
 @pytest.fixture
@@ -25,7 +25,7 @@ def clock() -> SteppedClock:
 def served(clock: SteppedClock) -> Iterator[ServedCloud]:
     cloud = SimulatedCloud(
         CloudSettings(time_to_active=5.0, quotas={"gigabytes": 100}),
-        clock=clock,
+        clock=clock.now,
         sleep=clock.sleep,
         random_source=random.Random(11),
     )

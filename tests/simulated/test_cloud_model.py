@@ -22,7 +22,7 @@ from providers.simulated.errors import (
 )
 from providers.simulated.faults import CallFault, Faults
 from providers.simulated.settings import CloudSettings, Latency
-from tests.simulated.stepping import SteppedClock
+from timekeeping.testing import SteppedClock
 
 IMAGE = "cirros-0.6.2-x86_64-disk"
 
@@ -31,7 +31,7 @@ def make_cloud(clock: SteppedClock | None = None, **settings: object) -> Simulat
     clock = clock or SteppedClock()
     return SimulatedCloud(
         CloudSettings(**settings),  # type: ignore[arg-type]
-        clock=clock,
+        clock=clock.now,
         sleep=clock.sleep,
         random_source=random.Random(7),
     )
@@ -312,16 +312,16 @@ def test_a_volume_attaches_to_one_server_and_blocks_its_deletion() -> None:
 def test_a_saved_cloud_is_the_same_cloud_when_opened_again(tmp_path: Path) -> None:
     path = tmp_path / "cloud.json"
     clock = SteppedClock()
-    cloud = SimulatedCloud.open(path, CloudSettings(time_to_active=10.0), clock=clock)
+    cloud = SimulatedCloud.open(path, CloudSettings(time_to_active=10.0), clock=clock.now)
     server = cloud.create("servers", server_request(cloud, tags=["mine"]))
     cloud.save()
     clock.advance(10.0)
-    reopened = SimulatedCloud.open(path, CloudSettings(), clock=clock)
+    reopened = SimulatedCloud.open(path, CloudSettings(), clock=clock.now)
     assert reopened.get("servers", server["id"])["status"] == "ACTIVE"  # the pending change survived
     assert [body["id"] for body in reopened.list("servers", tags=["mine"])] == [server["id"]]
     reopened.vanish("servers", server["id"])
     reopened.save()
-    assert SimulatedCloud.open(path, clock=clock).list("servers") == []
+    assert SimulatedCloud.open(path, clock=clock.now).list("servers") == []
 
 
 def test_a_state_file_of_another_version_is_refused_by_name(tmp_path: Path) -> None:

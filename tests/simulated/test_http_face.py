@@ -16,7 +16,7 @@ from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.http.embedded import ServedCloud, serve_in_thread
 from providers.simulated.settings import CloudSettings, Latency
 from tests.simulated.sdk_connection import connect
-from tests.simulated.stepping import SteppedClock
+from timekeeping.testing import SteppedClock
 
 Connection = openstack.connection.Connection
 IMAGE = "cirros-0.6.2-x86_64-disk"

@@ -22,7 +22,7 @@ from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.faults import CallFault
 from providers.simulated.provider import ADAPTERS, SimulatedProvider
 from providers.simulated.settings import CloudSettings
-from tests.simulated.stepping import SteppedClock
+from timekeeping.testing import SteppedClock
 
 IMAGE = "cirros-0.6.2-x86_64-disk"
 
@@ -34,7 +34,7 @@ def marker(resource: str) -> Marker:
 def make_provider(clock: SteppedClock | None = None, **settings: Any) -> SimulatedProvider:
     clock = clock or SteppedClock()
     cloud = SimulatedCloud(
-        CloudSettings(**settings), clock=clock, sleep=clock.sleep, random_source=random.Random(3)
+        CloudSettings(**settings), clock=clock.now, sleep=clock.sleep, random_source=random.Random(3)
     )
     return SimulatedProvider(cloud)
 

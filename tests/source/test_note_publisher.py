@@ -8,8 +8,8 @@ from reconciler.source.note_lines import NoteLine
 from reconciler.source.note_publisher import UNKNOWN_COMMIT_PATIENCE, outbox_line, publish_pending
 from reconciler.source.notes_store import NotesStore
 from state import open_store
-from tests.daemon.stepped_clock import SteppedClock
 from tests.source.git_repos import commit_files, init_repository
+from timekeeping.testing import SteppedClock
 
 REF = "refs/notes/reconciler"
 

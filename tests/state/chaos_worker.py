@@ -20,13 +20,13 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, Any
 
-from state.clock import SystemClock
 from state.errors import CommitOutcomeUnknown, DatabaseUnavailable, StaleLease
 from state.lease_settings import LeaseSettings
 from state.records import RecordWrite
 from state.shard_keeper import Kept, ShardKeeper
 from state.store import Store, open_store
 from state.workers import WorkerIdentity
+from timekeeping import SystemClock
 
 CHAOS_SETTINGS = LeaseSettings(shard_count=8, lease_seconds=2.0, renew_seconds=0.5, safety_margin=0.3)
 CLAIM_BATCH = 100

@@ -10,7 +10,7 @@ from state.balancing import fair_share, surplus_to_release
 from state.lease_settings import LeaseSettings
 from state.store import Store, open_store
 from state.workers import WorkerIdentity
-from tests.state.stepped_clock import SteppedClock
+from timekeeping.testing import SteppedClock
 
 RENEW = 5.0
 LEASE = 15.0

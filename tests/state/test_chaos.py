@@ -21,11 +21,11 @@ from pathlib import Path
 
 import pytest
 
-from state.clock import SystemClock
 from state.store import Store, open_store
 from state.work_queue import NewWorkItem, WorkStatus
 from tests.state.chaos_invariants import ChaosReport, check_invariants
 from tests.state.chaos_worker import CHAOS_SETTINGS, Gate, chaos_stack, run_worker
+from timekeeping import SystemClock
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 WORKERS = 4

@@ -12,7 +12,7 @@ import pytest
 from state.store import Store, open_store
 from tests.state.chaos_invariants import check_invariants
 from tests.state.chaos_worker import CHAOS_SETTINGS, chaos_stack
-from tests.state.stepped_clock import SteppedClock
+from timekeeping.testing import SteppedClock
 
 LEASE = CHAOS_SETTINGS.lease_seconds
 MARGIN = CHAOS_SETTINGS.safety_margin

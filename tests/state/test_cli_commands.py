@@ -9,11 +9,11 @@ import pytest
 from click.testing import CliRunner
 
 from reconciler.cli.main import cli
-from state.clock import SystemClock
 from state.lease_settings import LeaseSettings
 from state.migrate import head_revision
 from state.store import open_store
 from state.workers import WorkerIdentity
+from timekeeping import SystemClock
 
 ISO_8601 = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?\+00:00$")
 

@@ -23,7 +23,7 @@ from state.shard_keeper import Kept, NotHeld, Paused, ShardKeeper
 from state.store import open_store
 from state.transactions import RetryPolicy, Transactor, is_transient_failure
 from state.workers import WorkerIdentity
-from tests.state.stepped_clock import SteppedClock
+from timekeeping.testing import SteppedClock
 
 pytestmark = pytest.mark.postgres
 

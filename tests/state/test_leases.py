@@ -9,7 +9,7 @@ import pytest
 from state.lease_results import Acquired, HeldBy, Lost, Released
 from state.lease_settings import LeaseSettings
 from state.store import Store, open_store
-from tests.state.stepped_clock import SteppedClock
+from timekeeping.testing import SteppedClock
 
 LEASE = 15.0
 

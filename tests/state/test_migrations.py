@@ -15,7 +15,7 @@ from state.lease_settings import LeaseSettings
 from state.migrate import current_revision, head_revision, upgrade
 from state.models import metadata
 from state.store import open_store
-from tests.state.stepped_clock import SteppedClock
+from timekeeping.testing import SteppedClock
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 

@@ -12,7 +12,7 @@ from state.lease_results import Acquired
 from state.lease_settings import LeaseSettings
 from state.records import RecordWrite
 from state.store import Store, open_store
-from tests.state.stepped_clock import SteppedClock
+from timekeeping.testing import SteppedClock
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from state.lease_settings import LeaseSettings
 from state.shard_keeper import Kept, NotHeld, ShardKeeper
 from state.store import Store, open_store
 from state.workers import WorkerIdentity
-from tests.state.stepped_clock import SteppedClock
+from timekeeping.testing import SteppedClock
 
 SETTINGS = LeaseSettings(shard_count=4, lease_seconds=15, renew_seconds=5, safety_margin=1)
 
@@ -84,3 +84,28 @@ def test_stopping_hands_every_shard_back_and_stops_acting_at_once(store: Store, 
     assert a.fences() == {}
     b.tick()
     assert sorted(b.fences()) == [0, 1, 2, 3]
+
+
+def test_a_shard_to_hand_back_with_calls_out_drains_before_another_worker_takes_it(
+    store: Store, clock: SteppedClock
+) -> None:
+    """A worker over its share (another joined) stops acting on a surplus shard at once, but keeps
+    its lease while its calls are out: the joiner takes that shard only once they are back."""
+    calls_out: set[int] = set()
+    first = ShardKeeper(store, WorkerIdentity("a", "host", 1), clock=clock, busy=lambda: calls_out)
+    first.tick()
+    second = _keeper(store, clock, "b")
+    second.tick()  # b is seen alive; a is now over its share of 2
+    calls_out.add(3)  # a create on shard 3 was sent and has not come back
+
+    first.tick()
+    second.tick()
+
+    assert sorted(first.fences()) == [0, 1] and first.draining() == (3,)
+    assert sorted(second.fences()) == [2]
+    calls_out.clear()
+    clock.advance(SETTINGS.renew_seconds)
+    first.tick()
+    second.tick()
+    assert sorted(first.fences()) == [0, 1] and first.draining() == ()
+    assert sorted(second.fences()) == [2, 3]

@@ -8,7 +8,7 @@ from state.database import create_database_engine
 from state.store import open_store
 from state.transactions import RetryPolicy, Transactor
 from state.workers import WorkerIdentity
-from tests.state.stepped_clock import SteppedClock
+from timekeeping.testing import SteppedClock
 
 
 def test_a_reading_transaction_does_not_hold_back_a_writer(sqlite_url: str) -> None:

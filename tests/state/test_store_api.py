@@ -12,10 +12,10 @@ from state.lease_results import Acquired, HeldBy
 from state.lease_settings import LeaseSettings
 from state.outbox import NoteLine
 from state.records import RecordWrite
-from state.stacks import NewGeneration, StackStatus, UnchangedGeneration
+from state.stacks import NewerGeneration, NewGeneration, StackStatus, UnchangedGeneration
 from state.store import Purged, Store, open_store
 from state.work_queue import NewWorkItem, RetryRequest
-from tests.state.stepped_clock import SteppedClock
+from timekeeping.testing import SteppedClock
 
 
 @pytest.fixture
@@ -180,3 +180,47 @@ def test_purging_removes_only_long_finished_work_and_long_sent_notes(
 def test_acquiring_a_shard_that_does_not_exist_is_refused_clearly(store: Store) -> None:
     with pytest.raises(ValueError, match="shard 8 does not exist: shards are 0 to 7"):
         store.acquire("w1", 8)
+
+
+def test_a_generation_is_recorded_under_a_current_fence_and_refused_under_a_stale_one(
+    store: Store, clock: SteppedClock
+) -> None:
+    ref = store.ensure_stack("app")
+    stale = _fence(store, "w1", ref.shard)
+    recorded = store.record_generation(
+        "app", commit_sha="a" * 40, definition_digest="d1", inputs={}, fence=stale
+    )
+    clock.advance(store.settings.lease_seconds + 1)
+    current = _fence(store, "w2", ref.shard)
+
+    with pytest.raises(StaleLease):
+        store.record_generation("app", commit_sha="b" * 40, definition_digest="d2", inputs={}, fence=stale)
+    with pytest.raises(StaleLease):
+        store.record_generation(
+            "app/web/0", commit_sha="b" * 40, definition_digest="d2", inputs={}, fence=stale
+        )
+
+    newest = store.newest_generation("app")
+    assert isinstance(recorded, NewGeneration) and newest == recorded.generation
+    assert store.read_stack("app/web/0") is None
+    after = store.record_generation(
+        "app", commit_sha="c" * 40, definition_digest="d3", inputs={}, fence=current
+    )
+    assert isinstance(after, NewGeneration) and after.generation.generation == 2
+
+
+def test_a_generation_decided_from_an_older_one_is_not_recorded_after_a_newer(store: Store) -> None:
+    first = store.record_generation("app/web/0", commit_sha="a" * 40, definition_digest="d1", inputs={})
+    store.record_generation("app/web/0", commit_sha="b" * 40, definition_digest="d2", inputs={})
+
+    late = store.record_generation(
+        "app/web/0",
+        commit_sha="a" * 40,
+        definition_digest="removed",
+        inputs={},
+        after=first.generation.generation,
+    )
+
+    newest = store.newest_generation("app/web/0")
+    assert isinstance(late, NewerGeneration) and late.generation == newest
+    assert newest is not None and (newest.generation, newest.definition_digest) == (2, "d2")

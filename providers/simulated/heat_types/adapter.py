@@ -1,16 +1,19 @@
 """The shape every type adapter has, and the default behaviour of a tagged collection.
 
 A tagged collection (most of Nova and Neutron) keeps the idempotency marker in its `tags`, with the
-stack tag beside it; Cinder volumes keep it as a metadata entry. Observation reads the collection
+stack tag beside it, each a digest when the service would refuse it as it is (see
+`providers.marker_text`); Cinder volumes keep it as a metadata entry. Observation reads the collection
 in pages of ids, one call per page, never one call per resource.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Mapping
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from providers.interface import LiveResource, LiveStatus, Marker, NotFound
+from providers.marker_text import NEUTRON_TAG, TextLimit, is_digest
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.heat_types.resolving import NameResolver
 from providers.simulated.inventory import Body
@@ -41,7 +44,7 @@ def split_tags(body: Body) -> tuple[Marker | None, list[str]]:
     for tag in body.get("tags") or ():
         if not tag.startswith(Marker.PREFIX):
             user.append(tag)
-        elif not tag.startswith(STACK_TAG_PREFIX):
+        elif not tag.startswith(STACK_TAG_PREFIX) and not is_digest(tag):
             parsed = Marker.parse(tag)
             if parsed is None:
                 user.append(tag)
@@ -67,6 +70,7 @@ class TaggedCollection:
     collection: ClassVar[str] = ""
     # template property -> API field, for properties passed through unchanged
     passthrough: ClassVar[Mapping[str, str]] = {}
+    tag_limit: ClassVar[TextLimit] = NEUTRON_TAG  # what the service keeps of a tag
 
     def __init__(self, resolver: NameResolver) -> None:
         self.resolver = resolver
@@ -78,7 +82,8 @@ class TaggedCollection:
 
     def create_request(self, cloud: SimulatedCloud, properties: Mapping[str, Any], marker: Marker) -> Body:
         request = self.fields(cloud, properties)
-        request["tags"] = [*(properties.get("tags") or ()), marker.tag, marker.stack_tag]
+        fitted = self.tag_limit.fitted
+        request["tags"] = [*(properties.get("tags") or ()), fitted(marker.tag), fitted(marker.stack_tag)]
         return request
 
     def fields(self, cloud: SimulatedCloud, properties: Mapping[str, Any]) -> Body:
@@ -123,8 +128,9 @@ class TaggedCollection:
         return found
 
     def find_by_marker(self, cloud: SimulatedCloud, marker: Marker) -> LiveResource | None:
-        bodies = cloud.list(self.collection, tags=[marker.tag])
-        return self.live(cloud, bodies[0]) if bodies else None
+        """The item tagged with the text `marker` writes (a digest of it when the tag would not fit)."""
+        bodies = cloud.list(self.collection, tags=[self.tag_limit.fitted(marker.tag)])
+        return replace(self.live(cloud, bodies[0]), marker=marker) if bodies else None
 
     def live(self, cloud: SimulatedCloud, body: Body) -> LiveResource:
         marker, tags = split_tags(body)

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from providers.interface import LiveResource, Marker
+from providers.marker_text import NOVA_TAG, bounded_name
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.errors import Conflict
 from providers.simulated.heat_types.adapter import TaggedCollection
@@ -18,13 +19,15 @@ from providers.simulated.inventory import Body
 
 
 def marker_name(marker: Marker) -> str:
-    """The physical name Heat would give a resource with no name: stack, resource and record."""
-    return f"{marker.stack}-{marker.resource}-{marker.record_id}"
+    """The physical name Heat would give a resource with no name: stack, resource and record, cut
+    to the 255 characters Nova keeps."""
+    return bounded_name(f"{marker.stack}-{marker.resource}", f"-{marker.record_id}")
 
 
 class Server(TaggedCollection):
     type_name = "OS::Nova::Server"
     collection = "servers"
+    tag_limit = NOVA_TAG
     passthrough: ClassVar[Mapping[str, str]] = {
         "name": "name",
         "key_name": "key_name",

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Collection, Mapping
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from providers.interface import LiveResource, LiveStatus, Marker, Permanent, Retryable
+from providers.marker_text import METADATA_VALUE
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.errors import Conflict, ItemNotFound
 from providers.simulated.heat_types.adapter import TaggedCollection, pages, require_found, shown
@@ -35,7 +37,10 @@ class Volume(TaggedCollection):
 
     def create_request(self, cloud: SimulatedCloud, properties: Mapping[str, Any], marker: Marker) -> Body:
         request = self.fields(cloud, properties)
-        request["metadata"] = {**(properties.get("metadata") or {}), MARKER_KEY: marker.tag}
+        request["metadata"] = {
+            **(properties.get("metadata") or {}),
+            MARKER_KEY: METADATA_VALUE.fitted(marker.tag),
+        }
         if properties.get("image"):
             request["imageRef"] = self.resolver.id_of("images", properties["image"], "Image")
         if properties.get("scheduler_hints"):
@@ -62,8 +67,8 @@ class Volume(TaggedCollection):
         return self.live(cloud, body)
 
     def find_by_marker(self, cloud: SimulatedCloud, marker: Marker) -> LiveResource | None:
-        bodies = cloud.list("volumes", tags=[f"{MARKER_KEY}={marker.tag}"])
-        return self.live(cloud, bodies[0]) if bodies else None
+        bodies = cloud.list("volumes", tags=[f"{MARKER_KEY}={METADATA_VALUE.fitted(marker.tag)}"])
+        return replace(self.live(cloud, bodies[0]), marker=marker) if bodies else None
 
     def snapshot(self, cloud: SimulatedCloud, physical_id: str, marker: Marker) -> str:
         """A backup of the volume (Heat's `Snapshot` policy), found again by `marker` if one was made."""
