@@ -1277,11 +1277,18 @@ class StackRun:
             self._external_drift(state, drift)
             return
         if (
-            drift is Drift.MISSING
+            drift in (Drift.MISSING, Drift.FAILED)
             and state.type in DATA_BEARING_TYPES
             and not (self.is_group or self.group_member)
         ):
-            reason = f"{state.type} {state.physical_id} vanished; the data it held cannot be recreated"
+            # Replacing a failed one would delete it, and its data with it, once the new one is made.
+            reason = (
+                f"{state.type} {state.physical_id} vanished; the data it held cannot be recreated"
+                if drift is Drift.MISSING
+                else f"{state.type} {state.physical_id} is in error "
+                f"({(live.status_reason if live else '') or 'the cloud reports ERROR'}); "
+                "replacing it would delete the data it holds"
+            )
             self.escalations[name] = reason
             self._fail_state(state, reason)
             self.settled.discard(name)  # what requires it waits for a person, untouched
