@@ -5,9 +5,10 @@ Neutron gives every new group two egress rules (IPv4 and IPv6, anywhere). As Hea
 left alone unless the template lists egress rules of its own, which then replace them.
 
 The live group's `rules` are the rules Neutron embeds in it, in a canonical order, so a rule deleted
-or added behind the engine's back is drift of the group like any other property. Rules made by
-OS::Neutron::SecurityGroupRule resources (their marker is their description) belong to those
-resources: the group neither counts nor removes them.
+or added behind the engine's back is drift of the group like any other property. Rules with a
+description belong to someone else (Heat's `rules` entries cannot have one; an
+OS::Neutron::SecurityGroupRule resource's rule carries its own description or its marker): the group
+neither counts nor removes them.
 """
 
 from __future__ import annotations
@@ -110,9 +111,9 @@ def with_rules(live: LiveResource) -> LiveResource:
 
 
 def owned_elsewhere(rule: Mapping[str, Any]) -> bool:
-    """A rule made by an OS::Neutron::SecurityGroupRule resource: its marker is its description."""
-    description = rule.get("description")
-    return isinstance(description, str) and Marker.parse(description) is not None
+    """A rule with a description is not the group's own: Heat's `rules` entries have no description,
+    while an OS::Neutron::SecurityGroupRule resource's rule carries its own or its marker."""
+    return bool(rule.get("description"))
 
 
 def rule_key(rule: Mapping[str, Any]) -> RuleKey:

@@ -20,6 +20,7 @@ from providers.openstack.marker_tags import physical_name
 TYPE_NAME = "OS::Nova::ServerGroup"
 RULES_MICROVERSION = "2.64"  # one `policy` and its `rules` instead of a `policies` list
 PATH = "/os-server-groups"
+PAGE = 1000  # server groups per request
 
 
 @dataclass(frozen=True)
@@ -60,8 +61,15 @@ class ServerGroupHandler:
         return None
 
     def listed(self) -> list[dict[str, Any]]:
-        groups: list[dict[str, Any]] = self.apis.compute.get(PATH, {"limit": 1000}).get("server_groups") or []
-        return groups
+        """Every server group of the project: Nova pages them by offset, with no next link."""
+        groups: list[dict[str, Any]] = []
+        while True:
+            page = (
+                self.apis.compute.get(PATH, {"limit": PAGE, "offset": len(groups)}).get("server_groups") or []
+            )
+            groups.extend(page)
+            if len(page) < PAGE:
+                return groups
 
 
 def live_group(item: Mapping[str, Any], marker: Marker | None = None) -> LiveResource:

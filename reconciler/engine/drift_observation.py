@@ -141,8 +141,15 @@ class DriftObservation:
         if run.options.is_external(name):
             self._external_drift(state, drift)
             return
-        if drift is Drift.MISSING and state.type in DATA_BEARING_TYPES and not run.in_group:
-            reason = f"{state.type} {state.physical_id} vanished; the data it held cannot be recreated"
+        if drift in (Drift.MISSING, Drift.FAILED) and state.type in DATA_BEARING_TYPES and not run.in_group:
+            # Replacing a failed one would delete it, and its data with it, once the new one is made.
+            reason = (
+                f"{state.type} {state.physical_id} vanished; the data it held cannot be recreated"
+                if drift is Drift.MISSING
+                else f"{state.type} {state.physical_id} is in error "
+                f"({(live.status_reason if live else '') or 'the cloud reports ERROR'}); "
+                "replacing it would delete the data it holds"
+            )
             summary.escalate(name, reason)
             run.actions.fail_state(state, reason)
             run.resources.hold(name)  # what requires it waits for a person, untouched

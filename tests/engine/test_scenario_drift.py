@@ -102,6 +102,20 @@ def test_a_vanished_attached_volume_fails_the_stack_and_the_rest_stays_converged
     assert world.store.read_stack("app").status is StackStatus.FAILED  # type: ignore[union-attr]
 
 
+def test_a_volume_in_error_is_reported_and_kept_not_replaced(world: World) -> None:
+    """Replacing it would delete the old volume, and the data on it, once the new one is made."""
+    converged_with(world, LONE_SERVER_WITH_VOLUME)
+    (volume,) = world.live("volumes")
+    world.cloud.set_status("volumes", str(volume["id"]), "error_extending")
+
+    report = world.pass_time(OBSERVE_INTERVAL + 1, "app")["app"]
+
+    assert report.status is StackStatus.FAILED
+    assert [failure.resource for failure in report.failures] == ["data"]
+    assert "replacing it would delete the data it holds" in report.failures[0].reason
+    assert [item["id"] for item in world.live("volumes")] == [volume["id"]]
+
+
 def test_outputs_of_a_failed_stack_follow_a_repair(tmp_path: Path, database_url: str) -> None:
     world = World(
         tmp_path, database_url, observe_interval=OBSERVE_INTERVAL, cloud=CloudSettings(quotas={"servers": 1})

@@ -64,3 +64,34 @@ def test_rules_in_sync_are_left_alone_pass_after_pass(world: World) -> None:
 
     assert report.counts.updated == 0  # counted since the generation began: no repair happened
     assert sorted(str(rule["id"]) for rule in world.live("security_group_rules")) == before
+
+
+WITH_RULE_RESOURCES = (
+    TEMPLATE
+    + """
+  icmp:
+    type: OS::Neutron::SecurityGroupRule
+    properties: {security_group: {get_resource: web}, protocol: icmp}
+  dns:
+    type: OS::Neutron::SecurityGroupRule
+    properties:
+      security_group: {get_resource: web}
+      protocol: udp
+      port_range_min: 53
+      port_range_max: 53
+      description: dns for the resolvers
+"""
+)
+
+
+def test_the_group_and_rule_resources_in_it_leave_each_other_alone(world: World) -> None:
+    world.commit({"stack.yaml": WITH_RULE_RESOURCES})
+    world.submit("app", "stack.yaml")
+    first = world.converge("app")["app"]
+    assert first.status is StackStatus.CONVERGED, first.failures
+    rules = sorted(str(rule["id"]) for rule in world.live("security_group_rules"))
+
+    report = world.pass_time(3 * OBSERVE_INTERVAL, "app")["app"]
+
+    assert (report.counts.created, report.counts.updated) == (first.counts.created, 0)
+    assert sorted(str(rule["id"]) for rule in world.live("security_group_rules")) == rules

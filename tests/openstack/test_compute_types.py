@@ -80,3 +80,14 @@ def test_a_server_group_with_rules_speaks_microversion_2_64(sim: CloudUnderTest)
     assert shown.get("policy") == "anti-affinity"
     assert shown.get("rules") == {"max_server_per_host": 2}
     assert created.properties["policies"] == ["anti-affinity"]
+
+
+def test_server_groups_past_the_first_page_are_observed(sim: CloudUnderTest) -> None:
+    for index in range(1_005):
+        sim.cloud.create("server_groups", {"name": f"filler-{index}", "policies": ["affinity"]})
+    last = sim.provider.create("OS::Nova::ServerGroup", {"policies": ["anti-affinity"]}, marker("late"))
+
+    seen = sim.provider.observe("OS::Nova::ServerGroup", [last.physical_id])
+
+    assert list(seen) == [last.physical_id]
+    assert sim.log.count("GET", "/os-server-groups") == 2  # offset 0, then offset 1000

@@ -13,6 +13,7 @@ from collections.abc import Collection, Mapping
 from typing import Any, ClassVar
 
 from providers.interface import LiveResource, LiveStatus, Marker, NotFound
+from providers.marker_text import NEUTRON_DESCRIPTION
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.errors import Conflict
 from providers.simulated.heat_types.adapter import TaggedCollection, pages, require_found, shown
@@ -231,7 +232,7 @@ class SecurityGroup(TaggedCollection):
                 )
                 for ethertype in ("IPv4", "IPv6")
             ]
-        existing = cloud.get("security_groups", group_id)["security_group_rules"]
+        existing = own_rules(cloud.get("security_groups", group_id))
         keys = [rule_key(rule) for rule in wanted]
         for rule in existing:
             if rule_key(rule) not in keys:
@@ -243,7 +244,13 @@ class SecurityGroup(TaggedCollection):
                 present.add(key)
 
     def properties_of(self, body: Body) -> dict[str, Any]:
-        return {**super().properties_of(body), "rules": body["security_group_rules"]}
+        return {**super().properties_of(body), "rules": own_rules(body)}
+
+
+def own_rules(group: Body) -> list[Body]:
+    """The group's own rules: one with a description belongs to an OS::Neutron::SecurityGroupRule
+    resource (its own description or its marker), or to someone else; Heat's `rules` have none."""
+    return [rule for rule in group["security_group_rules"] if not rule.get("description")]
 
 
 def rule_request(resolver: Any, group_id: str, rule: Mapping[str, Any]) -> Body:
@@ -275,6 +282,8 @@ class SecurityGroupRule(TaggedCollection):
             "security_groups", str(properties.get("security_group")), "Security group"
         )
         rule = {**properties, "protocol": properties.get("protocol", "tcp")}
+        # The marker goes in the description when the template gives none (rules carry no tags).
+        rule["description"] = properties.get("description") or NEUTRON_DESCRIPTION.fitted(marker.tag)
         request = rule_request(self.resolver, group, rule)
         try:
             body = cloud.create("security_group_rules", request)
@@ -292,7 +301,12 @@ class SecurityGroupRule(TaggedCollection):
         return self.live(cloud, cloud.get("security_group_rules", physical_id))
 
     def find_by_marker(self, cloud: SimulatedCloud, marker: Marker) -> LiveResource | None:
-        return None  # rules carry no tags; create adopts an identical rule
+        """The rule whose description is the marker (rules carry no tags); one given a description
+        by its template is found by its create instead, which adopts an identical rule."""
+        found = cloud.list(
+            "security_group_rules", where={"description": NEUTRON_DESCRIPTION.fitted(marker.tag)}
+        )
+        return self.live(cloud, found[0]) if found else None
 
     def properties_of(self, body: Body) -> dict[str, Any]:
         observed = {name: body.get(name) for name in RULE_FIELDS}

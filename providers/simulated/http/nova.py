@@ -323,9 +323,14 @@ class Nova:
 
     # server groups
     def list_server_groups(self, request: ApiRequest, _: Mapping[str, str], version: str) -> ApiResponse:
-        items, _more = self.cloud.page(
-            "server_groups", limit=page_limit(request), marker=request.first("marker")
-        )
+        """Nova pages server groups by `limit` and `offset` (no marker, no links)."""
+        try:
+            offset = max(0, int(request.first("offset") or 0))
+        except ValueError:
+            raise BadRequest(
+                f"Invalid input for field/attribute offset: {request.first('offset')!r}"
+            ) from None
+        items = self.cloud.list("server_groups")[offset : offset + page_limit(request)]
         return reply(200, {"server_groups": [self._server_group(group, version) for group in items]})
 
     def create_server_group(self, request: ApiRequest, _: Mapping[str, str], version: str) -> ApiResponse:
