@@ -14,7 +14,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from reconciler.templates.binding import Binding, bind
-from reconciler.templates.collection_pause import garbage_collection_paused
 from reconciler.templates.definition import StackDefinition
 from reconciler.templates.documents import Document, load_document
 from reconciler.templates.environment import Environment, merge_environment
@@ -148,16 +147,15 @@ def load_stack(
     gives OS::stack_id and OS::project_id when the caller knows them (OS::stack_name comes from
     `stack_name`); a value needing an unknown one raises `Unresolved` with that name.
     """
-    with garbage_collection_paused():
-        return _load_stack(
-            files,
-            spec_or_template_path,
-            environments=environments,
-            parameters=parameters,
-            limits=limits,
-            stack_name=stack_name,
-            pseudo_parameters=pseudo_parameters or {},
-        )
+    return _load_stack(
+        files,
+        spec_or_template_path,
+        environments=environments,
+        parameters=parameters,
+        limits=limits,
+        stack_name=stack_name,
+        pseudo_parameters=pseudo_parameters or {},
+    )
 
 
 def _load_stack(
