@@ -8,6 +8,7 @@ applied. Symlinks committed into the tree are followed only while they stay insi
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Callable
 
 import git
 
@@ -29,13 +30,22 @@ def _inside_tree(path: str) -> str | None:
 
 
 class CommitFileSource:
-    """Files of `commit` by repository-relative POSIX path (the templates layer's `FileSource`)."""
+    """Files of `commit` by repository-relative POSIX path (the templates layer's
+    `IdentifiedFileSource`: a file's blob id names its content)."""
 
     def __init__(self, repo: git.Repo, commit: str) -> None:
         self.commit = repo.commit(commit)
         self.sha = self.commit.hexsha
 
     def read(self, path: str) -> bytes:
+        return self._blob(path)[1]()
+
+    def blob_id(self, path: str) -> str | None:
+        """The blob id of the file at `path`, read from the tree alone (symbolic links followed)."""
+        return self._blob(path)[0]
+
+    def _blob(self, path: str) -> tuple[str, Callable[[], bytes]]:
+        """The id of the blob `path` leads to, and how to read its bytes."""
         wanted = path
         for _hop in range(MAX_SYMLINK_HOPS):
             normalized = _inside_tree(wanted)
@@ -49,8 +59,8 @@ class CommitFileSource:
                 raise _refused(path, "is a directory, not a file")
             if item.type != "blob":
                 raise _refused(path, f"is a {item.type}, not a file")
-            data: bytes = item.data_stream.read()
             if item.mode != SYMLINK_MODE:
-                return data
-            wanted = posixpath.join(posixpath.dirname(normalized), data.decode("utf-8", "replace"))
+                return item.hexsha, item.data_stream.read
+            target: bytes = item.data_stream.read()
+            wanted = posixpath.join(posixpath.dirname(normalized), target.decode("utf-8", "replace"))
         raise _refused(path, "too many levels of symbolic links")

@@ -16,6 +16,7 @@ from typing import Any
 from reconciler.source.commit_files import CommitFileSource
 from reconciler.source.note_lines import Problem as NoteProblem
 from reconciler.templates import (
+    DocumentCache,
     RepositoryConfig,
     StackDefinition,
     StackOutputRef,
@@ -118,15 +119,22 @@ def _resolved_parameters(
     return values, frozenset(waiting), problems
 
 
-def load_revision(files: CommitFileSource, spec: StackSpec, outputs_of: OutputsReader) -> RevisionOutcome:
-    """Load `spec`'s stack at the commit of `files`, its `from_stack` parameters read from outputs."""
+def load_revision(
+    files: CommitFileSource,
+    spec: StackSpec,
+    outputs_of: OutputsReader,
+    documents: DocumentCache | None = None,
+) -> RevisionOutcome:
+    """Load `spec`'s stack at the commit of `files`, its `from_stack` parameters read from outputs;
+    `documents` keeps parsed templates by blob id, so a file no later commit touches is not parsed
+    again."""
     parameters, waiting, problems = _resolved_parameters(spec, outputs_of)
     if problems:
         return InvalidStack(name=spec.name, commit=files.sha, problems=note_problems(problems))
     if waiting:
         return WaitingForOutputs(name=spec.name, commit=files.sha, upstream=waiting)
     try:
-        definition = load_stack(files, spec.template, spec.environment, parameters)
+        definition = load_stack(files, spec.template, spec.environment, parameters, documents=documents)
     except TemplateError as error:
         return InvalidStack(name=spec.name, commit=files.sha, problems=note_problems(error.problems))
     return StackRevision(name=spec.name, commit=files.sha, spec=spec, definition=definition)
