@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from reconciler.daemon.collector import collector_paused
 from reconciler.daemon.note_recorder import NoteRecorder
 from reconciler.daemon.plan_notes import plan_line, plan_pull_request, recorded_for_plan
 from reconciler.engine.desired import DesiredGeneration
@@ -318,9 +319,10 @@ class GitOps:
                 if pending is None or spec is None or self._loaded_ahead(name, pending, spec) is not None:
                     continue
                 consulted: dict[str, Mapping[str, Any] | None] = {}
-                outcome = load_revision(
-                    pending.files, spec, self._outputs_noted_in(consulted), self.documents
-                )
+                with collector_paused():
+                    outcome = load_revision(
+                        pending.files, spec, self._outputs_noted_in(consulted), self.documents
+                    )
                 self._ahead[name] = _LoadedAhead(pending.files.sha, spec, consulted, outcome)
 
     def _outputs_noted_in(
@@ -439,16 +441,17 @@ class GitOps:
         good = self.good
         assert good is not None
         files = CommitFileSource(self.repository.repo, sha)
-        lines = plan_pull_request(
-            files,
-            good,
-            dict(self.input_files),
-            self.store,
-            self.rules_for,
-            at=self.clock.now(),
-            writer=self.writer,
-            documents=self.documents,
-        )
+        with collector_paused():
+            lines = plan_pull_request(
+                files,
+                good,
+                dict(self.input_files),
+                self.store,
+                self.rules_for,
+                at=self.clock.now(),
+                writer=self.writer,
+                documents=self.documents,
+            )
         with self._lock:
             self.notes.record(lines)
         LOG.info("planned %s (%s): %d stack(s)", head, sha[:12], len(lines))
