@@ -8,7 +8,6 @@ applied. Symlinks committed into the tree are followed only while they stay insi
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable
 
 import git
 
@@ -38,14 +37,15 @@ class CommitFileSource:
         self.sha = self.commit.hexsha
 
     def read(self, path: str) -> bytes:
-        return self._blob(path)[1]()
+        data: bytes = self._blob(path).data_stream.read()
+        return data
 
     def blob_id(self, path: str) -> str | None:
         """The blob id of the file at `path`, read from the tree alone (symbolic links followed)."""
-        return self._blob(path)[0]
+        return self._blob(path).hexsha
 
-    def _blob(self, path: str) -> tuple[str, Callable[[], bytes]]:
-        """The id of the blob `path` leads to, and how to read its bytes."""
+    def _blob(self, path: str) -> git.Blob:
+        """The blob `path` leads to, not read yet (opening its data stream reads all of it)."""
         wanted = path
         for _hop in range(MAX_SYMLINK_HOPS):
             normalized = _inside_tree(wanted)
@@ -60,7 +60,7 @@ class CommitFileSource:
             if item.type != "blob":
                 raise _refused(path, f"is a {item.type}, not a file")
             if item.mode != SYMLINK_MODE:
-                return item.hexsha, item.data_stream.read
+                return item
             target: bytes = item.data_stream.read()
             wanted = posixpath.join(posixpath.dirname(normalized), target.decode("utf-8", "replace"))
         raise _refused(path, "too many levels of symbolic links")
