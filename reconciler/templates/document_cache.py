@@ -4,7 +4,8 @@ A git blob id names a file's exact bytes, so the document parsed from it is the 
 commit that holds that blob: a commit that changes one small file of a stack re-reads nothing of
 its large template. The source layer hands the blob id in (`IdentifiedFileSource.blob_id`); without
 one nothing is cached. Entries are dropped least recently used first once their files' bytes add up
-to more than the budget.
+to more than the budget. The checked model of a template (which depends on its document and path
+only) is kept with its document, so an untouched template is not checked again either.
 
 A cached document is shared by every load that finds it, so it is frozen: the `ParsedFile` cannot
 be rebound, and the templates layer only reads a document's data (it builds its own containers for
@@ -19,9 +20,12 @@ from __future__ import annotations
 import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reconciler.templates.limits import Limits
+
+if TYPE_CHECKING:
+    from reconciler.templates.template_model import TemplateModel
 
 DEFAULT_BUDGET_BYTES = 64 * 1024 * 1024  # the files' own bytes: their parsed values take many times more
 
@@ -44,15 +48,18 @@ def parsed_file(content: bytes, text: str, data: Any) -> ParsedFile:
 class DocumentCache:
     """Parsed documents by (blob id, limits), least recently used dropped past `budget_bytes`.
 
-    `parses` counts the documents parsed on a miss and `hits` those found: a second commit that
-    does not touch a file leaves `parses` where it was.
+    `parses` counts the documents parsed on a miss and `hits` those found, `models_built` the
+    template models checked: a second commit that does not touch a file leaves `parses` and
+    `models_built` where they were.
     """
 
     def __init__(self, budget_bytes: int = DEFAULT_BUDGET_BYTES) -> None:
         self.budget_bytes = budget_bytes
         self.parses = 0
         self.hits = 0
+        self.models_built = 0
         self._entries: OrderedDict[tuple[str, Limits], ParsedFile] = OrderedDict()
+        self._models: dict[tuple[str, Limits], dict[str, TemplateModel]] = {}  # by path, per entry
         self._bytes = 0
 
     def __len__(self) -> int:
@@ -76,13 +83,27 @@ class DocumentCache:
         """Hold `parsed` as the document of blob `blob_id` (one that was just parsed)."""
         self.parses += 1
         key = (blob_id, limits)
-        previous = self._entries.pop(key, None)
-        if previous is not None:
-            self._bytes -= previous.size
+        self._drop(key)
         if parsed.size > self.budget_bytes:
             return  # larger than the whole budget: it would only push everything else out
         self._entries[key] = parsed
         self._bytes += parsed.size
         while self._bytes > self.budget_bytes:
-            _, dropped = self._entries.popitem(last=False)
+            self._drop(next(iter(self._entries)))
+
+    def model(self, blob_id: str, limits: Limits, path: str) -> TemplateModel | None:
+        """The checked model of the template at `path` whose document is blob `blob_id`, if kept."""
+        return self._models.get((blob_id, limits), {}).get(path)
+
+    def keep_model(self, blob_id: str, limits: Limits, path: str, model: TemplateModel) -> None:
+        """Keep `model` (just checked) with its document, while that document is held."""
+        key = (blob_id, limits)
+        self.models_built += 1
+        if key in self._entries:
+            self._models.setdefault(key, {})[path] = model
+
+    def _drop(self, key: tuple[str, Limits]) -> None:
+        dropped = self._entries.pop(key, None)
+        if dropped is not None:
             self._bytes -= dropped.size
+        self._models.pop(key, None)

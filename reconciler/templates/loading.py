@@ -46,6 +46,7 @@ class LoadContext:
         )
         self._contents: dict[str, bytes] = {}
         self._digests: dict[str, str] = {}  # file -> sha256 of its bytes, for those parsed through the cache
+        self._blob_ids: dict[str, str] = {}  # file -> its content id, for those found through the cache
         self._models: dict[str, TemplateModel] = {}
         self._file_texts: dict[str, dict[str, str]] = {}  # model path -> get_file reference -> text
         self._uses: dict[str, set[str]] = {}  # file -> the files it pulls in
@@ -69,23 +70,37 @@ class LoadContext:
             parsed = parsed_file(content, document.text, document.data)
             self.documents.put(blob_id, self.limits, parsed)
         self._digests[path] = parsed.content_digest
+        self._blob_ids[path] = blob_id
         return Document(path, parsed.text, parsed.data)
 
     def model(self, path: str) -> TemplateModel:
         """The checked model of the template file at `path`."""
         if path not in self._models:
-            self._models[path] = self._build(self.document(path))
+            self._models[path] = self._build(self._checked_model(path))
         return self._models[path]
+
+    def _checked_model(self, path: str) -> TemplateModel:
+        """The template at `path` checked, or the model checked before from the same content."""
+        document = self.document(path)
+        blob_id = self._blob_ids.get(path)
+        if self.documents is None or blob_id is None:
+            return build_model(document)
+        model = self.documents.model(blob_id, self.limits, path)
+        if model is None:
+            model = build_model(document)
+            self.documents.keep_model(blob_id, self.limits, path, model)
+        return model
 
     def model_from_text(self, path: str, text: str) -> TemplateModel:
         """The checked model of a template given as text (OS::Heat::Stack's `template`)."""
         if path not in self._models:
             document = load_document(path, text.encode("utf-8"), self.limits)
-            self._models[path] = self._build(document)
+            self._models[path] = self._build(build_model(document))
         return self._models[path]
 
-    def _build(self, document: Document) -> TemplateModel:
-        model = build_model(document)
+    def _build(self, model: TemplateModel) -> TemplateModel:
+        """`model` with the files it pulls in by get_file read from this tree."""
+        document = model.document
         texts: dict[str, str] = {}
         uses = self._uses.setdefault(model.path, set())
         problems: list[Problem] = []

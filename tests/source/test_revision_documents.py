@@ -1,5 +1,6 @@
-"""A commit that does not touch a template parses nothing of it again: parsed documents are kept
-by git blob id, give the definition the same digest, and are not changed by those who use them."""
+"""A commit that does not touch a template parses and checks nothing of it again: parsed documents
+and checked models are kept by git blob id, give the definition the same digest, and are not changed
+by those who use them."""
 
 from __future__ import annotations
 
@@ -84,10 +85,10 @@ def _load(repo: git.Repo, commit: str, documents: DocumentCache | None, prefix: 
 def test_a_commit_touching_only_an_environment_parses_no_template_again(repo: git.Repo) -> None:
     documents = DocumentCache()
     _load(repo, repo.head.commit.hexsha, documents)
-    assert documents.parses == 2  # the template and its nested template
+    assert (documents.parses, documents.models_built) == (2, 2)  # the template and its nested one
     second = commit_files(repo, {ENVIRONMENT: "parameter_defaults: {prefix: other}\n"})
     _load(repo, second, documents)
-    assert documents.parses == 2
+    assert (documents.parses, documents.models_built) == (2, 2)
     assert documents.hits == 2
 
 
@@ -106,7 +107,7 @@ def test_a_changed_template_is_parsed_and_its_nested_template_is_not(repo: git.R
     _load(repo, repo.head.commit.hexsha, documents)
     second = commit_files(repo, {TEMPLATE: _template(21)})
     revision = _load(repo, second, documents)
-    assert documents.parses == 3
+    assert (documents.parses, documents.models_built) == (3, 3)
     assert "r20" in revision.definition.resources
 
 
@@ -120,6 +121,7 @@ def test_a_definition_loaded_through_the_cache_is_the_one_loaded_without_it(repo
     assert cached.digest() == fresh.digest()
     assert cached.resources == fresh.resources
     assert cached.input_files == fresh.input_files
+    assert cached.warnings == fresh.warnings
 
 
 def test_using_a_cached_definition_leaves_the_cached_document_as_parsed(repo: git.Repo) -> None:

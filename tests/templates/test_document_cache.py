@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from reconciler.templates import DocumentCache, Limits
 from reconciler.templates.document_cache import parsed_file
 
@@ -37,3 +39,17 @@ def test_a_file_larger_than_the_budget_is_not_held() -> None:
     cache.put("huge", LIMITS, parsed_file(b"h" * 101, "", None))
     assert cache.get("huge", LIMITS) is None
     assert cache.get("small", LIMITS) is not None
+
+
+def test_a_model_is_kept_with_its_document_and_dropped_with_it() -> None:
+    cache = DocumentCache(budget_bytes=100)
+    cache.put("first", LIMITS, parsed_file(b"1" * 60, "", None))
+    model: Any = object()  # the cache holds models without looking into them
+    cache.keep_model("first", LIMITS, "t.yaml", model)
+    cache.keep_model("unknown", LIMITS, "u.yaml", model)  # no document held: not kept
+    assert cache.model("first", LIMITS, "t.yaml") is model
+    assert cache.model("first", LIMITS, "other.yaml") is None
+    assert cache.model("unknown", LIMITS, "u.yaml") is None
+    cache.put("second", LIMITS, parsed_file(b"2" * 60, "", None))  # pushes "first" out
+    assert cache.model("first", LIMITS, "t.yaml") is None
+    assert cache.models_built == 2
