@@ -13,10 +13,8 @@ Three passes, each run by the service on its own schedule:
 
 The engine is driven from one thread at a time: the passes run on the scheduler's threads, so each
 pass (and every read of the engine's reports) holds one lock. Loading a commit's templates does
-not: the stacks a commit touches are loaded before the lock is taken (one load at a time, so one
-`DocumentCache` serves them all, and a template no later commit touches is never parsed again),
-and only the hand-over to the engine happens under it. A load whose upstream outputs changed
-between the two is done again on the next pass.
+not: the stacks a commit touches are loaded before the lock is taken (`revisions_ahead`), and only
+the hand-over to the engine happens under it.
 
 Note lines go through the state store's outbox, so the worker that converged a stack records its
 note in the same database every worker shares, and one process (the leader) writes them to git.
@@ -33,6 +31,7 @@ from typing import Any, Protocol
 from reconciler.daemon.collector import collector_paused
 from reconciler.daemon.note_recorder import NoteRecorder
 from reconciler.daemon.plan_notes import plan_line, plan_pull_request, recorded_for_plan
+from reconciler.daemon.revisions_ahead import RevisionsAhead
 from reconciler.engine.desired import DesiredGeneration
 from reconciler.engine.report import StackReport
 from reconciler.plan import UpdateRules
@@ -47,14 +46,12 @@ from reconciler.source.revisions import (
     CommitConfig,
     InvalidCommit,
     InvalidStack,
-    RevisionOutcome,
     StackRevision,
     WaitingForOutputs,
-    load_revision,
     read_commit_config,
 )
 from reconciler.source.touched_stacks import changed_paths, touched_stacks
-from reconciler.templates import DocumentCache, StackSpec
+from reconciler.templates import DocumentCache
 from reconciler.templates.hidden_values import hidden_values
 from state import StackStatus, Store
 
@@ -120,16 +117,6 @@ class _Pending:
     waiting_noted: bool = False
 
 
-@dataclass(frozen=True)
-class _LoadedAhead:
-    """A pending stack loaded outside the engine's lock, with the upstream outputs the load read."""
-
-    commit: str
-    spec: StackSpec
-    consulted: Mapping[str, Mapping[str, Any] | None]
-    outcome: RevisionOutcome
-
-
 def _report_key(report: StackReport) -> tuple[Any, ...]:
     return (report.status, report.counts, report.failures)
 
@@ -171,11 +158,16 @@ class GitOps:
         self.active: dict[str, _Active] = {}
         self.removing: dict[str, str] = {}  # stack -> the commit that removed it from reconciler.yaml
         self._lock = threading.RLock()
-        self.documents = documents if documents is not None else DocumentCache()
-        self._loading = threading.Lock()  # one load at a time: the document cache serves one loader
-        self._ahead: dict[str, _LoadedAhead] = {}  # stack -> its load, waiting for the hand-over
+        self.ahead = RevisionsAhead(
+            documents if documents is not None else DocumentCache(), self._outputs_ready
+        )
         # notes refs written locally and not yet pushed (the default ref at start: an earlier run's)
         self.unshared: set[str] = {DEFAULT_NOTES_REF}
+
+    @property
+    def documents(self) -> DocumentCache:
+        """The parsed templates this daemon keeps by blob id (for loads and plans alike)."""
+        return self.ahead.documents
 
     # -- follow --------------------------------------------------------------------------------
 
@@ -296,54 +288,16 @@ class GitOps:
         """Load every pending stack whose upstream outputs exist, then submit them wave by wave;
         (submitted, invalid). Call it without holding the engine's lock: only the hand-over takes
         it. With `wait` false it does nothing while another load is under way."""
-        if not self._loading.acquire(blocking=wait):
+        if not self.ahead.loading.acquire(blocking=wait):
             return (), ()
         try:
-            self._load_ahead()
+            good = self.good
+            if good is not None:
+                self.ahead.load(good, {name: pending.files for name, pending in dict(self.pending).items()})
             with self._lock:
                 return self._hand_over()
         finally:
-            self._loading.release()
-
-    def _load_ahead(self) -> None:
-        """Load the pending stacks not loaded yet (or whose upstream outputs changed since)."""
-        good = self.good
-        for name in [name for name in self._ahead if name not in self.pending]:
-            del self._ahead[name]
-        if good is None:
-            return
-        for wave in good.waves:
-            for name in wave:
-                pending = self.pending.get(name)
-                spec = good.config.stacks.get(name)
-                if pending is None or spec is None or self._loaded_ahead(name, pending, spec) is not None:
-                    continue
-                consulted: dict[str, Mapping[str, Any] | None] = {}
-                with collector_paused():
-                    outcome = load_revision(
-                        pending.files, spec, self._outputs_noted_in(consulted), self.documents
-                    )
-                self._ahead[name] = _LoadedAhead(pending.files.sha, spec, consulted, outcome)
-
-    def _outputs_noted_in(
-        self, consulted: dict[str, Mapping[str, Any] | None]
-    ) -> Callable[[str], Mapping[str, Any] | None]:
-        """`_outputs_ready`, noting in `consulted` what it answered for each stack."""
-
-        def outputs_of(stack: str) -> Mapping[str, Any] | None:
-            consulted[stack] = outputs = self._outputs_ready(stack)
-            return outputs
-
-        return outputs_of
-
-    def _loaded_ahead(self, name: str, pending: _Pending, spec: StackSpec) -> RevisionOutcome | None:
-        """The outcome of `name`'s load ahead, if it was made from what would be loaded now."""
-        ahead = self._ahead.get(name)
-        if ahead is None or ahead.commit != pending.files.sha or ahead.spec != spec:
-            return None
-        if any(self._outputs_ready(stack) != outputs for stack, outputs in ahead.consulted.items()):
-            return None
-        return ahead.outcome
+            self.ahead.loading.release()
 
     def _hand_over(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """Submit (or note) every pending stack loaded ahead, wave by wave; the others wait for
@@ -359,9 +313,9 @@ class GitOps:
                 if pending is None:
                     continue
                 spec = self.good.config.stacks[name]
-                outcome = self._loaded_ahead(name, pending, spec)
+                outcome = self.ahead.outcome(name, pending.files.sha, spec)
                 if outcome is None:
-                    continue
+                    continue  # loaded on the next pass
                 if isinstance(outcome, WaitingForOutputs):
                     if not pending.waiting_noted and self.holds(name):
                         waiting = ", ".join(sorted(outcome.upstream))
@@ -376,7 +330,7 @@ class GitOps:
                         self.pending[name] = _Pending(pending.files, waiting_noted=True)
                     continue
                 del self.pending[name]
-                del self._ahead[name]
+                self.ahead.forget(name)
                 if isinstance(outcome, InvalidStack):
                     invalid.append(name)
                     # Every daemon tells its engine (the shard's holder writes the status row);
@@ -433,7 +387,7 @@ class GitOps:
         """Plan each (head, sha) outside the engine's lock, one load at a time."""
         if not heads:
             return ()
-        with self._loading:
+        with self.ahead.loading:
             return tuple(stack for head, sha in heads for stack in self.plan_head(head, sha))
 
     def plan_head(self, head: str, sha: str) -> list[str]:

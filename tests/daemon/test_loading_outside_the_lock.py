@@ -41,7 +41,7 @@ def world(tmp_path: Path) -> Iterator[DaemonWorld]:
 
 def test_the_engine_steps_and_reports_while_a_commit_loads(world: DaemonWorld) -> None:
     gitops = world.daemon.gitops
-    held = gitops.documents = HeldDocuments()
+    held = gitops.ahead.documents = HeldDocuments()
     follower = threading.Thread(target=gitops.follow)
     follower.start()
     try:
