@@ -7,6 +7,13 @@ wait. Freezing what is alive once the process is set up (it is never walked agai
 first threshold spares that work; reference counting still frees acyclic garbage at once, only
 cycles wait longer.
 
+Loading a large template allocates millions of small objects that all stay alive; every pass of
+the collector while they are made walks them again, and afterwards the first young passes would
+walk all of them once more. `collector_paused` runs a load without collections and then moves
+everything alive to the oldest generation (`gc.freeze` then `gc.unfreeze`), where only full
+passes, as rare as the thresholds make them, look at it. The templates layer never touches the
+collector itself: the daemon and the benchmarks wrap their loads.
+
 Thread switching. The engine's provider calls run on hundreds of threads that each hold the
 interpreter lock briefly between blocking calls, so they give it up on their own far more often
 than any switch interval. A thread waiting for the lock still wakes every interval to ask for it;
@@ -18,6 +25,8 @@ from __future__ import annotations
 
 import gc
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 FIRST_GENERATION_THRESHOLD = 50_000  # allocations between young collections (Python's default: 700)
 OLDER_GENERATIONS = (20, 10)  # young collections per middle one, middle ones per full one
@@ -35,3 +44,18 @@ def tune_process() -> None:
     """The collector tuned (`tune_collector`) and the switch interval set; call once, after setup."""
     tune_collector()
     sys.setswitchinterval(SWITCH_INTERVAL)
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Run the block (a template load) without cyclic collections; what it built is then moved to
+    the oldest generation. Reference counting still frees everything dropped meanwhile."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.freeze()
+            gc.unfreeze()
+            gc.enable()

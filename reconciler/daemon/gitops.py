@@ -12,8 +12,9 @@ Three passes, each run by the service on its own schedule:
 - `publish` writes the notes outbox into git and shares the notes ref with the remote.
 
 The engine is driven from one thread at a time: the passes run on the scheduler's threads, so each
-pass (and every read of the engine's reports) holds one lock. Loading a commit's templates happens
-under it too, which pauses engine steps for that long; engine calls already in flight carry on.
+pass (and every read of the engine's reports) holds one lock. Loading a commit's templates does
+not: the stacks a commit touches are loaded before the lock is taken (`revisions_ahead`), and only
+the hand-over to the engine happens under it.
 
 Note lines go through the state store's outbox, so the worker that converged a stack records its
 note in the same database every worker shares, and one process (the leader) writes them to git.
@@ -27,8 +28,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from reconciler.daemon.collector import collector_paused
 from reconciler.daemon.note_recorder import NoteRecorder
 from reconciler.daemon.plan_notes import plan_line, plan_pull_request, recorded_for_plan
+from reconciler.daemon.revisions_ahead import RevisionsAhead
 from reconciler.engine.desired import DesiredGeneration
 from reconciler.engine.progress import Progress
 from reconciler.engine.report import StackReport
@@ -46,10 +49,10 @@ from reconciler.source.revisions import (
     InvalidStack,
     StackRevision,
     WaitingForOutputs,
-    load_revision,
     read_commit_config,
 )
 from reconciler.source.touched_stacks import changed_paths, touched_stacks
+from reconciler.templates import DocumentCache
 from reconciler.templates.hidden_values import hidden_values
 from state import StackStatus, Store
 from timekeeping import Clock
@@ -132,6 +135,7 @@ class GitOps:
         rules_for: Callable[[str], UpdateRules],
         on_settled: Callable[[float], None] = lambda _seconds: None,
         on_noted: Callable[[], None] = lambda: None,
+        documents: DocumentCache | None = None,
     ) -> None:
         self.repository = repository
         self.store = store
@@ -152,8 +156,16 @@ class GitOps:
         self.active: dict[str, _Active] = {}
         self.removing: dict[str, str] = {}  # stack -> the commit that removed it from reconciler.yaml
         self._lock = threading.RLock()
+        self.ahead = RevisionsAhead(
+            documents if documents is not None else DocumentCache(), self._outputs_ready
+        )
         # notes refs written locally and not yet pushed (the default ref at start: an earlier run's)
         self.unshared: set[str] = {DEFAULT_NOTES_REF}
+
+    @property
+    def documents(self) -> DocumentCache:
+        """The parsed templates this daemon keeps by blob id (for loads and plans alike)."""
+        return self.ahead.documents
 
     # -- follow --------------------------------------------------------------------------------
 
@@ -166,27 +178,34 @@ class GitOps:
                 LOG.warning("%s", error)
                 return FetchFailed(str(error))
         with self._lock:
-            return self._follow_heads()
+            tracked, new_commit, invalid_commit, to_plan = self._follow_heads()
+        submitted, invalid = self.load_pending()
+        planned = self._plan_heads(to_plan)
+        return Followed(tracked, new_commit, submitted, invalid_commit + invalid, planned)
 
-    def _follow_heads(self) -> Followed:
+    def _follow_heads(self) -> tuple[str | None, bool, tuple[str, ...], list[tuple[str, str]]]:
+        """The tracked commit, whether it is new, (REPOSITORY_SCOPE,) if it is INVALID, and the new
+        pull-request heads to plan."""
         if self.good is None and self.seen_commit is None:
             self.tracked_branch = self.repository.initial_branch()
         heads = self.repository.heads(self.tracked_branch)
-        submitted: tuple[str, ...] = ()
         invalid: tuple[str, ...] = ()
         new_commit = heads.tracked is not None and heads.tracked != self.seen_commit
         if heads.tracked is not None and new_commit:
-            submitted, invalid = self.take(heads.tracked)
-        planned: list[str] = []
+            invalid = self.take(heads.tracked)
+        to_plan: list[tuple[str, str]] = []
         if self.leader and self.good is not None:
-            for head, sha in heads.new_pull_request_heads(self.heads).items():
-                if sha != heads.tracked:
-                    planned.extend(self.plan_head(head, sha))
+            to_plan = [
+                (head, sha)
+                for head, sha in heads.new_pull_request_heads(self.heads).items()
+                if sha != heads.tracked
+            ]
         self.heads = heads
-        return Followed(heads.tracked, new_commit, submitted, invalid, tuple(planned))
+        return heads.tracked, new_commit, invalid, to_plan
 
-    def take(self, commit: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """Read tracked commit `commit` and submit the stacks it touches; (submitted, invalid)."""
+    def take(self, commit: str) -> tuple[str, ...]:
+        """Read tracked commit `commit`: the stacks it touches become pending (`load_pending` loads
+        and submits them); (REPOSITORY_SCOPE,) when the commit is INVALID, else ()."""
         self.seen_commit = commit
         files = CommitFileSource(self.repository.repo, commit)
         read = read_commit_config(files)
@@ -202,7 +221,7 @@ class GitOps:
             LOG.warning(
                 "commit %s is INVALID: %d problem(s); nothing applied", commit[:12], len(read.problems)
             )
-            return (), (REPOSITORY_SCOPE,)
+            return (REPOSITORY_SCOPE,)
         previous = self.good
         self.good = read
         self.tracked_branch = read.config.branch
@@ -216,7 +235,7 @@ class GitOps:
         self.notes.record([line for line in removals if line is not None])
         if not touched.changed and not touched.removed and self.leader:
             self.notes.record([self.notes.convergence(REPOSITORY_SCOPE, commit, "UNCHANGED")])
-        return self.load_pending()
+        return ()
 
     def _start_removal(self, name: str, prune: bool, commit: str) -> NoteLine | None:
         """A stack left `reconciler.yaml`: delete its resources (when it prunes), noted on `commit`."""
@@ -263,8 +282,24 @@ class GitOps:
             return None
         return state.outputs
 
-    def load_pending(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """Load and submit every pending stack whose upstream outputs exist, wave by wave."""
+    def load_pending(self, *, wait: bool = True) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """Load every pending stack whose upstream outputs exist, then submit them wave by wave;
+        (submitted, invalid). Call it without holding the engine's lock: only the hand-over takes
+        it. With `wait` false it does nothing while another load is under way."""
+        if not self.ahead.loading.acquire(blocking=wait):
+            return (), ()
+        try:
+            good = self.good
+            if good is not None:
+                self.ahead.load(good, {name: pending.files for name, pending in dict(self.pending).items()})
+            with self._lock:
+                return self._hand_over()
+        finally:
+            self.ahead.loading.release()
+
+    def _hand_over(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """Submit (or note) every pending stack loaded ahead, wave by wave; the others wait for
+        the next load."""
         if self.good is None:
             return (), ()
         submitted: list[str] = []
@@ -276,7 +311,9 @@ class GitOps:
                 if pending is None:
                     continue
                 spec = self.good.config.stacks[name]
-                outcome = load_revision(pending.files, spec, self._outputs_ready)
+                outcome = self.ahead.outcome(name, pending.files.sha, spec)
+                if outcome is None:
+                    continue  # loaded on the next pass
                 if isinstance(outcome, WaitingForOutputs):
                     if not pending.waiting_noted and self.holds(name):
                         waiting = ", ".join(sorted(outcome.upstream))
@@ -291,6 +328,7 @@ class GitOps:
                         self.pending[name] = _Pending(pending.files, waiting_noted=True)
                     continue
                 del self.pending[name]
+                self.ahead.forget(name)
                 if isinstance(outcome, InvalidStack):
                     invalid.append(name)
                     # Every daemon tells its engine (the shard's holder writes the status row);
@@ -345,29 +383,44 @@ class GitOps:
 
     # -- plans for pull-request heads ------------------------------------------------------------
 
+    def _plan_heads(self, heads: list[tuple[str, str]]) -> tuple[str, ...]:
+        """Plan each (head, sha) outside the engine's lock, one load at a time."""
+        if not heads:
+            return ()
+        with self.ahead.loading:
+            return tuple(stack for head, sha in heads for stack in self.plan_head(head, sha))
+
     def plan_head(self, head: str, sha: str) -> list[str]:
         """Plan note lines on PR head `sha` for every stack it changes against the tracked commit."""
-        assert self.good is not None
+        good = self.good
+        assert good is not None
         files = CommitFileSource(self.repository.repo, sha)
-        lines = plan_pull_request(
-            files,
-            self.good,
-            self.input_files,
-            self.store,
-            self.rules_for,
-            at=self.clock.now(),
-            writer=self.writer,
-        )
-        self.notes.record(lines)
+        with collector_paused():
+            lines = plan_pull_request(
+                files,
+                good,
+                dict(self.input_files),
+                self.store,
+                self.rules_for,
+                at=self.clock.now(),
+                writer=self.writer,
+                documents=self.documents,
+            )
+        with self._lock:
+            self.notes.record(lines)
         LOG.info("planned %s (%s): %d stack(s)", head, sha[:12], len(lines))
         return [line.stack for line in lines]
 
     # -- converge ------------------------------------------------------------------------------
 
     def converge(self) -> Progress:
-        """One engine step, then newly loadable stacks submitted and changed reports noted."""
+        """One engine step and changed reports noted, then newly loadable stacks loaded (outside
+        the lock, unless a load is already under way) and submitted."""
         with self._lock:
-            return self._converge()
+            progress = self._converge()
+        if self.pending:
+            self.load_pending(wait=False)
+        return progress
 
     def reports(self) -> dict[str, StackReport | None]:
         """The engine's report of every stack this daemon submitted."""
@@ -376,8 +429,6 @@ class GitOps:
 
     def _converge(self) -> Progress:
         progress = self.engine.step()
-        if self.pending:
-            self.load_pending()
         lines: list[NoteLine] = self._continue_removals()
         for name, active in self.active.items():
             report = self.engine.report(name)

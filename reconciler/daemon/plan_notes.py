@@ -22,7 +22,7 @@ from reconciler.source.revisions import (
     read_commit_config,
 )
 from reconciler.source.touched_stacks import changed_paths, touched_stacks
-from reconciler.templates import StackSpec
+from reconciler.templates import DocumentCache, StackSpec
 from state import RecordedResource as StoredRecord
 from state import StackState, StackStatus
 
@@ -105,6 +105,7 @@ def plan_for_stack(
     *,
     at: float,
     writer: str,
+    documents: DocumentCache | None = None,
 ) -> NoteLine:
     """The plan note line of one stack at the commit of `files`, against what the store recorded.
 
@@ -116,7 +117,7 @@ def plan_for_stack(
         state = store.read_stack(stack)
         return state.outputs if state is not None and state.outputs else None
 
-    outcome = load_revision(files, spec, current_outputs)
+    outcome = load_revision(files, spec, current_outputs, documents)
     if isinstance(outcome, InvalidStack):
         return NoteLine(
             kind=PLAN,
@@ -151,6 +152,7 @@ def plan_pull_request(
     *,
     at: float,
     writer: str,
+    documents: DocumentCache | None = None,
 ) -> list[NoteLine]:
     """Plan lines for a pull-request head: each stack it changes against the tracked commit `base`.
 
@@ -172,6 +174,6 @@ def plan_pull_request(
     paths = changed_paths(files.commit.repo, base.commit, files.sha)
     touched = touched_stacks(paths, base.config.stacks, read.config.stacks, input_files)
     return [
-        plan_for_stack(files, spec, store, rules_for(spec.cloud), at=at, writer=writer)
+        plan_for_stack(files, spec, store, rules_for(spec.cloud), at=at, writer=writer, documents=documents)
         for spec in (read.config.stacks[name] for name in sorted(touched.changed))
     ]

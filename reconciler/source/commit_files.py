@@ -29,13 +29,23 @@ def _inside_tree(path: str) -> str | None:
 
 
 class CommitFileSource:
-    """Files of `commit` by repository-relative POSIX path (the templates layer's `FileSource`)."""
+    """Files of `commit` by repository-relative POSIX path (the templates layer's
+    `IdentifiedFileSource`: a file's blob id names its content)."""
 
     def __init__(self, repo: git.Repo, commit: str) -> None:
         self.commit = repo.commit(commit)
         self.sha = self.commit.hexsha
 
     def read(self, path: str) -> bytes:
+        data: bytes = self._blob(path).data_stream.read()
+        return data
+
+    def blob_id(self, path: str) -> str | None:
+        """The blob id of the file at `path`, read from the tree alone (symbolic links followed)."""
+        return self._blob(path).hexsha
+
+    def _blob(self, path: str) -> git.Blob:
+        """The blob `path` leads to, not read yet (opening its data stream reads all of it)."""
         wanted = path
         for _hop in range(MAX_SYMLINK_HOPS):
             normalized = _inside_tree(wanted)
@@ -49,8 +59,8 @@ class CommitFileSource:
                 raise _refused(path, "is a directory, not a file")
             if item.type != "blob":
                 raise _refused(path, f"is a {item.type}, not a file")
-            data: bytes = item.data_stream.read()
             if item.mode != SYMLINK_MODE:
-                return data
-            wanted = posixpath.join(posixpath.dirname(normalized), data.decode("utf-8", "replace"))
+                return item
+            target: bytes = item.data_stream.read()
+            wanted = posixpath.join(posixpath.dirname(normalized), target.decode("utf-8", "replace"))
         raise _refused(path, "too many levels of symbolic links")

@@ -16,6 +16,7 @@ from typing import Any
 from reconciler.source.commit_files import CommitFileSource
 from reconciler.source.note_lines import Problem as NoteProblem
 from reconciler.templates import (
+    DocumentCache,
     RepositoryConfig,
     StackDefinition,
     StackSpec,
@@ -105,15 +106,22 @@ def _upstream_outputs(spec: StackSpec, outputs_of: OutputsReader) -> dict[str, M
     return {stack: outputs for stack, outputs in read.items() if outputs is not None}
 
 
-def load_revision(files: CommitFileSource, spec: StackSpec, outputs_of: OutputsReader) -> RevisionOutcome:
-    """Load `spec`'s stack at the commit of `files`, its `from_stack` parameters read from outputs."""
+def load_revision(
+    files: CommitFileSource,
+    spec: StackSpec,
+    outputs_of: OutputsReader,
+    documents: DocumentCache | None = None,
+) -> RevisionOutcome:
+    """Load `spec`'s stack at the commit of `files`, its `from_stack` parameters read from outputs;
+    `documents` keeps parsed templates by blob id, so a file no later commit touches is not parsed
+    again."""
     resolution = resolve_parameters(spec, _upstream_outputs(spec, outputs_of))
     if isinstance(resolution, MissingOutputs):
         return InvalidStack(name=spec.name, commit=files.sha, problems=note_problems(resolution.problems))
     if isinstance(resolution, AwaitingOutputs):
         return WaitingForOutputs(name=spec.name, commit=files.sha, upstream=resolution.stacks)
     try:
-        definition = load_stack(files, spec, parameters=resolution.values)
+        definition = load_stack(files, spec, parameters=resolution.values, documents=documents)
     except TemplateError as error:
         return InvalidStack(name=spec.name, commit=files.sha, problems=note_problems(error.problems))
     return StackRevision(name=spec.name, commit=files.sha, spec=spec, definition=definition)

@@ -3,7 +3,8 @@
 Pure: may import schemas only; no state, providers, engine, clock or I/O beyond reading a given repo
 tree (through a `FileSource`). The public contract the engine, plan and daemon code against:
 
-- `FileSource`, `DirectorySource`: reading repository files safely;
+- `FileSource`, `DirectorySource`: reading repository files safely; `IdentifiedFileSource` for files
+  with content ids (a commit's blobs), whose parsed documents a `DocumentCache` keeps across loads;
 - `load_repository_config`, `RepositoryConfig`, `StackSpec`, `StackOutputRef`, `stack_order`;
 - `load_stack` -> `StackDefinition` (with `ResourceDefinition`, `OutputDefinition`);
 - `AttributeSource`, `Unresolved`, `NoCloud`: live values for the resolver;
@@ -12,9 +13,15 @@ tree (through a `FileSource`). The public contract the engine, plan and daemon c
 """
 
 from reconciler.templates.definition import OutputDefinition, ResourceDefinition, StackDefinition
+from reconciler.templates.document_cache import DocumentCache
 from reconciler.templates.errors import FunctionError, Problem, TemplateError, Unresolved
 from reconciler.templates.evaluation import AttributeSource, NoCloud
-from reconciler.templates.file_source import DirectorySource, FileSource, MemorySource
+from reconciler.templates.file_source import (
+    DirectorySource,
+    FileSource,
+    IdentifiedFileSource,
+    MemorySource,
+)
 from reconciler.templates.group_attributes import MemberValues, nested_attribute
 from reconciler.templates.limits import Limits
 from reconciler.templates.loading import load_stack
@@ -29,8 +36,10 @@ from reconciler.templates.repository_config import (
 __all__ = [
     "AttributeSource",
     "DirectorySource",
+    "DocumentCache",
     "FileSource",
     "FunctionError",
+    "IdentifiedFileSource",
     "Limits",
     "MemberValues",
     "MemorySource",

@@ -22,7 +22,6 @@ from reconciler.templates.errors import FunctionError, Problem
 from reconciler.templates.evaluation import OMITTED, UNKNOWN, AttributeSource, Evaluation, NoCloud
 from reconciler.templates.hidden_values import hidden_values, redact
 from reconciler.templates.nodes import Parser, References
-from reconciler.templates.parallel_checks import problems_in_two
 from reconciler.templates.parameters import ParameterSchema
 
 if TYPE_CHECKING:
@@ -310,7 +309,7 @@ class StackDefinition:
                 return document.problem(error.where or (), self.without_secrets(str(error)))
             return None
 
-        return problems_in_two(snippets, check)
+        return [problem for problem in map(check, snippets) if problem is not None]
 
 
 def _present(value: Any) -> Any:

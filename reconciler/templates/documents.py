@@ -2,8 +2,7 @@
 
 Heat parses templates with PyYAML's safe loader and keeps timestamps as strings, so
 `heat_template_version: 2013-05-23` stays the string it was written as; the same holds here, built
-from libyaml's C parser by `yaml_building` within the depth and alias-expansion limits (a very
-large one in two processes by `yaml_parallel`, with the same result). JSON
+from libyaml's C parser by `yaml_building` within the depth and alias-expansion limits. JSON
 documents (the first non-blank character is `{`) are read with the json module, as Heat does.
 
 Positions are computed only when an error needs one: the document is composed again into nodes and
@@ -22,7 +21,6 @@ import yaml
 from reconciler.templates.errors import Problem, TemplateError
 from reconciler.templates.limits import Limits
 from reconciler.templates.yaml_building import build_yaml
-from reconciler.templates.yaml_parallel import build_in_two
 
 Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -111,8 +109,7 @@ def load_document(path: str, content: bytes, limits: Limits) -> Document:
         raise TemplateError([Problem(path, 0, 0, f"is not UTF-8 text ({error.reason})")]) from None
     if text.lstrip().startswith("{"):
         return Document(path, text, _load_json(path, text))
-    built = build_in_two(path, text, limits)
-    return Document(path, text, build_yaml(path, text, limits) if built is None else built)
+    return Document(path, text, build_yaml(path, text, limits))
 
 
 def _load_json(path: str, text: str) -> Any:

@@ -1,6 +1,7 @@
 """Where template files come from: a repository tree, read through one narrow protocol.
 
-The templates layer never opens files by itself; it is handed a `FileSource`. Paths are POSIX
+The templates layer never opens files by itself; it is handed a `FileSource` (an
+`IdentifiedFileSource` when the files have content ids, as a commit's blobs do). Paths are POSIX
 paths relative to the repository root, and nothing outside that tree may ever be read: `..`
 escapes, absolute paths, URLs and symlinks pointing outside are refused with a `TemplateError`.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from reconciler.templates.errors import Problem, TemplateError
 
@@ -20,6 +21,16 @@ class FileSource(Protocol):
 
     def read(self, path: str) -> bytes:
         """The file's bytes; `TemplateError` when it is missing or lies outside the tree."""
+        ...
+
+
+@runtime_checkable
+class IdentifiedFileSource(FileSource, Protocol):
+    """A `FileSource` that also names a file's exact content without reading it (a git blob id), so
+    a document parsed once is found again at any commit holding the same bytes."""
+
+    def blob_id(self, path: str) -> str | None:
+        """The id of the content at `path` (symbolic links followed); None when it has none."""
         ...
 
 

@@ -14,13 +14,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from reconciler.templates.binding import Binding, bind
-from reconciler.templates.collection_pause import garbage_collection_paused
 from reconciler.templates.definition import StackDefinition
+from reconciler.templates.document_cache import DocumentCache, parsed_file
 from reconciler.templates.documents import Document, load_document
 from reconciler.templates.environment import Environment, merge_environment
 from reconciler.templates.errors import Problem, TemplateError
 from reconciler.templates.evaluation import UNKNOWN
-from reconciler.templates.file_source import FileSource, relative_to
+from reconciler.templates.file_source import FileSource, IdentifiedFileSource, relative_to
 from reconciler.templates.limits import Limits
 from reconciler.templates.repository_config import StackOutputRef
 from reconciler.templates.template_model import TemplateModel, build_model
@@ -29,11 +29,24 @@ from reconciler.templates.template_model import TemplateModel, build_model
 class LoadContext:
     """The files, environment and cached models shared by one stack and all its nested stacks."""
 
-    def __init__(self, files: FileSource, limits: Limits, environment: Environment) -> None:
+    def __init__(
+        self,
+        files: FileSource,
+        limits: Limits,
+        environment: Environment,
+        documents: DocumentCache | None = None,
+    ) -> None:
         self.files = files
         self.limits = limits
         self.environment = environment
+        self.documents = documents
+        # the files' content ids, when they have some and parsed documents are kept by them
+        self._identified = (
+            files if documents is not None and isinstance(files, IdentifiedFileSource) else None
+        )
         self._contents: dict[str, bytes] = {}
+        self._digests: dict[str, str] = {}  # file -> sha256 of its bytes, for those parsed through the cache
+        self._blob_ids: dict[str, str] = {}  # file -> its content id, for those found through the cache
         self._models: dict[str, TemplateModel] = {}
         self._file_texts: dict[str, dict[str, str]] = {}  # model path -> get_file reference -> text
         self._uses: dict[str, set[str]] = {}  # file -> the files it pulls in
@@ -46,24 +59,48 @@ class LoadContext:
         return self._contents[path]
 
     def document(self, path: str) -> Document:
-        """A file parsed as YAML or JSON."""
-        return load_document(path, self.read(path), self.limits)
+        """A file parsed as YAML or JSON: found by its content id when it was parsed before."""
+        blob_id = self._identified.blob_id(path) if self._identified is not None else None
+        if self.documents is None or blob_id is None:
+            return load_document(path, self.read(path), self.limits)
+        parsed = self.documents.get(blob_id, self.limits)
+        if parsed is None:
+            content = self.read(path)
+            document = load_document(path, content, self.limits)
+            parsed = parsed_file(content, document.text, document.data)
+            self.documents.put(blob_id, self.limits, parsed)
+        self._digests[path] = parsed.content_digest
+        self._blob_ids[path] = blob_id
+        return Document(path, parsed.text, parsed.data)
 
     def model(self, path: str) -> TemplateModel:
         """The checked model of the template file at `path`."""
         if path not in self._models:
-            self._models[path] = self._build(self.document(path))
+            self._models[path] = self._build(self._checked_model(path))
         return self._models[path]
+
+    def _checked_model(self, path: str) -> TemplateModel:
+        """The template at `path` checked, or the model checked before from the same content."""
+        document = self.document(path)
+        blob_id = self._blob_ids.get(path)
+        if self.documents is None or blob_id is None:
+            return build_model(document)
+        model = self.documents.model(blob_id, self.limits, path)
+        if model is None:
+            model = build_model(document)
+            self.documents.keep_model(blob_id, self.limits, path, model)
+        return model
 
     def model_from_text(self, path: str, text: str) -> TemplateModel:
         """The checked model of a template given as text (OS::Heat::Stack's `template`)."""
         if path not in self._models:
             document = load_document(path, text.encode("utf-8"), self.limits)
-            self._models[path] = self._build(document)
+            self._models[path] = self._build(build_model(document))
         return self._models[path]
 
-    def _build(self, document: Document) -> TemplateModel:
-        model = build_model(document)
+    def _build(self, model: TemplateModel) -> TemplateModel:
+        """`model` with the files it pulls in by get_file read from this tree."""
+        document = model.document
         texts: dict[str, str] = {}
         uses = self._uses.setdefault(model.path, set())
         problems: list[Problem] = []
@@ -115,10 +152,15 @@ class LoadContext:
     def file_digests(self, paths: frozenset[str]) -> dict[str, str]:
         """A content hash per file read (for a definition's digest)."""
         return {
-            path: hashlib.sha256(self._contents[path]).hexdigest()
+            path: self._digest(path)
             for path in sorted(paths)
-            if path in self._contents
+            if path in self._contents or path in self._digests
         }
+
+    def _digest(self, path: str) -> str:
+        if path not in self._digests:
+            self._digests[path] = hashlib.sha256(self._contents[path]).hexdigest()
+        return self._digests[path]
 
 
 def load_environments(
@@ -140,24 +182,26 @@ def load_stack(
     limits: Limits | None = None,
     stack_name: str | None = None,
     pseudo_parameters: Mapping[str, str] | None = None,
+    documents: DocumentCache | None = None,
 ) -> StackDefinition:
     """The stack definition of a template (or of a `StackSpec`) with its environments and values.
 
     Parameter values must already be plain values (StackOutputRefs resolved by the caller); a
     `StackSpec` brings its own template, environments, parameters and name. `pseudo_parameters`
     gives OS::stack_id and OS::project_id when the caller knows them (OS::stack_name comes from
-    `stack_name`); a value needing an unknown one raises `Unresolved` with that name.
+    `stack_name`); a value needing an unknown one raises `Unresolved` with that name. `documents`
+    keeps parsed templates by content id across loads, when `files` names content ids.
     """
-    with garbage_collection_paused():
-        return _load_stack(
-            files,
-            spec_or_template_path,
-            environments=environments,
-            parameters=parameters,
-            limits=limits,
-            stack_name=stack_name,
-            pseudo_parameters=pseudo_parameters or {},
-        )
+    return _load_stack(
+        files,
+        spec_or_template_path,
+        environments=environments,
+        parameters=parameters,
+        limits=limits,
+        stack_name=stack_name,
+        pseudo_parameters=pseudo_parameters or {},
+        documents=documents,
+    )
 
 
 def _load_stack(
@@ -169,13 +213,14 @@ def _load_stack(
     limits: Limits | None,
     stack_name: str | None,
     pseudo_parameters: Mapping[str, str],
+    documents: DocumentCache | None,
 ) -> StackDefinition:
     limits = limits or Limits()
     template_path, environments, values, stack_name = _inputs(
         spec_or_template_path, environments, parameters, stack_name
     )
     environment, _ = load_environments(files, environments, limits)
-    context = LoadContext(files, limits, environment)
+    context = LoadContext(files, limits, environment, documents)
     for path in environments:
         context.read(path)
         context.note_use(template_path, path)

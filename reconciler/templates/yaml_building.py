@@ -13,7 +13,6 @@ PyYAML, an alias to a collection still open (a recursive structure) is refused.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import yaml
@@ -92,36 +91,10 @@ def _problem(path: str, event: Any, message: str) -> Problem:
     return Problem(path, mark.line + 1, mark.column + 1, message)
 
 
-@dataclass
-class BuiltDocument:
-    """A document's value and what was seen of its outline while it was built.
-
-    `yaml_parallel` checks a piece of a larger document with these: how its document started and
-    ended, where its root collection started and ended, and the last collection closed directly
-    under the root (with the event that closed it).
-    """
-
-    value: Any
-    size: int  # nodes, aliases expanded
-    start: Any  # the DocumentStartEvent (None for an empty stream)
-    end: Any  # the DocumentEndEvent
-    stream_end: Any  # the StreamEndEvent
-    root: _Open | None  # the root collection (None when the root is a scalar or absent)
-    last_under_root: _Open | None  # the last collection closed directly under the root
-    last_under_root_end: Any  # the event that closed it
-    merged_into_root: bool  # a merge key (<<) in the root mapping
-    anchors: set[str]  # every anchor defined
-
-
 def build_yaml(path: str, text: str, limits: Limits) -> Any:
     """The value of the single YAML document in `text` (None when empty); `TemplateError` if invalid."""
-    return build_document(path, text, limits).value
-
-
-def build_document(path: str, text: str, limits: Limits, *, depth: int = 0) -> BuiltDocument:
-    """`text`'s single YAML document; `depth`: the levels of collections the document sits in."""
     try:
-        return _build(path, text, limits, depth)
+        return _build(path, text, limits)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         reason = getattr(error, "problem", None) or str(error)
@@ -131,15 +104,16 @@ def build_document(path: str, text: str, limits: Limits, *, depth: int = 0) -> B
         raise TemplateError([Problem(path, line, column, message)]) from None
 
 
-def _build(path: str, text: str, limits: Limits, depth: int) -> BuiltDocument:  # noqa: PLR0912, PLR0915 - one hot event loop
+def _build(path: str, text: str, limits: Limits) -> Any:  # noqa: PLR0912, PLR0915 - one hot event loop
     # The hot path (plain or quoted string scalars into lists and maps) is inlined on purpose.
     anchors: dict[str, tuple[Any, int, Any]] = {}  # name -> value, size, the event it starts at
+    defined: set[str] = set()  # every anchor defined so far
     merges: dict[int, list[dict[Any, Any]]] = {}  # id of an open mapping -> what it merges, in order
     stack: list[_Open] = []
     finished: _Open | None = None  # the collection the latest end event closed
-    built = BuiltDocument(None, 0, None, None, None, None, None, None, merged_into_root=False, anchors=set())
+    document: Any = None
     documents = 0
-    max_depth = limits.max_yaml_depth - depth
+    max_depth = limits.max_yaml_depth
     max_nodes = limits.max_yaml_nodes
     event: Any
     scalar_event, alias_event = yaml.ScalarEvent, yaml.AliasEvent
@@ -154,7 +128,7 @@ def _build(path: str, text: str, limits: Limits, depth: int) -> BuiltDocument:  
             value = event.value
             if event.tag is not None or event.anchor is not None:
                 if event.anchor is not None:
-                    _define(path, event, built.anchors)
+                    _define(path, event, defined)
                 value = _scalar(event, path, stack)
                 if event.anchor is not None:
                     anchors[event.anchor] = (value, 1, event)
@@ -172,7 +146,7 @@ def _build(path: str, text: str, limits: Limits, depth: int) -> BuiltDocument:  
                     [_problem(path, event, f"nesting deeper than {limits.max_yaml_depth} levels")]
                 )
             if event.anchor is not None:
-                _define(path, event, built.anchors)
+                _define(path, event, defined)
             if event.tag is not None:
                 _check_tag(path, event)
             stack.append(_Open({} if kind is mapping_start else [], event.anchor, event))
@@ -184,24 +158,15 @@ def _build(path: str, text: str, limits: Limits, depth: int) -> BuiltDocument:  
                 value = finished.container = _merged(merges.pop(id(finished)), value)
             if finished.anchor is not None:
                 anchors[finished.anchor] = (value, size, finished.event)
-            if len(stack) == 1:
-                built.last_under_root, built.last_under_root_end = finished, event
-            elif not stack:
-                built.root = finished
         elif kind is yaml.DocumentStartEvent:
             documents += 1
             if documents > 1:
                 raise TemplateError([_problem(path, event, "holds more than one YAML document")])
-            built.start = event
             continue
         else:
-            if kind is yaml.DocumentEndEvent:
-                built.end = event
-            elif kind is yaml.StreamEndEvent:
-                built.stream_end = event
             continue
         if not stack:
-            built.value, built.size = value, size
+            document = value
             continue
         parent = stack[-1]
         parent.size += size
@@ -223,10 +188,9 @@ def _build(path: str, text: str, limits: Limits, depth: int) -> BuiltDocument:  
                 origin = _origin(event, finished, anchors)
                 sources = _merge_sources(path, text, origin, value)
                 merges.setdefault(id(parent), []).extend(sources)
-                built.merged_into_root = built.merged_into_root or len(stack) == 1
             else:
                 container[key] = value
-    return built
+    return document
 
 
 def _origin(event: Any, finished: _Open | None, anchors: dict[str, tuple[Any, int, Any]]) -> Any:

@@ -62,6 +62,8 @@ def test_a_second_commit_touches_only_its_stack(world: tuple[DaemonWorld, Path])
     daemon.follow()
     daemon.converge(["network", "app"], first)
     prod = (path / "environments" / "prod.yaml").read_text().replace("node_count: 2", "node_count: 3")
+    documents = daemon.daemon.gitops.documents
+    parsed_before = documents.parses
 
     second = commit_files(repo, {"environments/prod.yaml": prod}, "Three app nodes")
     daemon.follow()
@@ -69,6 +71,8 @@ def test_a_second_commit_touches_only_its_stack(world: tuple[DaemonWorld, Path])
     daemon.publish()
 
     assert str(reports["app"].status) == "CONVERGED"
+    assert documents.parses == parsed_before  # app's templates were not touched: none parsed again
+    assert documents.hits > 0
     notes = notes_on(repo, second)
     assert set(notes) == {"app"}  # network's inputs did not change: not disturbed, not noted
     assert notes["app"].counts["created"] == 0

@@ -49,3 +49,12 @@ def test_refuses_what_is_not_a_file_of_the_tree(source: CommitFileSource, path: 
     with pytest.raises(TemplateError, match=message) as refused:
         source.read(path)
     assert refused.value.problems[0].file == path
+
+
+def test_names_a_file_by_its_blob_id_through_symlinks(source: CommitFileSource) -> None:
+    """The blob id comes from the tree: a symlink names the blob it leads to, as git hashes it."""
+    blob = source.blob_id("stacks/t.yaml")
+    assert blob == source.commit.tree["stacks/t.yaml"].hexsha
+    assert source.blob_id("stacks/alias.yaml") == blob
+    with pytest.raises(TemplateError):
+        source.blob_id("stacks/escape.yaml")

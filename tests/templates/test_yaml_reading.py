@@ -1,12 +1,9 @@
-"""YAML is read exactly as Heat reads it, and a large document built in two processes is exactly
-the document built in one.
+"""YAML is read exactly as Heat reads it.
 
 Heat reads templates with PyYAML's safe loader (YAML 1.1) and keeps timestamps as the strings
 written. The reference here is that loader, pure Python; the builder must give the same values of
 the same types in the same key order for every corpus file and every hand-made case, or fail at
-the same line and column. The two-process build must give exactly the one-process value, or step
-aside (None) so the one-process build runs; a document the one-process build refuses never gets a
-value from it.
+the same line and column.
 """
 
 from __future__ import annotations
@@ -23,8 +20,7 @@ from hypothesis import strategies as st
 
 from reconciler.templates import TemplateError
 from reconciler.templates.limits import Limits
-from reconciler.templates.yaml_building import build_document, build_yaml
-from reconciler.templates.yaml_parallel import build_in_two
+from reconciler.templates.yaml_building import build_yaml
 
 CORPUS = Path(os.environ.get("RECONCILER_CORPUS", Path(__file__).resolve().parents[3] / "shared" / "corpus"))
 LIMITS = Limits(max_template_bytes=1 << 30)
@@ -161,7 +157,7 @@ def test_edge_case_reads_as_heat_reads_it(label: str) -> None:
     assert_reads_as_heat(EDGE_CASES[label])
 
 
-# Two processes: documents shaped as templates, cut in the resources section.
+# Documents shaped as templates, assembled from pieces that are awkward to read.
 
 HEADS = {
     "plain": "heat_template_version: 2018-08-31\nresources:\n",
@@ -210,25 +206,6 @@ SNIPPETS = [
     "---\n",
     "...\n",
 ]
-CLEAN = [0, 1, 2, 5, 9, 10, 11, 13, 14, 18, 21]  # snippets that leave the document valid and cuttable
-ANCHORED = 5  # defines &a0 when it comes first
-VALID = [*CLEAN, 6, 7, 12]  # with aliases to &a0, a merge of it and a duplicate key
-
-
-def _one_process(text: str, limits: Limits) -> Any:
-    try:
-        return ("value", exact(build_yaml("t.yaml", text, limits)))
-    except TemplateError:
-        return ("error",)
-
-
-def _assert_same(text: str, share: float, limits: Limits = LIMITS) -> bool:
-    """The two-process build gives the one-process value or steps aside; whether it gave one."""
-    expected = _one_process(text, limits)
-    value = build_in_two("t.yaml", text, limits, from_chars=0, child_share=share)
-    if value is not None:
-        assert expected == ("value", exact(value))
-    return value is not None
 
 
 def _template(head: str, snippets: list[int], tail: str, *, crlf: bool = False) -> str:
@@ -240,68 +217,18 @@ def _template(head: str, snippets: list[int], tail: str, *, crlf: bool = False) 
     head=st.sampled_from(sorted(HEADS)),
     snippets=st.lists(st.integers(0, len(SNIPPETS) - 1), min_size=1, max_size=30),
     tail=st.sampled_from(sorted(TAILS)),
-    share=st.floats(0.02, 0.98),
     crlf=st.booleans(),
 )
 @settings(max_examples=150, deadline=None)
-def test_two_processes_give_the_one_process_value_or_step_aside(
-    head: str, snippets: list[int], tail: str, share: float, crlf: bool
+def test_template_shaped_documents_read_as_heat_reads_them(
+    head: str, snippets: list[int], tail: str, crlf: bool
 ) -> None:
-    """Whatever the document and wherever the cut lands, never a value one process would not give."""
-    _assert_same(_template(HEADS[head], snippets, TAILS[tail], crlf=crlf), share)
-
-
-@given(
-    head=st.sampled_from(["plain", "comment after resources", "directive"]),
-    snippets=st.lists(st.sampled_from(VALID), min_size=1, max_size=40),
-    tail=st.sampled_from(["none", "outputs", "document end"]),
-    share=st.floats(0.02, 0.98),
-    crlf=st.booleans(),
-)
-@settings(max_examples=150, deadline=None)
-def test_valid_templates_built_in_two_are_the_one_process_value(
-    head: str, snippets: list[int], tail: str, share: float, crlf: bool
-) -> None:
-    """The same over valid templates only, where the two-process build mostly happens."""
-    _assert_same(_template(HEADS[head], [ANCHORED, *snippets], TAILS[tail], crlf=crlf), share)
-
-
-@pytest.mark.parametrize("share", [0.1, 0.5, 0.9])
-@pytest.mark.parametrize("tail", ["none", "outputs"])
-def test_a_clean_template_is_built_in_two(share: float, tail: str) -> None:
-    """Block scalars, comments, anchors, flow and plain multi-line values inside the resources do
-    not stop the cut: the two-process build happens, and gives the one-process value."""
-    snippets = [CLEAN[number % len(CLEAN)] for number in range(60)]
-    for crlf in (False, True):
-        assert _assert_same(_template(HEADS["plain"], snippets, TAILS[tail], crlf=crlf), share)
-
-
-def test_alias_expansion_is_limited_over_the_pieces() -> None:
-    """Each piece under the alias-expansion limit, the whole over it: refused, as in one process."""
-    text = "heat_template_version: 2018-08-31\nresources:\n"
-    text += "".join(f"  r{number}: {{type: T, p: [1, 2, 3]}}\n" for number in range(40))
-    text += "outputs:\n  big: &big [" + ", ".join(["x"] * 40) + "]\n  o: *big\n"
-    nodes = build_document("t.yaml", text, LIMITS).size
-    assert _assert_same(text, 0.5, Limits(max_template_bytes=1 << 30, max_yaml_nodes=nodes))
-    over = Limits(max_template_bytes=1 << 30, max_yaml_nodes=nodes - 1)
-    assert _one_process(text, over) == ("error",)
-    assert build_in_two("t.yaml", text, over, from_chars=0, child_share=0.5) is None
-
-
-def test_an_anchor_defined_in_two_pieces_is_refused() -> None:
-    """An anchor defined before the cut and again after it is refused, as one process refuses it."""
-    text = "heat_template_version: 2018-08-31\nresources:\n  first: &dup {type: T}\n"
-    text += "".join(f"  r{number}: {{type: T}}\n" for number in range(40)) + "  last: &dup {type: U}\n"
-    assert _one_process(text, LIMITS) == ("error",)
-    assert build_in_two("t.yaml", text, LIMITS, from_chars=0, child_share=0.5) is None
-
-
-def test_nesting_depth_is_counted_from_the_whole_document() -> None:
-    """A resource nested exactly to the depth limit is accepted, one level more is refused."""
-    for depth, accepted in ((8, True), (9, False)):
-        deep = "[" * (depth - 3) + "1" + "]" * (depth - 3)
-        text = "heat_template_version: 2018-08-31\nresources:\n"
-        text += "".join(f"  r{number}: {{p: {deep}}}\n" for number in range(30))
-        limits = Limits(max_template_bytes=1 << 30, max_yaml_depth=8)
-        assert (_one_process(text, limits)[0] == "value") is accepted
-        assert _assert_same(text, 0.5, limits) is accepted
+    """Templates assembled from awkward pieces (quotes and flow spanning resources, anchors,
+    merges, block scalars, document markers) give Heat's value, or are refused as Heat refuses
+    them. Where such a document is broken, libyaml's parser and PyYAML's may stop at different
+    places, so positions are compared on the hand-made cases and the corpus only."""
+    text = _template(HEADS[head], snippets, TAILS[tail], crlf=crlf)
+    expected, got = reference(text), built(text)
+    assert got[0] == expected[0]
+    if expected[0] == "value":
+        assert got == expected
