@@ -10,6 +10,7 @@ from pathlib import Path
 
 from bench.chaos.figures import RunFigures, table
 from bench.chaos.harness import RunOptions, execute
+from bench.chaos.lifetime import exit_on_sigterm
 from bench.chaos.scenarios import SCENARIOS
 
 
@@ -35,6 +36,7 @@ def _arguments(argv: list[str]) -> argparse.Namespace:
 
 def main(argv: list[str]) -> int:
     arguments = _arguments(argv)
+    exit_on_sigterm()
     chosen = arguments.scenario or ["all"]
     names = [name for name in SCENARIOS if name != "calm"] if "all" in chosen else chosen
     options = RunOptions(

@@ -15,6 +15,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.chaos.lifetime import bound_to_us
+
 STOP_TIMEOUT = 20.0
 FETCH_INTERVAL = "1"  # seconds between fetches of the remote: a pushed commit is seen at once
 
@@ -57,7 +59,9 @@ class Fleet:
         environ = {**os.environ, "OS_CLIENT_CONFIG_FILE": str(self.clouds_yaml)}
         environ.pop("NOTIFY_SOCKET", None)
         with log_path.open("wb") as log:
-            process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=environ)
+            process = subprocess.Popen(
+                bound_to_us(command), stdout=log, stderr=subprocess.STDOUT, env=environ
+            )
         daemon = Daemon(slot, incarnation, process, log_path)
         self.live[slot] = daemon
         self.every.append(daemon)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.chaos.audit import CloudItem
+from bench.chaos.lifetime import bound_to_us
 
 CLOUD_NAME = "chaos"
 START_TIMEOUT = 60.0
@@ -33,7 +34,7 @@ class ServedCloud:
         self._log = self.log_path.open("wb")
         command = [sys.executable, "-m", "reconciler.cli.main", "sim", "serve", "--host", "127.0.0.1"]
         command += ["--clouds-yaml", str(self.clouds_yaml), "--name", CLOUD_NAME, *options]
-        self.process = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT)
+        self.process = subprocess.Popen(bound_to_us(command), stdout=self._log, stderr=subprocess.STDOUT)
         self.url = self._wait_for_url()
 
     def _wait_for_url(self) -> str:

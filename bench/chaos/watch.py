@@ -99,6 +99,9 @@ class Watcher:
         """`worker` stops holding anything now: time until its shards have other live holders."""
         snapshot = self.latest
         shards = snapshot.held_by(worker) if snapshot is not None else frozenset()
+        if not shards:
+            self.note(f"{worker} held no shard: no takeover to time")
+            return
         with self._lock:
             self.takeovers.append(Handover(worker, self.now(), shards=shards))
 
