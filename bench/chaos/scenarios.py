@@ -6,7 +6,7 @@ commit wants, unless it says otherwise; the run then waits for convergence and a
 
 from __future__ import annotations
 
-from bench.chaos.harness import LEASE_SECONDS, Run, Scenario
+from bench.chaos.harness import LEASE_SECONDS, RENEW_SECONDS, Run, Scenario
 
 KILLS = 6
 KILL_EVERY = (4.0, 8.0)  # seconds between two kills, drawn per kill
@@ -50,6 +50,7 @@ def stop_past_lease(run: Run) -> None:
     run.notes.append(f"missing at SIGCONT {while_stopped.total_missing}")
     run.fleet.resume(slot)
     run.watcher.note(f"SIGCONT {daemon.worker_id} ({while_stopped.total_missing} missing)")
+    run.wait(LEASE_SECONDS + RENEW_SECONDS)  # whatever the woken daemon still sends lands before the audit
 
 
 def restart_database(run: Run) -> None:
