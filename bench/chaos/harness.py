@@ -33,6 +33,7 @@ RENEW_SECONDS = 5.0
 STALL_MARGIN = 10.0
 SETTLE_SECONDS = 5.0  # after convergence, for calls already answered to land before the audit
 WAIT_STEP = 0.5
+HANDOVER_WAIT = 3 * LEASE_SECONDS  # a takeover still open after convergence gets this long to finish
 
 
 class RunDeadline(Exception):
@@ -204,6 +205,7 @@ def _measured(
                 run.wait_for_share(0.5)
                 run.push_change()
             run.wait_until(lambda: watcher.converged_since is not None, options.deadline)
+            run.wait_until(lambda: not watcher.handovers_pending(), HANDOVER_WAIT)
             run.wait(SETTLE_SECONDS)
         except RunDeadline:
             watcher.note("run deadline reached")

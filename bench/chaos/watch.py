@@ -109,6 +109,10 @@ class Watcher:
         with self._lock:
             self.joins.append(Handover(worker, self.now(), share=share))
 
+    def handovers_pending(self) -> bool:
+        with self._lock:
+            return any(handover.seconds is None for handover in [*self.takeovers, *self.joins])
+
     def audited_fraction(self, wanted_total: int) -> float:
         """The cloud's servers, ports and volumes as a share of `wanted_total`."""
         return sum(self.counts.get(kind, 0) for kind in KINDS) / max(1, wanted_total)
