@@ -46,7 +46,7 @@ pytest: $(TEST_INSTALLED)
 bench: $(TEST_INSTALLED)
 	$(BIN)/pytest -m slow -s
 
-## chaos: the chaos suite, each scenario once (CHAOS_ARGS="--runs 3 --members 60", see docs/chaos.md)
+## chaos: the chaos suite, each scenario once (CHAOS_ARGS="--runs 3 --members 250", see docs/chaos.md)
 CHAOS_ARGS ?= --runs 1
 chaos: $(TEST_INSTALLED)
 	bash tests/ensure_postgres.sh >/dev/null

@@ -24,7 +24,7 @@ def _arguments(argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument("--runs", type=int, default=1, help="runs of each scenario (default 1)")
     parser.add_argument(
-        "--members", type=int, default=250, help="members per fleet (250: about 2,000 resources)"
+        "--members", type=int, default=50, help="members per fleet (50: 400 resources; 250: 2,000)"
     )
     parser.add_argument("--deadline", type=float, default=900.0, help="seconds a run may take at most")
     parser.add_argument("--seed", type=int, help="seed of the scenario's random choices")

@@ -2,7 +2,7 @@
 CONVERGED at the newest commit, nothing duplicated, orphaned or missing, and no stall.
 
 Slow (minutes per run): `make chaos` or `make bench`. RECONCILER_CHAOS_RUNS sets N (default 1),
-RECONCILER_CHAOS_MEMBERS the members per fleet (default 250: about 2,000 resources). Needs
+RECONCILER_CHAOS_MEMBERS the members per fleet (default 50: 400 resources; 250: 2,000). Needs
 the PostgreSQL server binaries (tests/ensure_postgres.sh installs them); each run makes its own
 cluster and removes it.
 """
@@ -17,7 +17,7 @@ from bench.chaos.harness import RunOptions, execute
 from bench.chaos.scenarios import SCENARIOS
 
 RUNS = int(os.environ.get("RECONCILER_CHAOS_RUNS", "1"))
-MEMBERS = int(os.environ.get("RECONCILER_CHAOS_MEMBERS", "250"))
+MEMBERS = int(os.environ.get("RECONCILER_CHAOS_MEMBERS", "50"))
 
 
 @pytest.mark.slow
