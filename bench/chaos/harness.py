@@ -33,6 +33,7 @@ RENEW_SECONDS = 5.0
 STALL_MARGIN = 10.0
 SETTLE_SECONDS = 5.0  # after convergence, for calls already answered to land before the audit
 WAIT_STEP = 0.5
+EXAMPLE_STACKS = 5
 HANDOVER_WAIT = 3 * LEASE_SECONDS  # a takeover still open after convergence gets this long to finish
 
 
@@ -239,8 +240,24 @@ def _figures(scenario: Scenario, run: Run, index: int, final: Audit, started: fl
         unexpected_exits=list(run.fleet.unexpected_exits),
         pool_full_lines=run.fleet.log_lines("Connection pool is full"),
         traceback_lines=run.fleet.log_lines("Traceback"),
-        notes=[*run.notes, *_examples(final.examples)],
+        notes=[*run.notes, *_unsettled(watcher), *_examples(final.examples)],
     )
+
+
+def _unsettled(watcher: Watcher) -> list[str]:
+    """For a run that did not end converged: which stacks were not, and records still in flight."""
+    snapshot = watcher.latest
+    if watcher.converged_since is not None or snapshot is None:
+        return []
+    stacks = sorted(
+        f"{name} {row.status}" for name, row in snapshot.stacks.items() if row.status != "CONVERGED"
+    )
+    in_flight = sum(count for status, count in snapshot.records.items() if status.endswith("IN_PROGRESS"))
+    shown = ", ".join(stacks[:EXAMPLE_STACKS]) + (", ..." if len(stacks) > EXAMPLE_STACKS else "")
+    return [
+        f"not converged at the end: {shown or 'every stack CONVERGED at an older commit'}",
+        f"records in progress {in_flight}",
+    ]
 
 
 def _examples(examples: Mapping[str, Sequence[str]]) -> list[str]:
