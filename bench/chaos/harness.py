@@ -192,7 +192,7 @@ def _measured(
         cluster,
         remote,
         watcher,
-        random.Random(options.seed),
+        random.Random(None if options.seed is None else f"{options.seed}-{index}"),  # each run its own
         started + options.deadline,
     )
     run.commits.update(commits)
