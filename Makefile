@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 TEST_INSTALLED := $(VENV)/.installed-test
 
-.PHONY: demo test lint typecheck contracts pytest bench clean
+.PHONY: demo test lint typecheck contracts pytest bench chaos clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,12 @@ pytest: $(TEST_INSTALLED)
 ## bench: the soak tests the default run skips (benchmarks: python -m bench.<name>)
 bench: $(TEST_INSTALLED)
 	$(BIN)/pytest -m slow -s
+
+## chaos: the chaos suite, each scenario once (CHAOS_ARGS="--runs 3 --members 250", see docs/chaos.md)
+CHAOS_ARGS ?= --runs 1
+chaos: $(TEST_INSTALLED)
+	bash tests/ensure_postgres.sh >/dev/null
+	$(BIN)/python -m bench.chaos $(CHAOS_ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache .pytest_cache
