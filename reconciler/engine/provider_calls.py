@@ -38,6 +38,18 @@ def _retry_later(error: Retryable) -> RetryLater:
     return RetryLater(str(error), error.after, conflict=error.conflict)
 
 
+def _failure(error: Exception, gone: CallOutcome | None = None) -> CallOutcome:
+    """The outcome a provider's error stands for; `gone` is what NotFound means to this call
+    (None: a failure with the cloud's message, like Permanent)."""
+    if isinstance(error, Retryable):
+        return _retry_later(error)
+    if isinstance(error, NotFound) and gone is not None:
+        return gone
+    if isinstance(error, ProviderError):
+        return Failed(str(error))
+    return _unexpected(error)
+
+
 def call_create(
     provider: Provider, type_name: str, properties: Mapping[str, Any], marker: Marker, *, adopt_first: bool
 ) -> CallOutcome:
@@ -48,26 +60,16 @@ def call_create(
             if found is not None:
                 return Applied(found, adopted=True)
         return Applied(provider.create(type_name, properties, marker))
-    except Retryable as error:
-        return _retry_later(error)
-    except Permanent as error:
-        return Failed(str(error))
-    except NotFound as error:
-        return Failed(str(error))
     except Exception as error:
-        return _unexpected(error)
+        return _failure(error)
 
 
 def call_find(provider: Provider, type_name: str, marker: Marker) -> CallOutcome:
     """The resource an unanswered create made with `marker` (Applied), or Deleted when there is none."""
     try:
         found = provider.find_by_marker(type_name, marker)
-    except Retryable as error:
-        return _retry_later(error)
-    except ProviderError as error:
-        return Failed(str(error))
     except Exception as error:
-        return _unexpected(error)
+        return _failure(error)
     return Deleted() if found is None else Applied(found, adopted=True)
 
 
@@ -80,27 +82,15 @@ def call_update(
 ) -> CallOutcome:
     try:
         return Applied(provider.update(type_name, physical_id, properties, changed))
-    except Retryable as error:
-        return _retry_later(error)
-    except Permanent as error:
-        return Failed(str(error))
-    except NotFound:
-        return Vanished()
     except Exception as error:
-        return _unexpected(error)
+        return _failure(error, gone=Vanished())
 
 
 def call_delete(provider: Provider, type_name: str, physical_id: str) -> CallOutcome:
     try:
         provider.delete(type_name, physical_id)
-    except NotFound:
-        return Deleted()
-    except Retryable as error:
-        return _retry_later(error)
-    except Permanent as error:
-        return Failed(str(error))
     except Exception as error:
-        return _unexpected(error)
+        return _failure(error, gone=Deleted())
     return Deleted()
 
 
@@ -114,14 +104,8 @@ def call_snapshot_delete(provider: Provider, type_name: str, physical_id: str, m
         return Failed(f'"Snapshot" deletion policy not supported for {type_name}')
     try:
         snapshot = provider.snapshot(type_name, physical_id, marker)
-    except NotFound:
-        return Deleted()
-    except Retryable as error:
-        return _retry_later(error)
-    except Permanent as error:
-        return Failed(str(error))
     except Exception as error:
-        return _unexpected(error)
+        return _failure(error, gone=Deleted())
     outcome = call_delete(provider, type_name, physical_id)
     return Deleted(snapshot=snapshot) if isinstance(outcome, Deleted) else outcome
 
@@ -130,12 +114,8 @@ def call_take_external(provider: Provider, type_name: str, physical_id: str) -> 
     """An existing resource named by `external_id`, taken as it is (Applied), never created."""
     try:
         found = provider.observe(type_name, [physical_id]).get(physical_id)
-    except Retryable as error:
-        return _retry_later(error)
-    except ProviderError as error:
-        return Failed(str(error))
     except Exception as error:
-        return _unexpected(error)
+        return _failure(error)
     if found is None:
         return Failed(f"{type_name} {physical_id} does not exist: external_id must name an existing resource")
     return Applied(found, adopted=True)
