@@ -30,8 +30,8 @@ test: $(TEST_INSTALLED)
 	$(MAKE) --no-print-directory lint typecheck contracts pytest
 
 lint: $(TEST_INSTALLED)
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
+	$(BIN)/ruff check --no-cache .
+	$(BIN)/ruff format --check --no-cache .
 
 typecheck: $(TEST_INSTALLED)
 	$(BIN)/mypy
