@@ -124,6 +124,10 @@ class CallPool:
             self._grow()
         return pending
 
+    def calls_out(self) -> int:
+        """How many calls submitted have not been delivered yet."""
+        return self._submitted - self._delivered
+
     def deliver(self, timeout: float = 0.0, gather: float = 0.0) -> int:
         """Move every returned call to its inbox; first wait up to `timeout` s for one to return.
 

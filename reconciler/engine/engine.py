@@ -16,6 +16,7 @@ other workers' coordinators recorded, and rebuilds them.
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import random as random_module
 import time
@@ -40,7 +41,7 @@ from reconciler.engine.settings import EngineSettings
 from reconciler.engine.shared_calls import SharedCalls, SharedDispatch
 from reconciler.engine.stack_run import Desire, StackRun
 from reconciler.engine.stack_status import StackStatus
-from state.errors import StaleLease, StateError
+from state.errors import CommitOutcomeUnknown, DatabaseUnavailable, StaleLease, StateError
 from state.fencing import Fence
 from state.records import RecordWrite
 from state.stacks import GenerationSeen, NewGeneration
@@ -51,6 +52,12 @@ REAL_WAIT_SLICE = 0.05  # the longest real wait for a call to come back while so
 GATHER = 0.02  # once a call is back, how long others may join it before the pass (a pass has a fixed cost)
 MAX_EXTRA_ROUNDS = 16  # passes repeated within one step while nested stacks hand results up
 LOST_EPOCH = -1  # the epoch remembered for a stack whose shard this worker lost
+# The store's answers that mean "the database is away for now": the shard pauses and is re-read.
+STORE_AWAY = (DatabaseUnavailable, CommitOutcomeUnknown)
+# Whatever a write on behalf of a shard may answer that stops acting on it (for now or for good).
+SHARD_STOPPED = (StaleLease, *STORE_AWAY)
+
+LOG = logging.getLogger(__name__)
 
 
 class Engine:
@@ -138,7 +145,7 @@ class Engine:
         if epoch is not None:
             try:
                 self._store.set_status(stack, StackStatus.INVALID, reasons=reasons, fence=Fence(shard, epoch))
-            except StaleLease:
+            except SHARD_STOPPED:
                 self._drop_shard(shard)
         failures = tuple(Failure("template", reason) for reason in reasons)
         self._invalid[stack] = StackReport(stack, StackStatus.INVALID, commit, None, failures=failures)
@@ -188,7 +195,25 @@ class Engine:
     # The pass --------------------------------------------------------------------------------
 
     def step(self) -> Progress:
-        """One non-blocking pass over every held stack; says when the next one is needed."""
+        """One non-blocking pass over every held stack; says when the next one is needed.
+
+        When the database goes away mid-pass (or a commit's answer is lost), the pass stops there:
+        every shard it was acting on is rebuilt from its records on a later pass, as after a lost
+        lease, and nothing is marked FAILED for it.
+        """
+        try:
+            return self._pass()
+        except STORE_AWAY as error:
+            LOG.warning("pass stopped, shards to be re-read from the store: %s", error)
+            for shard in self._held:
+                self._drop_shard(shard)
+            return Progress(
+                in_flight=self._pool.calls_out(),
+                busy=False,
+                next_wake=self._clock.now() + self.settings.store_retry,
+            )
+
+    def _pass(self) -> Progress:
         held = self._leases.held()
         self._held = held
         self._pool.deliver()
@@ -278,7 +303,7 @@ class Engine:
         for shard, (writes, states, doomed) in by_shard.items():
             try:
                 written = self._store.write_records(Fence(shard, held[shard]), writes, doomed)
-            except StaleLease:
+            except SHARD_STOPPED:
                 self._drop_shard(shard)
                 continue
             for state, write, record_id in zip(states, writes, written.record_ids, strict=True):
@@ -306,7 +331,7 @@ class Engine:
                         generation=status.generation,
                         fence=fence,
                     )
-            except StaleLease:
+            except SHARD_STOPPED:
                 self._drop_shard(run.shard)
 
     def _record_superseded(self, stack: str, superseded: tuple[int, ...], fence: Fence) -> None:
