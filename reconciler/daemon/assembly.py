@@ -36,6 +36,7 @@ from reconciler.engine.engine_loop import EngineLoop
 from reconciler.engine.shared_calls import SharedCalls, SharedExecutor
 from reconciler.source.repository import FollowedRepository
 from state import Store, WorkerIdentity, WorkStatus, open_store, shard_for
+from state.fencing import Fence
 from state.shard_keeper import ShardKeeper
 from timekeeping import SystemClock
 
@@ -104,6 +105,9 @@ class KeeperShards:
 
     def held(self) -> Mapping[int, int]:
         return {shard: fence.epoch for shard, fence in self.keeper.fences().items()}
+
+    def holds(self, shard: int, epoch: int) -> bool:
+        return self.keeper.fence_for(shard) == Fence(shard, epoch)
 
 
 @dataclass

@@ -20,7 +20,8 @@ import logging
 import math
 import random as random_module
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from typing import Any
 
 from reconciler.engine.call_pool import CallPool, PendingCall
@@ -89,7 +90,12 @@ class Engine:
             None if shared is None else SharedDispatch(shared, store, per_worker=self.settings.sent_limit)
         )
         self._context = RunContext(
-            self.settings, random or random_module.Random(), self._pool, _ChildReportsOf(self), self._shared
+            self.settings,
+            random or random_module.Random(),
+            self._pool,
+            _ChildReportsOf(self),
+            self._shared,
+            _LeaseGuards(self),
         )
         self._runs: dict[str, StackRun] = {}
         self._epochs: dict[str, int] = {}
@@ -504,6 +510,34 @@ class Engine:
             child, commit_sha=newest.commit_sha, definition_digest=REMOVED, inputs=newest.inputs
         )
         return outcome.generation.generation
+
+
+class _LeaseGuards:
+    """A call goes out only while its shard's lease is still held at the epoch it was decided under.
+
+    Calls decided in a pass can wait in the pool behind others; if the worker is stopped and its
+    lease taken meanwhile, they are dropped when their turn comes, and the new owner decides again.
+    """
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._guards: dict[tuple[int, int], Callable[[], bool]] = {}
+
+    def guard(self, shard: int) -> Callable[[], bool] | None:
+        epoch = self._engine._held.get(shard)
+        if epoch is None:
+            return _never
+        key = (shard, epoch)
+        check = self._guards.get(key)
+        if check is None:
+            if len(self._guards) > 4 * len(self._engine._held) + 64:
+                self._guards.clear()  # the checks of epochs gone by
+            check = self._guards[key] = partial(self._engine._leases.holds, shard, epoch)
+        return check
+
+
+def _never() -> bool:
+    return False
 
 
 class _ChildReportsOf:
