@@ -420,7 +420,9 @@ class Engine:
         )
 
     def outputs(self, stack: str) -> Mapping[str, Any]:
-        run = self._runs.get(stack)
+        run = self.run_of(stack) if "/" in stack else self._runs.get(stack)
+        if run is None and self.remote.watches(stack):
+            return self.remote.outputs(stack)
         return run.outputs() if run is not None else self._store.read_outputs(stack)
 
     def converge(self, stacks: Iterable[str], deadline: float) -> dict[str, StackReport]:
@@ -468,10 +470,20 @@ class Engine:
     # Nested stacks ---------------------------------------------------------------------------
 
     def run_of(self, stack: str) -> StackRun | None:
-        """The stack's coordinator here, unless the stack is a nested one another worker holds."""
+        """The stack's coordinator here, unless the stack is a nested one another worker holds.
+
+        A nested stack converged here whose shard this worker no longer holds is handed over: its
+        run is dropped and the child watched in the store, where its new holder writes its status.
+        """
         if self.remote.watches(stack):
             return None
-        return self._runs.get(stack)
+        run = self._runs.get(stack)
+        if run is not None and "/" in stack and run.shard not in self._held:
+            del self._runs[stack]
+            self._epochs.pop(stack, None)
+            self.remote.watch(stack, run.desire().definition)
+            return None
+        return run
 
     def remove_nested(self, child: str) -> bool:
         """Converge a stack (nested or not) to nothing; True once it holds no resources any more.
@@ -547,18 +559,16 @@ class _ChildReportsOf:
         self._engine = engine
 
     def nested_report(self, child: str) -> StackReport | None:
-        if self._engine.remote.watches(child):
+        run = self._engine.run_of(child)  # first: a child handed over is watched from then on
+        if run is None and self._engine.remote.watches(child):
             return self._engine.remote.report(child)
-        run = self._engine.run_of(child)
         return None if run is None else run.report()
 
     def nested_outputs(self, child: str) -> Mapping[str, Any]:
-        if self._engine.remote.watches(child):
-            return self._engine.remote.outputs(child)
         return self._engine.outputs(child)
 
     def nested_members(self, child: str) -> Mapping[str, Mapping[str, Any]]:
-        if self._engine.remote.watches(child):
-            return self._engine.remote.members(child)
         run = self._engine.run_of(child)
+        if run is None and self._engine.remote.watches(child):
+            return self._engine.remote.members(child)
         return {} if run is None else run.members()

@@ -68,6 +68,12 @@ class SoleWorkerLeases:
         margin = self._store.settings.safety_margin
         return held is not None and held[0] == epoch and held[1] - self._clock.now() > margin
 
+    def release(self, shard: int) -> None:
+        """Hand `shard` back (another worker may take it at once)."""
+        held = self._until.pop(shard, None)
+        if held is not None:
+            self._store.release(self._worker, shard, held[0])
+
     def release_all(self) -> None:
         for shard, (epoch, _until) in self._until.items():
             self._store.release(self._worker, shard, epoch)
