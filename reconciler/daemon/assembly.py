@@ -170,6 +170,28 @@ def _converge_loop(engine_loop: EngineLoop, clock: SystemClock, interval: float)
     return Loop(CONVERGE, interval, lambda: engine_loop.turn(clock.now() + interval), continuous=True)
 
 
+def _keeper_and_engine(
+    store: Store, identity: WorkerIdentity, clock: SystemClock, clouds: MeteredClouds
+) -> tuple[ShardKeeper, Engine]:
+    """The worker's lease keeper and engine: a shard to hand back drains while its calls are out."""
+
+    def busy() -> frozenset[int]:
+        return engine.shards_with_calls_out()  # made below, before the first tick asks
+
+    keeper = ShardKeeper(store, identity, clock=clock, busy=busy)
+    engine = Engine(
+        store,
+        clouds,
+        clock,
+        identity.id,
+        leases=KeeperShards(keeper),
+        sleeper=clock,
+        shared=SharedCalls(store),  # a full pool queues calls for the other live workers
+    )
+    keeper.tick()
+    return keeper, engine
+
+
 def assemble(
     settings: DaemonSettings,
     *,
@@ -198,19 +220,9 @@ def assemble(
         host=socket.gethostname(),
         pid=os.getpid(),
     )
-    keeper = ShardKeeper(store, identity, clock=clock)
-    keeper.tick()
     clouds = CloudRoot(clock, sim_path=sim_cloud_path(url), sim_options=sim_options)
     meter = CallMeter()
-    engine = Engine(
-        store,
-        MeteredClouds(clouds, meter),
-        clock,
-        identity.id,
-        leases=KeeperShards(keeper),
-        sleeper=clock,
-        shared=SharedCalls(store),  # a full pool queues calls for the other live workers
-    )
+    keeper, engine = _keeper_and_engine(store, identity, clock, MeteredClouds(clouds, meter))
     repository = FollowedRepository(settings.repo, state_dir / "repositories")
     intervals = {
         FOLLOW: settings.fetch_interval,

@@ -84,6 +84,17 @@ class CallFlights:
     def awaiting_ids(self) -> int:
         return len(self._awaiting_ids)
 
+    def sent_and_not_back(self) -> bool:
+        """Whether a call handed to a pool (this worker's or another's) has not come back yet.
+
+        Asked from another thread (the lease loop's): reads a copy, never the dict while it changes.
+        """
+        for flight in list(self._flights.values()):
+            call = flight.call
+            if call is not None and not call.delivered:
+                return True
+        return False
+
     def acting(self) -> bool:
         """Whether any call other than an observation is out."""
         return any(not (isinstance(key, tuple) and key[0] == OBSERVE) for key in self._flights)

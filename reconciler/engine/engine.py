@@ -467,6 +467,13 @@ class Engine:
         elif not progress.busy and wake > now:
             self._sleeper.sleep(min(wake - now, self.settings.max_sleep))
 
+    def shards_with_calls_out(self) -> frozenset[int]:
+        """The shards this worker has cloud calls out on: not to be handed over before they are back.
+
+        Asked by the lease loop, from its own thread: reads a copy of the runs.
+        """
+        return frozenset(run.shard for run in list(self._runs.values()) if run.has_calls_out())
+
     # Nested stacks ---------------------------------------------------------------------------
 
     def run_of(self, stack: str) -> StackRun | None:
