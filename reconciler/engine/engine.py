@@ -105,6 +105,7 @@ class Engine:
         self.remote = RemoteChildren(store, self.settings.nested_poll)
         self._discovery = NestedDiscovery(store, self.settings.nested_poll)
         self._ended: set[tuple[str, int]] = set()  # superseded generations recorded in the store
+        self._dropped_at: dict[str, float] = {}  # runs to rebuild, waiting for their calls out since
 
     def close(self) -> None:
         """Stop the pool (calls in flight finish; nothing new starts); unclaimed queued calls withdrawn.
@@ -192,6 +193,18 @@ class Engine:
         self._epochs[stack] = self._leases.held().get(shard, LOST_EPOCH)
         return run
 
+    def _reopened(self, run: StackRun, now: float) -> StackRun | None:
+        """The run rebuilt from the records, once no call of the former one can still land (None: not yet).
+
+        A marker search while a create is still out would not find what it is about to make.
+        """
+        if run.has_calls_out():
+            since = self._dropped_at.setdefault(run.name, now)
+            if now - since < self.settings.call_deadline:
+                return None
+        self._dropped_at.pop(run.name, None)
+        return self._reopen(run)
+
     def _reopen(self, run: StackRun) -> StackRun:
         """After a takeover: forget what memory held, rebuild from the records, same desired state."""
         fresh = run.rebuilt(state_from_record(record) for record in self._store.read_records(run.name))
@@ -242,7 +255,9 @@ class Engine:
                 epoch = held.get(known.shard)
                 if epoch is None:
                     continue
-                run = known if self._epochs.get(known.name) in (None, epoch) else self._reopen(known)
+                run = known if self._epochs.get(known.name) in (None, epoch) else self._reopened(known, now)
+                if run is None:
+                    continue  # the calls its former run sent are still out: rebuilt once they are back
                 self._epochs[run.name] = epoch
                 acting.append(run)
                 results[run.name] = self._step_run(run, now)

@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from providers.simulated.settings import CloudSettings, Latency
 from reconciler.engine import StackStatus
 from tests.engine.flaky_store import FlakyStore
 from tests.engine.templates import server_group, servers
+from tests.engine.test_scenario_stale_calls import made, networks
 from tests.engine.world import World
 
 NAMES = ["a", "b", "c", "d"]
@@ -55,4 +57,35 @@ def test_a_store_call_failing_mid_pass_pauses_the_shard_and_the_stacks_still_con
     assert flaky.failures == 1
     assert len(world.live("ports")) == len(NAMES)
     assert world.store.read_stack("app").status is StackStatus.CONVERGED  # type: ignore[union-attr]
+    world.close()
+
+
+def test_a_stack_dropped_while_its_creates_are_out_is_rebuilt_only_once_they_are_back(
+    tmp_path: Path, database_url: str
+) -> None:
+    """Given creates sent and still running; when the pass's status write fails (its shard is
+    dropped); then the stack is rebuilt from its records only after the creates landed, so the
+    marker search finds what they made: nothing created twice."""
+    flakies: list[FlakyStore] = []
+    slow_creates = CloudSettings(latency=Latency(per_operation={"create": 5.0}))
+    world = World(
+        tmp_path,
+        database_url,
+        cloud=slow_creates,
+        calls_take_engine_time=True,
+        store_seen_as=lambda store: FlakyStore.around(store, flakies),
+    )
+    (flaky,) = flakies
+    world.commit({"nets.yaml": networks(3)})
+    world.submit("app", "nets.yaml")
+    flaky.unavailable("set_status")
+
+    for _ in range(30):  # a second of engine time a pass: the creates land after five
+        world.engine.step()
+        world.clock.sleep(1.0)
+    report = world.converge("app")["app"]
+
+    assert report.status is StackStatus.CONVERGED, report.failures
+    assert flaky.failures == 1
+    assert sorted(made(world)) == ["net0", "net1", "net2"]
     world.close()
