@@ -36,6 +36,7 @@ from reconciler.engine.engine_loop import EngineLoop
 from reconciler.engine.shared_calls import SharedCalls, SharedExecutor
 from reconciler.source.repository import FollowedRepository
 from state import Store, WorkerIdentity, WorkStatus, open_store, shard_for
+from state.fencing import Fence
 from state.shard_keeper import ShardKeeper
 from timekeeping import SystemClock
 
@@ -105,6 +106,9 @@ class KeeperShards:
     def held(self) -> Mapping[int, int]:
         return {shard: fence.epoch for shard, fence in self.keeper.fences().items()}
 
+    def holds(self, shard: int, epoch: int) -> bool:
+        return self.keeper.fence_for(shard) == Fence(shard, epoch)
+
 
 @dataclass
 class AssembledDaemon:
@@ -166,6 +170,28 @@ def _converge_loop(engine_loop: EngineLoop, clock: SystemClock, interval: float)
     return Loop(CONVERGE, interval, lambda: engine_loop.turn(clock.now() + interval), continuous=True)
 
 
+def _keeper_and_engine(
+    store: Store, identity: WorkerIdentity, clock: SystemClock, clouds: MeteredClouds
+) -> tuple[ShardKeeper, Engine]:
+    """The worker's lease keeper and engine: a shard to hand back drains while its calls are out."""
+
+    def busy() -> frozenset[int]:
+        return engine.shards_with_calls_out()  # made below, before the first tick asks
+
+    keeper = ShardKeeper(store, identity, clock=clock, busy=busy)
+    engine = Engine(
+        store,
+        clouds,
+        clock,
+        identity.id,
+        leases=KeeperShards(keeper),
+        sleeper=clock,
+        shared=SharedCalls(store),  # a full pool queues calls for the other live workers
+    )
+    keeper.tick()
+    return keeper, engine
+
+
 def assemble(
     settings: DaemonSettings,
     *,
@@ -194,19 +220,9 @@ def assemble(
         host=socket.gethostname(),
         pid=os.getpid(),
     )
-    keeper = ShardKeeper(store, identity, clock=clock)
-    keeper.tick()
     clouds = CloudRoot(clock, sim_path=sim_cloud_path(url), sim_options=sim_options)
     meter = CallMeter()
-    engine = Engine(
-        store,
-        MeteredClouds(clouds, meter),
-        clock,
-        identity.id,
-        leases=KeeperShards(keeper),
-        sleeper=clock,
-        shared=SharedCalls(store),  # a full pool queues calls for the other live workers
-    )
+    keeper, engine = _keeper_and_engine(store, identity, clock, MeteredClouds(clouds, meter))
     repository = FollowedRepository(settings.repo, state_dir / "repositories")
     intervals = {
         FOLLOW: settings.fetch_interval,

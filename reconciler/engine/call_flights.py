@@ -60,6 +60,7 @@ class CallFlights:
         self._settings = context.settings
         self._dispatcher = context.dispatcher
         self._shared = context.shared
+        self._guards = context.guards
         self._flights: dict[object, Flight] = {}
         self._returned: deque[PendingCall] = deque()  # calls back from the pool, not yet handled
         self._unsent: deque[Flight] = deque()  # in `_flights`, waiting for room in the pool
@@ -82,6 +83,17 @@ class CallFlights:
 
     def awaiting_ids(self) -> int:
         return len(self._awaiting_ids)
+
+    def sent_and_not_back(self) -> bool:
+        """Whether a call handed to a pool (this worker's or another's) has not come back yet.
+
+        Asked from another thread (the lease loop's): reads a copy, never the dict while it changes.
+        """
+        for flight in list(self._flights.values()):
+            call = flight.call
+            if call is not None and not call.delivered:
+                return True
+        return False
 
     def acting(self) -> bool:
         """Whether any call other than an observation is out."""
@@ -193,7 +205,10 @@ class CallFlights:
     def _send(self, flight: Flight) -> None:
         work, flight.work = flight.work, None
         assert work is not None
-        flight.call = self._dispatcher.submit(work, self._returned, flight, urgent=flight.urgent)
+        allowed = None if self._guards is None else self._guards.guard(self._shard)
+        flight.call = self._dispatcher.submit(
+            work, self._returned, flight, urgent=flight.urgent, allowed=allowed
+        )
         if not flight.urgent:
             self._sent += 1
 
@@ -239,7 +254,7 @@ class CallFlights:
             return  # abandoned at its deadline, perhaps already sent again
         del flights[flight.key]
         if pending.cancelled:
-            flight.on_abandon(now)  # never sent: the pool shut down before it ran
+            flight.on_abandon(now)  # never sent (pool shut down, lease lost): decided again by the owner
         else:
             flight.on_done(pending.outcome(), now)
         if flights.get(flight.key) is not flight:  # not watched further under a key of its own

@@ -23,7 +23,7 @@ GATHER_SLICE = 0.002  # seconds between looks at the returned calls while gather
 
 
 class CallCancelled(Exception):
-    """The call never ran: the pool shut down before a thread took it."""
+    """The call never ran: the pool shut down, or the call was no longer allowed, before a thread took it."""
 
 
 class PendingCall:
@@ -33,10 +33,17 @@ class PendingCall:
     value, or raises what the call raised (`CallCancelled` if it never ran).
     """
 
-    __slots__ = ("_error", "_result", "call", "delivered", "inbox", "tag")
+    __slots__ = ("_error", "_result", "allowed", "call", "delivered", "inbox", "tag")
 
-    def __init__(self, call: Callable[[], Any], inbox: deque[PendingCall], tag: object) -> None:
+    def __init__(
+        self,
+        call: Callable[[], Any],
+        inbox: deque[PendingCall],
+        tag: object,
+        allowed: Callable[[], bool] | None = None,
+    ) -> None:
         self.call: Callable[[], Any] | None = call
+        self.allowed = allowed  # asked right before the call is made: False, and it never is
         self.inbox = inbox
         self.tag = tag  # the caller's own bookkeeping, handed back untouched
         self.delivered = False
@@ -73,9 +80,9 @@ class PendingCall:
         except BaseException as error:  # carried to the engine's loop by `outcome()`
             self._error = error
 
-    def _cancel(self) -> None:
-        self.call = None
-        self._error = CallCancelled("the call pool shut down before this call ran")
+    def _cancel(self, reason: str = "the call pool shut down before this call ran") -> None:
+        self.call = self.allowed = None
+        self._error = CallCancelled(reason)
 
 
 def _run_elsewhere() -> Any:
@@ -106,13 +113,20 @@ class CallPool:
         self._delivered = 0
 
     def submit(
-        self, call: Callable[[], Any], inbox: deque[PendingCall], tag: object = None, *, urgent: bool = False
+        self,
+        call: Callable[[], Any],
+        inbox: deque[PendingCall],
+        tag: object = None,
+        *,
+        urgent: bool = False,
+        allowed: Callable[[], bool] | None = None,
     ) -> PendingCall:
         """Queue `call`; once it returned, `deliver` appends it to `inbox`.
 
         After `shutdown` nothing runs any more: the call comes back cancelled, without being sent.
+        So does a call whose `allowed()` says False when a thread takes it (a lease lost meanwhile).
         """
-        pending = PendingCall(call, inbox, tag)
+        pending = PendingCall(call, inbox, tag, allowed)
         self._submitted += 1
         if self._closed:
             pending._cancel()
@@ -123,6 +137,10 @@ class CallPool:
         if len(self._threads) < self._size:
             self._grow()
         return pending
+
+    def calls_out(self) -> int:
+        """How many calls submitted have not been delivered yet."""
+        return self._submitted - self._delivered
 
     def deliver(self, timeout: float = 0.0, gather: float = 0.0) -> int:
         """Move every returned call to its inbox; first wait up to `timeout` s for one to return.
@@ -213,6 +231,8 @@ class CallPool:
                 return
             if self._cancelling:
                 pending._cancel()
+            elif pending.allowed is not None and not pending.allowed():
+                pending._cancel("no longer allowed when its turn came (its lease was lost): never sent")
             else:
                 pending._run()
             self._returned.put(pending)

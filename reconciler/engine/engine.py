@@ -16,10 +16,12 @@ other workers' coordinators recorded, and rebuilds them.
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import random as random_module
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from typing import Any
 
 from reconciler.engine.call_pool import CallPool, PendingCall
@@ -40,7 +42,7 @@ from reconciler.engine.settings import EngineSettings
 from reconciler.engine.shared_calls import SharedCalls, SharedDispatch
 from reconciler.engine.stack_run import Desire, StackRun
 from reconciler.engine.stack_status import StackStatus
-from state.errors import StaleLease, StateError
+from state.errors import CommitOutcomeUnknown, DatabaseUnavailable, StaleLease, StateError
 from state.fencing import Fence
 from state.records import RecordWrite
 from state.stacks import GenerationSeen, NewGeneration
@@ -51,6 +53,12 @@ REAL_WAIT_SLICE = 0.05  # the longest real wait for a call to come back while so
 GATHER = 0.02  # once a call is back, how long others may join it before the pass (a pass has a fixed cost)
 MAX_EXTRA_ROUNDS = 16  # passes repeated within one step while nested stacks hand results up
 LOST_EPOCH = -1  # the epoch remembered for a stack whose shard this worker lost
+# The store's answers that mean "the database is away for now": the shard pauses and is re-read.
+STORE_AWAY = (DatabaseUnavailable, CommitOutcomeUnknown)
+# Whatever a write on behalf of a shard may answer that stops acting on it (for now or for good).
+SHARD_STOPPED = (StaleLease, *STORE_AWAY)
+
+LOG = logging.getLogger(__name__)
 
 
 class Engine:
@@ -82,7 +90,12 @@ class Engine:
             None if shared is None else SharedDispatch(shared, store, per_worker=self.settings.sent_limit)
         )
         self._context = RunContext(
-            self.settings, random or random_module.Random(), self._pool, _ChildReportsOf(self), self._shared
+            self.settings,
+            random or random_module.Random(),
+            self._pool,
+            _ChildReportsOf(self),
+            self._shared,
+            _LeaseGuards(self),
         )
         self._runs: dict[str, StackRun] = {}
         self._epochs: dict[str, int] = {}
@@ -92,6 +105,7 @@ class Engine:
         self.remote = RemoteChildren(store, self.settings.nested_poll)
         self._discovery = NestedDiscovery(store, self.settings.nested_poll)
         self._ended: set[tuple[str, int]] = set()  # superseded generations recorded in the store
+        self._dropped_at: dict[str, float] = {}  # runs to rebuild, waiting for their calls out since
 
     def close(self) -> None:
         """Stop the pool (calls in flight finish; nothing new starts); unclaimed queued calls withdrawn.
@@ -138,7 +152,7 @@ class Engine:
         if epoch is not None:
             try:
                 self._store.set_status(stack, StackStatus.INVALID, reasons=reasons, fence=Fence(shard, epoch))
-            except StaleLease:
+            except SHARD_STOPPED:
                 self._drop_shard(shard)
         failures = tuple(Failure("template", reason) for reason in reasons)
         self._invalid[stack] = StackReport(stack, StackStatus.INVALID, commit, None, failures=failures)
@@ -179,6 +193,18 @@ class Engine:
         self._epochs[stack] = self._leases.held().get(shard, LOST_EPOCH)
         return run
 
+    def _reopened(self, run: StackRun, now: float) -> StackRun | None:
+        """The run rebuilt from the records, once no call of the former one can still land (None: not yet).
+
+        A marker search while a create is still out would not find what it is about to make.
+        """
+        if run.has_calls_out():
+            since = self._dropped_at.setdefault(run.name, now)
+            if now - since < self.settings.call_deadline:
+                return None
+        self._dropped_at.pop(run.name, None)
+        return self._reopen(run)
+
     def _reopen(self, run: StackRun) -> StackRun:
         """After a takeover: forget what memory held, rebuild from the records, same desired state."""
         fresh = run.rebuilt(state_from_record(record) for record in self._store.read_records(run.name))
@@ -188,7 +214,25 @@ class Engine:
     # The pass --------------------------------------------------------------------------------
 
     def step(self) -> Progress:
-        """One non-blocking pass over every held stack; says when the next one is needed."""
+        """One non-blocking pass over every held stack; says when the next one is needed.
+
+        When the database goes away mid-pass (or a commit's answer is lost), the pass stops there:
+        every shard it was acting on is rebuilt from its records on a later pass, as after a lost
+        lease, and nothing is marked FAILED for it.
+        """
+        try:
+            return self._pass()
+        except STORE_AWAY as error:
+            LOG.warning("pass stopped, shards to be re-read from the store: %s", error)
+            for shard in self._held:
+                self._drop_shard(shard)
+            return Progress(
+                in_flight=self._pool.calls_out(),
+                busy=False,
+                next_wake=self._clock.now() + self.settings.store_retry,
+            )
+
+    def _pass(self) -> Progress:
         held = self._leases.held()
         self._held = held
         self._pool.deliver()
@@ -211,7 +255,9 @@ class Engine:
                 epoch = held.get(known.shard)
                 if epoch is None:
                     continue
-                run = known if self._epochs.get(known.name) in (None, epoch) else self._reopen(known)
+                run = known if self._epochs.get(known.name) in (None, epoch) else self._reopened(known, now)
+                if run is None:
+                    continue  # the calls its former run sent are still out: rebuilt once they are back
                 self._epochs[run.name] = epoch
                 acting.append(run)
                 results[run.name] = self._step_run(run, now)
@@ -278,7 +324,7 @@ class Engine:
         for shard, (writes, states, doomed) in by_shard.items():
             try:
                 written = self._store.write_records(Fence(shard, held[shard]), writes, doomed)
-            except StaleLease:
+            except SHARD_STOPPED:
                 self._drop_shard(shard)
                 continue
             for state, write, record_id in zip(states, writes, written.record_ids, strict=True):
@@ -306,7 +352,7 @@ class Engine:
                         generation=status.generation,
                         fence=fence,
                     )
-            except StaleLease:
+            except SHARD_STOPPED:
                 self._drop_shard(run.shard)
 
     def _record_superseded(self, stack: str, superseded: tuple[int, ...], fence: Fence) -> None:
@@ -389,7 +435,9 @@ class Engine:
         )
 
     def outputs(self, stack: str) -> Mapping[str, Any]:
-        run = self._runs.get(stack)
+        run = self.run_of(stack) if "/" in stack else self._runs.get(stack)
+        if run is None and self.remote.watches(stack):
+            return self.remote.outputs(stack)
         return run.outputs() if run is not None else self._store.read_outputs(stack)
 
     def converge(self, stacks: Iterable[str], deadline: float) -> dict[str, StackReport]:
@@ -434,13 +482,30 @@ class Engine:
         elif not progress.busy and wake > now:
             self._sleeper.sleep(min(wake - now, self.settings.max_sleep))
 
+    def shards_with_calls_out(self) -> frozenset[int]:
+        """The shards this worker has cloud calls out on: not to be handed over before they are back.
+
+        Asked by the lease loop, from its own thread: reads a copy of the runs.
+        """
+        return frozenset(run.shard for run in list(self._runs.values()) if run.has_calls_out())
+
     # Nested stacks ---------------------------------------------------------------------------
 
     def run_of(self, stack: str) -> StackRun | None:
-        """The stack's coordinator here, unless the stack is a nested one another worker holds."""
+        """The stack's coordinator here, unless the stack is a nested one another worker holds.
+
+        A nested stack converged here whose shard this worker no longer holds is handed over: its
+        run is dropped and the child watched in the store, where its new holder writes its status.
+        """
         if self.remote.watches(stack):
             return None
-        return self._runs.get(stack)
+        run = self._runs.get(stack)
+        if run is not None and "/" in stack and run.shard not in self._held:
+            del self._runs[stack]
+            self._epochs.pop(stack, None)
+            self.remote.watch(stack, run.desire().definition)
+            return None
+        return run
 
     def remove_nested(self, child: str) -> bool:
         """Converge a stack (nested or not) to nothing; True once it holds no resources any more.
@@ -481,6 +546,34 @@ class Engine:
         return outcome.generation.generation
 
 
+class _LeaseGuards:
+    """A call goes out only while its shard's lease is still held at the epoch it was decided under.
+
+    Calls decided in a pass can wait in the pool behind others; if the worker is stopped and its
+    lease taken meanwhile, they are dropped when their turn comes, and the new owner decides again.
+    """
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._guards: dict[tuple[int, int], Callable[[], bool]] = {}
+
+    def guard(self, shard: int) -> Callable[[], bool] | None:
+        epoch = self._engine._held.get(shard)
+        if epoch is None:
+            return _never
+        key = (shard, epoch)
+        check = self._guards.get(key)
+        if check is None:
+            if len(self._guards) > 4 * len(self._engine._held) + 64:
+                self._guards.clear()  # the checks of epochs gone by
+            check = self._guards[key] = partial(self._engine._leases.holds, shard, epoch)
+        return check
+
+
+def _never() -> bool:
+    return False
+
+
 class _ChildReportsOf:
     """What the engine tells its coordinators of their nested stacks (here, or on another worker)."""
 
@@ -488,18 +581,16 @@ class _ChildReportsOf:
         self._engine = engine
 
     def nested_report(self, child: str) -> StackReport | None:
-        if self._engine.remote.watches(child):
+        run = self._engine.run_of(child)  # first: a child handed over is watched from then on
+        if run is None and self._engine.remote.watches(child):
             return self._engine.remote.report(child)
-        run = self._engine.run_of(child)
         return None if run is None else run.report()
 
     def nested_outputs(self, child: str) -> Mapping[str, Any]:
-        if self._engine.remote.watches(child):
-            return self._engine.remote.outputs(child)
         return self._engine.outputs(child)
 
     def nested_members(self, child: str) -> Mapping[str, Mapping[str, Any]]:
-        if self._engine.remote.watches(child):
-            return self._engine.remote.members(child)
         run = self._engine.run_of(child)
+        if run is None and self._engine.remote.watches(child):
+            return self._engine.remote.members(child)
         return {} if run is None else run.members()

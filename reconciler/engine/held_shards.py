@@ -21,6 +21,13 @@ class HeldShards(Protocol):
         """shard -> epoch of every shard this worker may act on now."""
         ...
 
+    def holds(self, shard: int, epoch: int) -> bool:
+        """Whether this worker may still act on `shard` at `epoch` at this moment.
+
+        Asked by the call pool's threads right before each call is sent: no store call, no renewal.
+        """
+        ...
+
 
 class SoleWorkerLeases:
     """Acquires shards on demand and renews them; for a single process converging on its own."""
@@ -55,6 +62,17 @@ class SoleWorkerLeases:
                     del self._until[shard]
         margin = settings.safety_margin
         return {shard: epoch for shard, (epoch, until) in self._until.items() if until - now > margin}
+
+    def holds(self, shard: int, epoch: int) -> bool:
+        held = self._until.get(shard)
+        margin = self._store.settings.safety_margin
+        return held is not None and held[0] == epoch and held[1] - self._clock.now() > margin
+
+    def release(self, shard: int) -> None:
+        """Hand `shard` back (another worker may take it at once)."""
+        held = self._until.pop(shard, None)
+        if held is not None:
+            self._store.release(self._worker, shard, held[0])
 
     def release_all(self) -> None:
         for shard, (epoch, _until) in self._until.items():

@@ -24,8 +24,22 @@ class Dispatcher(Protocol):
     """
 
     def submit(
-        self, call: Callable[[], Any], inbox: deque[PendingCall], tag: object = None, *, urgent: bool = False
+        self,
+        call: Callable[[], Any],
+        inbox: deque[PendingCall],
+        tag: object = None,
+        *,
+        urgent: bool = False,
+        allowed: Callable[[], bool] | None = None,
     ) -> PendingCall: ...
+
+
+class CallGuards(Protocol):
+    """Whether a call decided for a shard may still be sent when a thread takes it."""
+
+    def guard(self, shard: int) -> Callable[[], bool] | None:
+        """The check for a call sent now on behalf of `shard` (None: always allowed)."""
+        ...
 
 
 class ChildReports(Protocol):
@@ -61,3 +75,4 @@ class RunContext:
     dispatcher: Dispatcher
     children: ChildReports
     shared: SharedQueue | None = None
+    guards: CallGuards | None = None

@@ -19,6 +19,7 @@ class EngineSettings:
     readiness_poll: float = 1.0  # how often resources in progress are observed, batched per type
     nested_poll: float = 0.5  # how often nested stacks on other workers are looked at and found
     max_sleep: float = 1.0  # the longest wait between passes (leases are renewed at each pass)
+    store_retry: float = 1.0  # after the database went away mid-pass, when the next pass tries again
     # A create back while its resource still builds is written with the resource's next change, or
     # this long after at the latest: a crash meanwhile loses only the physical id, found again by
     # the resource's marker (the intent record, written before the call, holds the marker).

@@ -259,6 +259,10 @@ class StackRun:
         ready = self.resources.has_ready() and not self.pace.full
         return bool(len(self.flights) or ready or self.flights.awaiting_ids())
 
+    def has_calls_out(self) -> bool:
+        """Whether a call of this stack was sent and has not come back (safe from any thread)."""
+        return self.flights.sent_and_not_back()
+
     def calls_out(self) -> tuple[list[PendingCall], list[PendingCall]]:
         """The calls out: (on this worker's pool, queued for any worker)."""
         return self.flights.pending_calls()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from providers.simulated.settings import CloudSettings
 from reconciler.daemon.clouds import CloudRoot
 from reconciler.engine import DesiredGeneration, Engine, SoleWorkerLeases, StackReport, StackStatus
 from reconciler.templates.file_source import DirectorySource
@@ -231,3 +232,42 @@ def test_a_commit_changing_only_a_group_member_template_updates_every_member(
     assert {server["id"] for server in world.live("servers")} == before  # renamed in place
     assert world.outputs("tree")["names"] == ["host-0", "host-1"]
     world.close()
+
+
+def test_a_nested_stack_handed_to_another_worker_mid_convergence_is_watched_there(
+    tmp_path: Path, database_url: str
+) -> None:
+    """Given one worker converging a tree, its members still building; when the members' shards
+    are handed to a worker that joined; then the root's worker reads the members' rows the new
+    holder writes (not its own stale runs) and the tree converges, nothing made twice."""
+    world = World(tmp_path, database_url, cloud=CloudSettings(time_to_active=20.0))
+    world.engine.close()
+    world.leases.release_all()
+    shard_count = world.store.settings.shard_count
+    root_shard = shard_for("tree", shard_count)
+    handed = {shard_for(name, shard_count) for name in _nested_stacks(3)} - {root_shard}
+    assert handed, "the scenario needs nested stacks on shards other than the root's"
+    workers = Workers(world)
+    first = workers.start("first", set(range(shard_count)))
+    world.commit({"tree.yaml": TREE, "node.yaml": NODE_WITH_NETWORK})
+    workers.submit("tree", "tree.yaml")
+    for _ in range(5):  # the members' servers are created, and build for a while yet
+        first.step()
+        first.wait_for_calls()
+        world.clock.sleep(1.0)
+    assert len(world.live("servers")) == 3
+
+    for shard in handed:
+        workers.leases["first"].release(shard)
+    workers.start("joined", handed)
+    workers.submit("tree", "tree.yaml")
+    report = workers.converge("first", "tree")
+
+    assert report.status is StackStatus.CONVERGED, report.failures
+    assert sorted(server["name"] for server in world.live("servers")) == ["node-0", "node-1", "node-2"]
+    assert len(world.live("ports")) == 3
+    for child in _nested_stacks(3):
+        if shard_for(child, shard_count) in handed:
+            assert first.run_of(child) is None, f"{child} is watched, not converged, by the first worker"
+    workers.close()
+    world.store.close()

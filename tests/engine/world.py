@@ -51,7 +51,9 @@ class World:
         self_heal: bool = True,
         observe_interval: float = 60.0,
         calls_take_engine_time: bool = False,
+        store_seen_as: Callable[[Store], Store] | None = None,
     ) -> None:
+        """`store_seen_as`: what the workers are handed for the store (a flaky one, say)."""
         self.root = root
         self.clock = SteppedClock()
         self.repo_dir = root / "repo"
@@ -73,6 +75,8 @@ class World:
         self.settings = settings
         self.policy = Policy("sim", self_heal, True, observe_interval)
         self.store: Store = open_store(database_url, clock=self.clock)
+        if store_seen_as is not None:
+            self.store = store_seen_as(self.store)
         self.engine = self.start_worker(worker)
         self.commits: list[str] = []
 

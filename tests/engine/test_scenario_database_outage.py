@@ -1,0 +1,91 @@
+"""Scenario: the database goes away for a moment mid-pass (an outage, a commit whose answer is lost).
+
+The pass stops acting on the shards it could not write, rebuilds them from their records on a later
+pass, and the stacks still converge: nothing FAILED because the database was away, nothing created twice.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from providers.simulated.settings import CloudSettings, Latency
+from reconciler.engine import StackStatus
+from tests.engine.flaky_store import FlakyStore
+from tests.engine.templates import server_group, servers
+from tests.engine.test_scenario_stale_calls import made, networks
+from tests.engine.world import World
+
+NAMES = ["a", "b", "c", "d"]
+
+
+@pytest.mark.parametrize(
+    ("method", "nth", "answer_lost"),
+    [
+        ("write_records", 1, False),
+        ("write_records", 2, True),
+        ("write_records", 3, False),
+        ("set_status", 1, False),
+        ("set_status", 2, True),
+        ("store_outputs", 1, True),
+        ("record_generation", 3, False),  # the first two are the submits: the group's members follow
+        ("record_generation", 4, True),
+        ("read_records", 3, False),  # the nested group's records, read in a pass
+    ],
+)
+def test_a_store_call_failing_mid_pass_pauses_the_shard_and_the_stacks_still_converge(
+    tmp_path: Path, database_url: str, method: str, nth: int, answer_lost: bool
+) -> None:
+    flakies: list[FlakyStore] = []
+    world = World(tmp_path, database_url, store_seen_as=lambda store: FlakyStore.around(store, flakies))
+    (flaky,) = flakies
+    world.commit({"app.yaml": servers(NAMES), "group.yaml": server_group(3)})
+    (flaky.answer_lost if answer_lost else flaky.unavailable)(method, nth)
+    world.submit("app", "app.yaml")
+    world.submit("group", "group.yaml")
+
+    reports = world.converge("app", "group")
+
+    assert {name: report.status for name, report in reports.items()} == {
+        "app": StackStatus.CONVERGED,
+        "group": StackStatus.CONVERGED,
+    }, [report.failures for report in reports.values()]
+    assert sorted(server["name"] for server in world.live("servers")) == sorted(
+        [*NAMES, "member-0", "member-1", "member-2"]
+    )
+    assert flaky.failures == 1
+    assert len(world.live("ports")) == len(NAMES)
+    assert world.store.read_stack("app").status is StackStatus.CONVERGED  # type: ignore[union-attr]
+    world.close()
+
+
+def test_a_stack_dropped_while_its_creates_are_out_is_rebuilt_only_once_they_are_back(
+    tmp_path: Path, database_url: str
+) -> None:
+    """Given creates sent and still running; when the pass's status write fails (its shard is
+    dropped); then the stack is rebuilt from its records only after the creates landed, so the
+    marker search finds what they made: nothing created twice."""
+    flakies: list[FlakyStore] = []
+    slow_creates = CloudSettings(latency=Latency(per_operation={"create": 5.0}))
+    world = World(
+        tmp_path,
+        database_url,
+        cloud=slow_creates,
+        calls_take_engine_time=True,
+        store_seen_as=lambda store: FlakyStore.around(store, flakies),
+    )
+    (flaky,) = flakies
+    world.commit({"nets.yaml": networks(3)})
+    world.submit("app", "nets.yaml")
+    flaky.unavailable("set_status")
+
+    for _ in range(30):  # a second of engine time a pass: the creates land after five
+        world.engine.step()
+        world.clock.sleep(1.0)
+    report = world.converge("app")["app"]
+
+    assert report.status is StackStatus.CONVERGED, report.failures
+    assert flaky.failures == 1
+    assert sorted(made(world)) == ["net0", "net1", "net2"]
+    world.close()
