@@ -262,6 +262,7 @@ def assemble(
         leader=leader,
         holds=lambda stack: shard_for(stack, store.settings.shard_count) in keeper.fences(),
         rules_for=clouds.for_cloud,
+        held_shards=lambda: keeper.fences().keys(),
         on_settled=metrics.convergence_seconds.observe,
         on_noted=lambda: wake(NOTES),
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from state.stacks import StackStatus
 
@@ -15,9 +16,17 @@ class Failure:
 
     resource: str
     reason: str
+    next_try: float | None = None  # when a resource FAILED for a permanent cause is tried again
 
     def __str__(self) -> str:
-        return f"{self.resource}: {self.reason}"
+        if self.next_try is None:
+            return f"{self.resource}: {self.reason}"
+        return f"{self.resource}: {self.reason}; next try at {next_try_text(self.next_try)}"
+
+
+def next_try_text(when: float) -> str:
+    """A retry's time as people and notes read it: UTC, to the second."""
+    return datetime.fromtimestamp(when, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @dataclass(frozen=True)
