@@ -166,9 +166,13 @@ class NestedChildren:
             state.last_error = None
             run.finished(state, values_changed=True)
         else:
-            reasons = "; ".join(str(failure) for failure in report.failures) or report.status.value
+            failures = report.failures
+            reasons = "; ".join(f"{f.resource}: {f.reason}" for f in failures) or report.status.value
             reason = f"nested stack {state.physical_id} {report.status.value}: {reasons}"
             run.actions.fail_state(state, reason)
+            next_tries = [failure.next_try for failure in failures if failure.next_try is not None]
+            if next_tries and run.summary.failed(name):  # shown with the failure; the child retries it
+                run.summary.nested_next_tries[name] = min(next_tries)
 
     def changed(self, name: str, *, converged: bool = True) -> None:
         """The nested stack of `name` moved on its own. Converged again (drift repaired): its values

@@ -31,9 +31,9 @@ class PassSummary:
         self.outputs_stale = True  # a value outputs may read changed since they were computed
         self.superseded: dict[str, int] = {}  # commit a newer one took over from -> its generation
         self._reasons: tuple[str, ...] = ()
-        self.next_tries: dict[
-            str, float
-        ] = {}  # resource FAILED -> when it is tried again (`failure_retries`)
+        # resource FAILED -> when it is tried again (`failure_retries`); a nested one -> its child's
+        self.next_tries: dict[str, float] = {}
+        self.nested_next_tries: dict[str, float] = {}
         self._outputs_due = False  # computed, not written yet
         self._status_due = False
 
@@ -47,6 +47,7 @@ class PassSummary:
         self._counts = Counter()
         self._kept = {}
         self.next_tries = {}
+        self.nested_next_tries = {}
         self.outputs_stale = True
         self.status = StackStatus.PROGRESSING
         self._status_due = True
@@ -70,6 +71,7 @@ class PassSummary:
 
     def failure_over(self, key: str) -> None:
         self._failures.pop(key, None)
+        self.nested_next_tries.pop(key, None)
 
     def failed(self, key: str) -> bool:
         return key in self._failures
@@ -143,7 +145,7 @@ class PassSummary:
             if name not in escalations and graph.get(name, frozenset()) & escalations.keys()
         }
         merged = {**{k: v for k, v in self._failures.items() if k not in explained}, **escalations}
-        next_tries = self.next_tries
+        next_tries = {**self.nested_next_tries, **self.next_tries}
         return [Failure(name, reason, next_tries.get(name)) for name, reason in sorted(merged.items())]
 
     def action_counts(self, unchanged: int) -> ActionCounts:
