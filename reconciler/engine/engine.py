@@ -107,6 +107,8 @@ class Engine:
         self._ended: set[tuple[str, int]] = set()  # superseded generations recorded in the store
         self._dropped_at: dict[str, float] = {}  # runs to rebuild, waiting for their calls out since
         self._retries_read_at = -math.inf  # when the retry requests of the shards held were last read
+        # nested stacks whose status moved at the last pass: (parent, resource, converged again)
+        self._children_moved: list[tuple[str, str, bool]] = []
 
     def close(self) -> None:
         """Stop the pool (calls in flight finish; nothing new starts); unclaimed queued calls withdrawn.
@@ -252,6 +254,7 @@ class Engine:
             parent = self._runs.get(parent_name)
             if parent is not None:
                 parent.nested_changed(resource)
+        self._tell_parents()
         while True:  # nested stacks submitted during the pass get their first pass in it too
             fresh = [run for name, run in list(self._runs.items()) if name not in stepped]
             if not fresh:
@@ -330,14 +333,20 @@ class Engine:
 
     def _notify_parents(self, runs: list[StackRun], results: Mapping[str, PassResult]) -> None:
         """A nested stack that converged again after a repair tells its parent to read its values;
-        any other new status of it is told too (a parent that failed because of it decides again)."""
+        any other new status of it is told too (a parent that failed because of it decides again).
+        Told at the start of the next pass, so the parent's pass summarises what it then does."""
         for run in runs:
             result = results[run.name]
             if result.status is not None and "/" in run.name:
                 parent_name, _, resource = run.name.rpartition("/")
-                parent = self._runs.get(parent_name)
-                if parent is not None:
-                    parent.nested_changed(resource, converged=result.converged_again)
+                self._children_moved.append((parent_name, resource, result.converged_again))
+
+    def _tell_parents(self) -> None:
+        moved, self._children_moved = self._children_moved, []
+        for parent_name, resource, converged in moved:
+            parent = self._runs.get(parent_name)
+            if parent is not None:
+                parent.nested_changed(resource, converged=converged)
 
     def _write_records(
         self, runs: list[StackRun], results: Mapping[str, PassResult], held: Mapping[int, int]
@@ -406,7 +415,7 @@ class Engine:
             wakes.append(polled)
         return Progress(
             in_flight=sum(progress.in_flight for progress in progresses),
-            busy=any(progress.busy for progress in progresses),
+            busy=bool(self._children_moved) or any(progress.busy for progress in progresses),
             next_wake=min(wakes) if wakes else None,
         )
 
