@@ -24,9 +24,11 @@ from tests.source.git_repos import commit_files, init_repository
 SETTLE_SECONDS = 30.0
 
 
-def repository_config(stacks: Mapping[str, str], extra: str = "") -> str:
-    """`reconciler.yaml` naming the served cloud; `stacks`: name -> template path."""
-    lines = ["defaults:", f"  cloud: {CLOUD_NAME}", "  observe_interval: 1", "stacks:"]
+def repository_config(stacks: Mapping[str, str], *, prune: bool = True, extra: str = "") -> str:
+    """`reconciler.yaml` naming the served cloud; `stacks`: name -> template path; `extra`: more
+    lines under the last stack (its parameters, say)."""
+    lines = ["defaults:", f"  cloud: {CLOUD_NAME}", "  observe_interval: 1", f"  prune: {str(prune).lower()}"]
+    lines.append("stacks:")
     for name, template in stacks.items():
         lines += [f"  {name}:", f"    template: {template}"]
     return "\n".join(lines) + "\n" + extra
