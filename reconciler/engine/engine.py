@@ -36,6 +36,7 @@ from reconciler.engine.random_source import RandomSource
 from reconciler.engine.record_rows import state_from_record, write_for
 from reconciler.engine.report import SETTLED_STATUSES, Failure, StackReport
 from reconciler.engine.resource_state import ResourceState
+from reconciler.engine.retry_requests import RetryRequests
 from reconciler.engine.run_context import RunContext
 from reconciler.engine.run_spec import RunSpec
 from reconciler.engine.settings import EngineSettings
@@ -106,7 +107,7 @@ class Engine:
         self._discovery = NestedDiscovery(store, self.settings.nested_poll)
         self._ended: set[tuple[str, int]] = set()  # superseded generations recorded in the store
         self._dropped_at: dict[str, float] = {}  # runs to rebuild, waiting for their calls out since
-        self._retries_read_at = -math.inf  # when the retry requests of the shards held were last read
+        self._retry_requests = RetryRequests(store, self.settings.retry_poll)
         # nested stacks whose status moved at the last pass: (parent, resource, converged again)
         self._children_moved: list[tuple[str, str, bool]] = []
 
@@ -300,15 +301,13 @@ class Engine:
 
     def _take_retry_requests(self, held: Mapping[int, int], now: float) -> None:
         """Act on the retry requests (`reconciler retry`, from any host) waiting on the shards held."""
-        if not held or now < self._retries_read_at + self.settings.retry_poll:
-            return
-        self._retries_read_at = now
-        requests = self._store.requested_retries(list(held))
+        requests = self._retry_requests.due(held, now)
         for request in requests:
             retried = self.retry_failed(request.stack, request.resource, escalated=True)
             LOG.info("retry of %s%s asked: %d failed resource(s) decided again", request.stack,
                      f" {request.resource}" if request.resource else "", retried)  # fmt: skip
-        self._store.forget_retries([request.id for request in requests])
+        if requests:
+            self._retry_requests.done(requests)
 
     def _step_run(self, run: StackRun, now: float) -> PassResult:
         """One pass of `run`, and the engine's answers to what it asked for its nested stacks."""

@@ -56,7 +56,9 @@ def given_a_member_refused_once(world: EngineOnOpenStack) -> StackReport:
     return report
 
 
-def test_a_member_refused_once_waits_minutes_with_its_reason_then_is_created(world: EngineOnOpenStack) -> None:
+def test_a_member_refused_once_waits_minutes_with_its_reason_then_is_created(
+    world: EngineOnOpenStack,
+) -> None:
     report = given_a_member_refused_once(world)
 
     (failure,) = report.failures
