@@ -133,3 +133,19 @@ def test_while_it_waits_the_reason_and_next_try_are_in_the_note_status_and_metri
     with urllib.request.urlopen(f"http://{host}:{port}/metrics", timeout=5) as answer:
         metrics = answer.read().decode()
     assert 'reconciler_next_retry_timestamp_seconds{stack="app"}' in metrics
+
+
+def test_retry_refuses_a_stack_or_resource_it_does_not_know(world: HttpCloudWorld) -> None:
+    given_a_member_failed_by_one_403(world)
+    runner = CliRunner()
+
+    unknown_stack = runner.invoke(cli, ["retry", "nothing", "--database", world.database_url])
+    unknown_resource = runner.invoke(cli, ["retry", "app", "web", "--database", world.database_url])
+    undeclared = runner.invoke(
+        cli, ["retry", "other", "--database", world.database_url, "--repo", str(world.root / "repo")]
+    )
+
+    assert unknown_stack.exit_code == 1 and "no stack named 'nothing'" in unknown_stack.output
+    assert unknown_resource.exit_code == 1 and "stack 'app' has no resource 'web'" in unknown_resource.output
+    assert undeclared.exit_code == 1 and "declares no stack 'other'" in undeclared.output
+    assert world.running().daemon.store.requested_retries(range(64)) == []
