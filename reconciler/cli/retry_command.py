@@ -33,7 +33,7 @@ FAILED = "FAILED"
     help="Refuse a stack this repository's reconciler.yaml does not declare.",
 )
 def command(stack: str, resource: str | None, database: str, repo: Path | None) -> None:
-    """Try the FAILED resources of STACK (or only RESOURCE, and what is nested under it) again now."""
+    """Try the FAILED resources of STACK (or only RESOURCE) again now, nested stacks included."""
     if repo is not None:
         _check_declared(repo, stack)
     store = open_store(database, clock=SystemClock())
