@@ -113,6 +113,42 @@ def test_a_member_failed_by_one_403_is_retried(world: HttpCloudWorld, trigger: s
     assert names == [f"node-{index}" for index in range(expected)]
 
 
+def next_try(world: HttpCloudWorld) -> float | None:
+    report = world.report("app")
+    return report.failures[0].next_try if report.status is StackStatus.FAILED and report.failures else None
+
+
+def test_the_issue_s_sequence_each_commit_tries_again_until_the_cloud_allows_it(
+    world: HttpCloudWorld,
+) -> None:
+    """The refusal holds for the first try and for the retries an empty commit and a template
+    edit make (each one a try: the next try moves later); the count change's retry is allowed."""
+    world.commit({"reconciler.yaml": repository_config({"app": TEMPLATE}), TEMPLATE: group(3)})
+    forbidden = world.sim.cloud.faults
+    forbidden.fail_next(CallFault.FORBIDDEN, operation="create", collection="servers")
+    world.start_daemon()
+    world.follow()
+    assert world.converge_until(lambda: next_try(world) is not None)
+    first = next_try(world)
+    assert first is not None
+
+    forbidden.fail_next(CallFault.FORBIDDEN, operation="create", collection="servers")
+    empty_commit(world)
+    assert world.converge_until(lambda: (next_try(world) or 0) > first)
+    second = next_try(world)
+    assert second is not None and len(world.live("servers")) == 2
+
+    forbidden.fail_next(CallFault.FORBIDDEN, operation="create", collection="servers")
+    template_edit(world)
+    assert world.converge_until(lambda: (next_try(world) or 0) > second)
+    assert len(world.live("servers")) == 2
+
+    count_change(world)
+    assert world.converge_until(
+        lambda: world.report("app").status is StackStatus.CONVERGED and len(world.live("servers")) == 4
+    ), world.report("app").failures
+
+
 def test_while_it_waits_the_reason_and_next_try_are_in_the_note_status_and_metrics(
     world: HttpCloudWorld,
 ) -> None:
