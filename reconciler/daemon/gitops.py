@@ -538,7 +538,8 @@ class GitOps:
     # -- status --------------------------------------------------------------------------------
 
     def reload(self) -> None:
-        """Read the tracked commit again from scratch (SIGHUP): every stack is re-submitted."""
+        """Read the tracked commit again from scratch (SIGHUP): every stack is re-submitted, and,
+        as on any new commit, the resources FAILED for a permanent cause are tried again."""
         self.seen_commit = None
         self.good = None
         self.input_files.clear()
