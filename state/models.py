@@ -11,6 +11,7 @@ Hot queries and the index serving each:
 - all records of a stack: `ix_resource_records_stack`; due retries: `ix_resource_records_next_attempt`.
 - queue claim: `ix_work_items_ready` (status, next_attempt_at); reclaim: `ix_work_items_claimed_by`.
 - pending notes: `ix_notes_outbox_pending` (sent_at, id).
+- retries asked of a shard's holder: `ix_retry_requests_shard`.
 - the stacks of a shard: `ix_stacks_shard`.
 """
 
@@ -161,6 +162,19 @@ class NoteOutboxEntry(Base):
     sent_at: Mapped[float | None]
 
 
+class RetryRequestRow(Base):
+    """A person's ask to retry a stack's FAILED resources now, read by whoever holds its shard."""
+
+    __tablename__ = "retry_requests"
+    __table_args__ = ({"sqlite_autoincrement": True},)
+
+    id: Mapped[int] = mapped_column(RowId, primary_key=True, autoincrement=True)
+    stack: Mapped[str] = mapped_column(sa.String(255))
+    resource: Mapped[str | None] = mapped_column(sa.String(255))  # None: every resource of the stack
+    shard: Mapped[int] = mapped_column(sa.Integer, index=True)
+    requested_at: Mapped[float]
+
+
 metadata = Base.metadata
 
 
@@ -178,3 +192,4 @@ STACK_GENERATIONS = _table(StackGeneration)
 RESOURCE_RECORDS = _table(ResourceRecord)
 WORK_ITEMS = _table(WorkItem)
 NOTES_OUTBOX = _table(NoteOutboxEntry)
+RETRY_REQUESTS = _table(RetryRequestRow)

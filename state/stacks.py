@@ -8,8 +8,8 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from state.models import RESOURCE_RECORDS, STACKS
 from state.models import STACK_GENERATIONS as GENERATIONS
-from state.models import STACKS
 from state.sharding import shard_for
 from state.upserts import dialect_insert
 
@@ -204,6 +204,17 @@ def stacks_on_shards(connection: sa.Connection, shards: list[int]) -> list[Stack
         sa.select(STACKS.c.name, STACKS.c.shard).where(STACKS.c.shard.in_(shards)).order_by(STACKS.c.name)
     )
     return [StackRef(name, shard) for name, shard in rows]
+
+
+def stacks_holding_records(connection: sa.Connection, shards: list[int]) -> list[str]:
+    """The top-level stacks (names without "/") on `shards` that still hold resource records."""
+    holding = sa.exists().where(RESOURCE_RECORDS.c.stack == STACKS.c.name)
+    rows = connection.execute(
+        sa.select(STACKS.c.name)
+        .where(STACKS.c.shard.in_(shards), ~STACKS.c.name.contains("/"), holding)
+        .order_by(STACKS.c.name)
+    )
+    return [name for (name,) in rows]
 
 
 def read_stacks(connection: sa.Connection, names: list[str]) -> dict[str, StackState]:

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from sqlalchemy import Connection
 from sqlalchemy.engine import URL
 
-from state import leases, outbox, records, stacks, work_queue, workers
+from state import leases, outbox, records, retry_requests, stacks, work_queue, workers
 from state.balance_step import Balanced, balance
 from state.database import create_database_engine
 from state.fencing import Fence, check_fence
@@ -27,7 +27,9 @@ from state.lease_table import ShardLeaseView, lease_table
 from state.migrate import upgrade
 from state.outbox import NoteLine, PendingNote
 from state.records import RecordedResource, RecordsWritten, RecordWrite
+from state.retry_requests import RequestedRetry
 from state.sealing import Sealer, is_sealed
+from state.sharding import shard_for
 from state.stacks import (
     Generation,
     GenerationOutcome,
@@ -331,6 +333,37 @@ class Store:
     def stacks_on_shards(self, shards: Sequence[int]) -> list[StackRef]:
         """The stacks on the given shards."""
         return self._tx.read("stacks on shards", lambda c: stacks.stacks_on_shards(c, list(shards)))
+
+    def stacks_holding_records(self, shards: Sequence[int]) -> list[str]:
+        """The top-level stacks on `shards` that still hold resource records."""
+        if not shards:
+            return []
+        return self._tx.read(
+            "stacks holding records", lambda c: stacks.stacks_holding_records(c, list(shards))
+        )
+
+    # Retry requests
+    def request_retry(self, stack: str, resource: str | None = None) -> int:
+        """Ask the holder of `stack`'s shard to retry its FAILED resources (or `resource`) now."""
+
+        def work(connection: Connection) -> int:
+            shard = shard_for(stack, self.settings.shard_count)
+            return retry_requests.request_retry(
+                connection, stack, resource, shard=shard, now=self._clock.now()
+            )
+
+        return self._tx.run("request retry", work)
+
+    def requested_retries(self, shards: Sequence[int]) -> list[RequestedRetry]:
+        """The retry requests waiting on `shards`, oldest first."""
+        if not shards:
+            return []
+        return self._tx.read("requested retries", lambda c: retry_requests.requested_retries(c, shards))
+
+    def forget_retries(self, ids: Sequence[int]) -> None:
+        """Retry requests acted on."""
+        if ids:
+            self._tx.run("forget retries", lambda c: retry_requests.forget_retries(c, ids))
 
     # Resource records
     def read_records(self, stack: str) -> list[RecordedResource]:

@@ -23,6 +23,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "status": ("status_command", "Render the convergence or plan note of REV (default HEAD)."),
     "outputs": ("outputs_command", "Print a stack's outputs."),
     "check": ("check_command", "Observe every resource of STACK now and report each."),
+    "retry": ("retry_command", "Try the FAILED resources of STACK (or only RESOURCE) again now."),
     "sim": ("sim_command", "Serve the simulated OpenStack cloud."),
     "db": ("db_command", "Manage the state database."),
     "shards": ("shards_command", "Show who holds which shard, at which epoch and until when."),

@@ -31,6 +31,7 @@ from reconciler.daemon.sd_notify import SystemdNotifier
 from reconciler.daemon.service import Loop, Service, watchdog_interval
 from reconciler.daemon.settings import DaemonSettings, SettingsError
 from reconciler.daemon.state_key import state_sealer
+from reconciler.daemon.status_document import status_document
 from reconciler.engine.engine import Engine
 from reconciler.engine.engine_loop import EngineLoop
 from reconciler.engine.shared_calls import SharedCalls, SharedExecutor
@@ -249,6 +250,11 @@ def assemble(
             shards_held=len(keeper.fences()),
             cloud_calls=meter.calls(),
             cloud_errors=meter.errors(),
+            next_retries={
+                name: min(tries)
+                for name, report in reports.items()
+                if (tries := [f.next_try for f in report.failures if f.next_try is not None])
+            },
         )
 
     holder: dict[str, Service] = {}
@@ -262,6 +268,7 @@ def assemble(
         leader=leader,
         holds=lambda stack: shard_for(stack, store.settings.shard_count) in keeper.fences(),
         rules_for=clouds.for_cloud,
+        held_shards=lambda: keeper.fences().keys(),
         on_settled=metrics.convergence_seconds.observe,
         on_noted=lambda: wake(NOTES),
     )
@@ -315,7 +322,12 @@ def assemble(
     http = HttpEndpoints(
         host,
         port,
-        Endpoints(health=progress.health, metrics=metrics.render, git_hook=lambda: service.wake(FOLLOW)),
+        Endpoints(
+            health=progress.health,
+            metrics=metrics.render,
+            git_hook=lambda: service.wake(FOLLOW),
+            status=lambda: status_document(gitops.seen_commit, gitops.reports(), gitops.holds),
+        ),
     )
     repository.watch(on_ref_change, cache_too=not leader)
     daemon = AssembledDaemon(

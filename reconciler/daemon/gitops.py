@@ -7,8 +7,12 @@ Three passes, each run by the service on its own schedule:
   good generations kept); otherwise only the stacks it touches are loaded and submitted to the
   engine, in wiring order (a stack reading another's outputs waits until that one converged). A
   stack whose template is wrong is INVALID on that commit and keeps its last good generation.
-  New pull-request heads get a plan note per touched stack.
-- `converge` runs one engine step and turns changed stack reports into note lines.
+  Any new commit retries the resources FAILED for a permanent cause at once. On every pass, the
+  stacks the database holds resources of that HEAD no longer declares are removed (when they
+  prune), whichever commits this daemon saw. New pull-request heads get a plan note per touched
+  stack.
+- `converge` runs one engine step and turns changed stack reports into note lines; a stack whose
+  `from_stack` outputs moved upstream is loaded again and converges to them.
 - `publish` writes the notes outbox into git and shares the notes ref with the remote.
 
 The engine is driven from one thread at a time: the passes run on the scheduler's threads, so each
@@ -24,7 +28,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -32,6 +36,8 @@ from reconciler.daemon.collector import collector_paused
 from reconciler.daemon.note_recorder import NoteRecorder
 from reconciler.daemon.plan_notes import plan_line, plan_pull_request, recorded_for_plan
 from reconciler.daemon.revisions_ahead import RevisionsAhead
+from reconciler.daemon.undeclared_stacks import undeclared_stacks
+from reconciler.daemon.upstream_outputs import UpstreamOutputs
 from reconciler.engine.desired import DesiredGeneration
 from reconciler.engine.progress import Progress
 from reconciler.engine.report import StackReport
@@ -77,6 +83,12 @@ class ConvergenceEngine(Protocol):
         """Converge the stack to nothing; True once it holds no resources (any stack, not only nested)."""
         ...
 
+    def retry_failed(
+        self, stack: str | None = None, resource: str | None = None, *, escalated: bool = False
+    ) -> int:
+        """Retry the FAILED resources now (of every stack when `stack` is None)."""
+        ...
+
 
 @dataclass(frozen=True)
 class Followed:
@@ -107,12 +119,14 @@ class _Active:
     submitted_at: float
     noted: tuple[Any, ...] | None = None
     superseded_noted: set[str] = field(default_factory=set)
+    because: tuple[str, ...] = ()  # why it converges again at the same commit (an upstream output moved)
 
 
 @dataclass(frozen=True)
 class _Pending:
     files: CommitFileSource
     waiting_noted: bool = False
+    because: tuple[str, ...] = ()
 
 
 def _report_key(report: StackReport) -> tuple[Any, ...]:
@@ -133,6 +147,7 @@ class GitOps:
         leader: bool,
         holds: Callable[[str], bool],
         rules_for: Callable[[str], UpdateRules],
+        held_shards: Callable[[], Collection[int]] = tuple,
         on_settled: Callable[[float], None] = lambda _seconds: None,
         on_noted: Callable[[], None] = lambda: None,
         documents: DocumentCache | None = None,
@@ -145,6 +160,7 @@ class GitOps:
         self.leader = leader
         self.holds = holds
         self.rules_for = rules_for
+        self.held_shards = held_shards
         self.on_settled = on_settled
         self.notes = NoteRecorder(store, clock, writer, on_noted)
         self.tracked_branch = "main"
@@ -155,12 +171,14 @@ class GitOps:
         self.pending: dict[str, _Pending] = {}
         self.active: dict[str, _Active] = {}
         self.removing: dict[str, str] = {}  # stack -> the commit that removed it from reconciler.yaml
+        self.left_in_place: set[str] = set()  # stacks removed with prune off: noted once, left alone
         self._lock = threading.RLock()
         self.ahead = RevisionsAhead(
             documents if documents is not None else DocumentCache(), self._outputs_ready
         )
         # notes refs written locally and not yet pushed (the default ref at start: an earlier run's)
         self.unshared: set[str] = {DEFAULT_NOTES_REF}
+        self.upstream = UpstreamOutputs(self._outputs_ready, clock)
 
     @property
     def documents(self) -> DocumentCache:
@@ -179,6 +197,7 @@ class GitOps:
                 return FetchFailed(str(error))
         with self._lock:
             tracked, new_commit, invalid_commit, to_plan = self._follow_heads()
+            self.notes.record(self._remove_undeclared())
         submitted, invalid = self.load_pending()
         planned = self._plan_heads(to_plan)
         return Followed(tracked, new_commit, submitted, invalid_commit + invalid, planned)
@@ -207,6 +226,9 @@ class GitOps:
         """Read tracked commit `commit`: the stacks it touches become pending (`load_pending` loads
         and submits them); (REPOSITORY_SCOPE,) when the commit is INVALID, else ()."""
         self.seen_commit = commit
+        retried = self.engine.retry_failed()  # a new commit is a moment to try again, whatever it touches
+        if retried:
+            LOG.info("commit %s: %d failed resource(s) tried again", commit[:12], retried)
         files = CommitFileSource(self.repository.repo, commit)
         read = read_commit_config(files)
         if isinstance(read, InvalidCommit):
@@ -237,12 +259,26 @@ class GitOps:
             self.notes.record([self.notes.convergence(REPOSITORY_SCOPE, commit, "UNCHANGED")])
         return ()
 
+    def _remove_undeclared(self) -> list[NoteLine]:
+        """Remove the stacks with resources that the tracked commit (valid) does not declare."""
+        good = self.good
+        if good is None or good.commit != self.seen_commit:
+            return []
+        known = self.removing.keys() | self.left_in_place
+        lines = []
+        for stack in undeclared_stacks(self.store, self.held_shards(), good.config.stacks, known):
+            LOG.info("stack %s has resources but %s does not declare it", stack.name, good.commit[:12])
+            lines.append(self._start_removal(stack.name, stack.prune, good.commit))
+        return [line for line in lines if line is not None]
+
     def _start_removal(self, name: str, prune: bool, commit: str) -> NoteLine | None:
         """A stack left `reconciler.yaml`: delete its resources (when it prunes), noted on `commit`."""
         self.pending.pop(name, None)
         self.active.pop(name, None)
         self.input_files.pop(name, None)
+        self.upstream.forget(name)
         if not prune:
+            self.left_in_place.add(name)
             reason = "removed from reconciler.yaml; prune is off, so its resources are left in place"
             return (
                 self.notes.convergence(name, commit, StackStatus.CONVERGED, failures=(reason,))
@@ -328,6 +364,7 @@ class GitOps:
                         self.pending[name] = _Pending(pending.files, waiting_noted=True)
                     continue
                 del self.pending[name]
+                consulted = self.ahead.consulted(name)
                 self.ahead.forget(name)
                 if isinstance(outcome, InvalidStack):
                     invalid.append(name)
@@ -345,7 +382,8 @@ class GitOps:
                 if not spec.auto_apply:
                     lines.extend(self._planned_only(outcome))
                     continue
-                self._submit(outcome)
+                self._submit(outcome, because=pending.because)
+                self.upstream.loaded(name, consulted)
                 submitted.append(name)
         self.notes.record(lines)
         return tuple(submitted), tuple(invalid)
@@ -373,13 +411,16 @@ class GitOps:
         )
         return [plan, waiting]
 
-    def _submit(self, revision: StackRevision) -> None:
+    def _submit(self, revision: StackRevision, *, because: tuple[str, ...] = ()) -> None:
         self._remember(revision)
         self.removing.pop(revision.name, None)
+        self.left_in_place.discard(revision.name)
         self.engine.submit(
             revision.name, DesiredGeneration(revision.commit, revision.spec, revision.definition)
         )
-        self.active[revision.name] = _Active(commit=revision.commit, submitted_at=self.clock.now())
+        self.active[revision.name] = _Active(
+            commit=revision.commit, submitted_at=self.clock.now(), because=because
+        )
 
     # -- plans for pull-request heads ------------------------------------------------------------
 
@@ -450,9 +491,30 @@ class GitOps:
             if report.settled and (active.noted is None or active.noted[0] not in ("CONVERGED", "FAILED")):
                 self.on_settled(self.clock.now() - active.submitted_at)
             active.noted = _report_key(report)
-            lines.append(self.notes.report(report))
+            lines.append(self.notes.report(report, because=active.because))
+        lines.extend(self._follow_upstream_outputs())
         self.notes.record(lines)
         return progress
+
+    def _follow_upstream_outputs(self) -> list[NoteLine]:
+        """Stacks whose `from_stack` outputs moved upstream are loaded again (noted by their holder)."""
+        good = self.good
+        if good is None:
+            return []
+        lines = []
+        for name, moved in self.upstream.moved(good.config, skip=self.pending.keys()).items():
+            active = self.active.get(name)
+            if active is None:
+                continue
+            because = tuple(str(output) for output in moved)
+            LOG.info("stack %s converges again: %s", name, "; ".join(because))
+            files = CommitFileSource(self.repository.repo, active.commit)
+            self.pending[name] = _Pending(files, because=because)
+            if self.holds(name):
+                lines.append(
+                    self.notes.convergence(name, active.commit, StackStatus.PROGRESSING, failures=because)
+                )
+        return lines
 
     # -- publish -------------------------------------------------------------------------------
 
@@ -476,7 +538,8 @@ class GitOps:
     # -- status --------------------------------------------------------------------------------
 
     def reload(self) -> None:
-        """Read the tracked commit again from scratch (SIGHUP): every stack is re-submitted."""
+        """Read the tracked commit again from scratch (SIGHUP): every stack is re-submitted, and,
+        as on any new commit, the resources FAILED for a permanent cause are tried again."""
         self.seen_commit = None
         self.good = None
         self.input_files.clear()

@@ -28,6 +28,7 @@ class StoreSnapshot:
     shards_held: int = 0
     cloud_calls: Mapping[str, int] = field(default_factory=dict)  # operation -> count
     cloud_errors: Mapping[str, int] = field(default_factory=dict)  # error kind -> count
+    next_retries: Mapping[str, float] = field(default_factory=dict)  # stack -> its FAILED resources' next try
 
 
 class _SnapshotCollector(Collector):
@@ -58,6 +59,14 @@ class _SnapshotCollector(Collector):
         for kind, count in sorted(current.cloud_errors.items()):
             errors.add_metric([kind], count)
         yield errors
+        retries = GaugeMetricFamily(
+            "reconciler_next_retry_timestamp_seconds",
+            "When a stack's resources FAILED for a permanent cause are tried again (Unix time)",
+            labels=["stack"],
+        )
+        for stack, when in sorted(current.next_retries.items()):
+            retries.add_metric([stack], when)
+        yield retries
 
 
 class DaemonMetrics:

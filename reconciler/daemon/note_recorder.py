@@ -54,11 +54,12 @@ class NoteRecorder:
             **extra,
         )
 
-    def report(self, report: StackReport) -> NoteLine:
-        """The convergence line of an engine report: status, counts, failures with reasons."""
+    def report(self, report: StackReport, *, because: tuple[str, ...] = ()) -> NoteLine:
+        """The convergence line of an engine report: status, counts, failures with reasons, and
+        `because`: why the stack converged again at the same commit."""
         assert report.commit is not None
         counts = dataclasses.asdict(report.counts)
-        failures = tuple(str(failure) for failure in report.failures)
+        failures = tuple(str(failure) for failure in report.failures) + because
         status = str(report.status)
         return self.convergence(
             report.stack, report.commit, status, counts=counts, failures=failures, kept=report.kept

@@ -66,6 +66,11 @@ class RevisionsAhead:
             return None
         return ahead.outcome
 
+    def consulted(self, name: str) -> Mapping[str, Outputs]:
+        """The upstream outputs `name`'s load read (by upstream stack)."""
+        ahead = self._ahead.get(name)
+        return {} if ahead is None else ahead.consulted
+
     def forget(self, name: str) -> None:
         """`name` was handed over: its outcome is not needed any more."""
         self._ahead.pop(name, None)

@@ -36,6 +36,7 @@ from reconciler.engine.random_source import RandomSource
 from reconciler.engine.record_rows import state_from_record, write_for
 from reconciler.engine.report import SETTLED_STATUSES, Failure, StackReport
 from reconciler.engine.resource_state import ResourceState
+from reconciler.engine.retry_requests import RetryRequests
 from reconciler.engine.run_context import RunContext
 from reconciler.engine.run_spec import RunSpec
 from reconciler.engine.settings import EngineSettings
@@ -106,6 +107,9 @@ class Engine:
         self._discovery = NestedDiscovery(store, self.settings.nested_poll)
         self._ended: set[tuple[str, int]] = set()  # superseded generations recorded in the store
         self._dropped_at: dict[str, float] = {}  # runs to rebuild, waiting for their calls out since
+        self._retry_requests = RetryRequests(store, self.settings.retry_poll)
+        # nested stacks whose status moved at the last pass: (parent, resource, converged again)
+        self._children_moved: list[tuple[str, str, bool]] = []
 
     def close(self) -> None:
         """Stop the pool (calls in flight finish; nothing new starts); unclaimed queued calls withdrawn.
@@ -159,7 +163,11 @@ class Engine:
 
     def _submit(self, stack: str, commit: str, definition: DesiredStack, spec: RunSpec) -> int:
         nested = spec.lineage.nested
-        inputs: dict[str, Any] = {"resources": len(definition.resources), "cloud": spec.policy.cloud}
+        inputs: dict[str, Any] = {
+            "resources": len(definition.resources),
+            "cloud": spec.policy.cloud,
+            "prune": spec.policy.prune,  # what removing the stack does, for a daemon that never saw it
+        }
         if nested:
             inputs = spec.to_inputs(len(definition.resources))
         outcome = self._store.record_generation(
@@ -242,10 +250,12 @@ class Engine:
         now = self._clock.now()
         self._begin_shared(held, now)
         self._discover(held, now)
+        self._take_retry_requests(held, now)
         for parent_name, resource in self.remote.poll(now):
             parent = self._runs.get(parent_name)
             if parent is not None:
                 parent.nested_changed(resource)
+        self._tell_parents()
         while True:  # nested stacks submitted during the pass get their first pass in it too
             fresh = [run for name, run in list(self._runs.items()) if name not in stepped]
             if not fresh:
@@ -278,6 +288,27 @@ class Engine:
         self._write_statuses(acting, results, held)
         return self._progress(acting)
 
+    def retry_failed(
+        self, stack: str | None = None, resource: str | None = None, *, escalated: bool = False
+    ) -> int:
+        """Retry at once the FAILED resources of `stack` (every stack when None), or only `resource`;
+        escalated ones (waiting for a person) too when `escalated`. How many are decided again."""
+        now = self._clock.now()
+        runs = (
+            list(self._runs.values()) if stack is None else [self._runs[stack]] if stack in self._runs else []
+        )
+        return sum(run.retry_failed(resource, now, escalated=escalated) for run in runs)
+
+    def _take_retry_requests(self, held: Mapping[int, int], now: float) -> None:
+        """Act on the retry requests (`reconciler retry`, from any host) waiting on the shards held."""
+        requests = self._retry_requests.due(held, now)
+        for request in requests:
+            retried = self.retry_failed(request.stack, request.resource, escalated=True)
+            LOG.info("retry of %s%s asked: %d failed resource(s) decided again", request.stack,
+                     f" {request.resource}" if request.resource else "", retried)  # fmt: skip
+        if requests:
+            self._retry_requests.done(requests)
+
     def _step_run(self, run: StackRun, now: float) -> PassResult:
         """One pass of `run`, and the engine's answers to what it asked for its nested stacks."""
         result = run.step(now)
@@ -300,13 +331,21 @@ class Engine:
             self._shared.calls.flush()  # the calls queued for other workers this pass, in one batch
 
     def _notify_parents(self, runs: list[StackRun], results: Mapping[str, PassResult]) -> None:
-        """A nested stack that converged again after a repair tells its parent to read its values."""
+        """A nested stack that converged again after a repair tells its parent to read its values;
+        any other new status of it is told too (a parent that failed because of it decides again).
+        Told at the start of the next pass, so the parent's pass summarises what it then does."""
         for run in runs:
-            if results[run.name].converged_again and "/" in run.name:
+            result = results[run.name]
+            if result.status is not None and "/" in run.name:
                 parent_name, _, resource = run.name.rpartition("/")
-                parent = self._runs.get(parent_name)
-                if parent is not None:
-                    parent.nested_changed(resource)
+                self._children_moved.append((parent_name, resource, result.converged_again))
+
+    def _tell_parents(self) -> None:
+        moved, self._children_moved = self._children_moved, []
+        for parent_name, resource, converged in moved:
+            parent = self._runs.get(parent_name)
+            if parent is not None:
+                parent.nested_changed(resource, converged=converged)
 
     def _write_records(
         self, runs: list[StackRun], results: Mapping[str, PassResult], held: Mapping[int, int]
@@ -375,7 +414,7 @@ class Engine:
             wakes.append(polled)
         return Progress(
             in_flight=sum(progress.in_flight for progress in progresses),
-            busy=any(progress.busy for progress in progresses),
+            busy=bool(self._children_moved) or any(progress.busy for progress in progresses),
             next_wake=min(wakes) if wakes else None,
         )
 

@@ -166,14 +166,26 @@ class NestedChildren:
             state.last_error = None
             run.finished(state, values_changed=True)
         else:
-            reasons = "; ".join(str(failure) for failure in report.failures) or report.status.value
+            failures = report.failures
+            reasons = "; ".join(f"{f.resource}: {f.reason}" for f in failures) or report.status.value
             reason = f"nested stack {state.physical_id} {report.status.value}: {reasons}"
             run.actions.fail_state(state, reason)
+            next_tries = [failure.next_try for failure in failures if failure.next_try is not None]
+            if next_tries and run.summary.failed(name):  # shown with the failure; the child retries it
+                run.summary.nested_next_tries[name] = min(next_tries)
 
-    def changed(self, name: str) -> None:
-        """The nested stack of `name` settled again on its own (drift repaired): read its values anew."""
+    def changed(self, name: str, *, converged: bool = True) -> None:
+        """The nested stack of `name` moved on its own. Converged again (drift repaired): its values
+        are read anew. Any move while `name` failed because of it (a retry in the child, the time
+        of its next try): `name` is decided again, and takes the child's newest report."""
         run = self._run
-        if run.resources.is_settled(name) and name not in self._waiting and name not in run.flights:
+        if name in self._waiting or name in run.flights:
+            return
+        if run.summary.failed(name) and not run.summary.escalated(name):
+            run.summary.failure_over(name)
+            run.resources.unsettle(name)
+            run.summary.status_changed()
+        elif converged and run.resources.is_settled(name):
             run.resources.unsettle(name)
 
     def remove(self, child: str) -> None:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reconciler.engine.desired import DesiredStack
-from reconciler.engine.report import Failure, StackReport
+from reconciler.engine.report import StackReport, parse_failure
 from reconciler.engine.resource_state import RecordStatus
 from reconciler.engine.run_spec import Lineage, RunSpec
 from state.stacks import GenerationSeen, StackState
@@ -46,11 +46,8 @@ def rebuild(root: DesiredStack, lineage: Lineage) -> DesiredStack | None:
 
 def report_from_row(row: StackState, commit: str | None) -> StackReport:
     """A child's report as its holder last wrote it to the store."""
-    failures = []
-    for reason in row.reasons:
-        resource, separator, text = reason.partition(": ")
-        failures.append(Failure(resource, text) if separator else Failure("stack", reason))
-    return StackReport(row.name, row.status, commit, row.status_generation, failures=tuple(failures))
+    failures = tuple(parse_failure(reason) for reason in row.reasons)
+    return StackReport(row.name, row.status, commit, row.status_generation, failures=failures)
 
 
 @dataclass

@@ -31,6 +31,9 @@ class PassSummary:
         self.outputs_stale = True  # a value outputs may read changed since they were computed
         self.superseded: dict[str, int] = {}  # commit a newer one took over from -> its generation
         self._reasons: tuple[str, ...] = ()
+        # resource FAILED -> when it is tried again (`failure_retries`); a nested one -> its child's
+        self.next_tries: dict[str, float] = {}
+        self.nested_next_tries: dict[str, float] = {}
         self._outputs_due = False  # computed, not written yet
         self._status_due = False
 
@@ -43,6 +46,8 @@ class PassSummary:
         self._replacements = Counter()
         self._counts = Counter()
         self._kept = {}
+        self.next_tries = {}
+        self.nested_next_tries = {}
         self.outputs_stale = True
         self.status = StackStatus.PROGRESSING
         self._status_due = True
@@ -66,9 +71,22 @@ class PassSummary:
 
     def failure_over(self, key: str) -> None:
         self._failures.pop(key, None)
+        self.nested_next_tries.pop(key, None)
 
     def failed(self, key: str) -> bool:
         return key in self._failures
+
+    def failed_resources(self, graph: Mapping[str, frozenset[str]]) -> list[str]:
+        """The resources of `graph` that failed (refused deletes and searches are not resources)."""
+        return [name for name in self._failures if name in graph]
+
+    def escalated(self, name: str) -> bool:
+        return name in self._escalations
+
+    def escalation_over(self, name: str) -> None:
+        """A person asked to retry `name`: its escalation, and its replacements so far, are over."""
+        self._escalations.pop(name, None)
+        self._replacements.pop(name, None)
 
     def escalate(self, name: str, reason: str, *, unless_escalated: bool = False) -> None:
         """`name` needs a person: no right action exists (kept as first given with `unless_escalated`)."""
@@ -127,7 +145,8 @@ class PassSummary:
             if name not in escalations and graph.get(name, frozenset()) & escalations.keys()
         }
         merged = {**{k: v for k, v in self._failures.items() if k not in explained}, **escalations}
-        return [Failure(name, reason) for name, reason in sorted(merged.items())]
+        next_tries = {**self.nested_next_tries, **self.next_tries}
+        return [Failure(name, reason, next_tries.get(name)) for name, reason in sorted(merged.items())]
 
     def action_counts(self, unchanged: int) -> ActionCounts:
         counts = self._counts

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from state.stacks import StackStatus
 
@@ -15,9 +16,36 @@ class Failure:
 
     resource: str
     reason: str
+    next_try: float | None = None  # when a resource FAILED for a permanent cause is tried again
 
     def __str__(self) -> str:
-        return f"{self.resource}: {self.reason}"
+        if self.next_try is None:
+            return f"{self.resource}: {self.reason}"
+        return f"{self.resource}: {self.reason}{NEXT_TRY}{next_try_text(self.next_try)}"
+
+
+NEXT_TRY = "; next try at "
+NEXT_TRY_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+
+
+def next_try_text(when: float) -> str:
+    """A retry's time as people and notes read it: UTC, to the second."""
+    return datetime.fromtimestamp(when, UTC).strftime(NEXT_TRY_FORMAT)
+
+
+def parse_failure(text: str) -> Failure:
+    """A failure back from its text (`str(failure)`, as a stack's stored reasons hold it)."""
+    resource, separator, rest = text.partition(": ")
+    if not separator:
+        return Failure("stack", text)
+    reason, marked, when = rest.rpartition(NEXT_TRY)
+    if marked:
+        try:
+            moment = datetime.strptime(when, NEXT_TRY_FORMAT).replace(tzinfo=UTC).timestamp()
+        except ValueError:
+            return Failure(resource, rest)
+        return Failure(resource, reason, moment)
+    return Failure(resource, rest)
 
 
 @dataclass(frozen=True)

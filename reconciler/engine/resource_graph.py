@@ -88,6 +88,12 @@ class ResourceGraph:
         """Try `key` (a resource, or a delete's key) again at `when`."""
         self._retry_at[key] = when
 
+    def retry_now(self, now: float, keys: set[str] | None = None) -> None:
+        """Bring the waiting retries (of `keys`, or every one, deletes too) forward to `now`."""
+        for key, when in self._retry_at.items():
+            if when > now and (keys is None or key in keys):
+                self._retry_at[key] = now
+
     def cancel_retry(self, key: object) -> None:
         self._retry_at.pop(key, None)
 

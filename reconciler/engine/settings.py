@@ -27,6 +27,11 @@ class EngineSettings:
     max_attempts: int = 12  # retryable failures of one action before the resource is FAILED
     max_replacements: int = 3  # replacements of a failing resource before the stack is FAILED
     backoff: Backoff = field(default_factory=Backoff)
+    # A resource FAILED for a permanent cause (403, quota, bad request) is tried again this slowly.
+    failed_backoff: Backoff = field(
+        default_factory=lambda: Backoff(base=120.0, factor=2.0, cap=3600.0, jitter=0.1)
+    )
+    retry_poll: float = 1.0  # how often the retry requests of the shards held are read
 
     @property
     def in_flight_limit(self) -> int:

@@ -11,6 +11,7 @@ engine writes in one fenced batch per shard. The concerns live beside this modul
 - `readiness_waits`: resources still building, polled until READY;
 - `drift_observation`: the periodic observation and what drift it finds is done about;
 - `retirement`: replaced and pruned records, deleted once nothing refers to them;
+- `failure_retries`: resources FAILED for a permanent cause, tried again slowly or when asked;
 - `nested_children`: nested stacks the stack waits on;
 - `pass_summary` and `dirty_records`: status, outputs and the records to write.
 
@@ -31,6 +32,7 @@ from reconciler.engine.call_pool import PendingCall
 from reconciler.engine.desired import DesiredStack, Policy
 from reconciler.engine.dirty_records import DirtyRecords
 from reconciler.engine.drift_observation import DriftObservation
+from reconciler.engine.failure_retries import FailureRetries
 from reconciler.engine.nested_children import NestedChildren
 from reconciler.engine.nested_values import NestedValues
 from reconciler.engine.pass_result import PassResult
@@ -99,6 +101,7 @@ class StackRun:
         self.children = NestedChildren(self)
         self.values = NestedValues(self)
         self.options = ResourceOptions(self)
+        self.failure_retries = FailureRetries(self)
 
     @property
     def policy(self) -> Policy:
@@ -152,6 +155,7 @@ class StackRun:
         self.spec = desire.spec
         graph = definition.graph() if definition is not None else {}
         self.resources.reset(graph)
+        self.failure_retries.reset()
         self.retirement.retire_pruned()
         for name in graph:
             self.resources.consider(name)
@@ -188,13 +192,18 @@ class StackRun:
         for key in self.resources.due_retries(now):
             if isinstance(key, str):
                 self.resources.consider(key)
+        self.failure_retries.due(now)
         self.children.check_all()
         self._drain_ready(now)
         self.readiness.poll(now)
         self.observation.observe_if_due(now)
         self.retirement.delete_due(now)
-        self._summarize()
+        self._summarize(now)
         return self.take_result(now)
+
+    def retry_failed(self, resource: str | None, now: float, *, escalated: bool) -> int:
+        """Retry the FAILED resources (or `resource`) at once; escalated ones only when a person asks."""
+        return self.failure_retries.retry_now(resource, now, escalated=escalated)
 
     def take_result(self, now: float) -> PassResult:
         """The writes due since the last result (at `now`: records held back whose time came)."""
@@ -214,7 +223,7 @@ class StackRun:
 
     def answered(self, now: float) -> PassResult:
         """The result of the pass again, once the engine answered its child requests."""
-        self._summarize()
+        self._summarize(now)
         return self.take_result(now)
 
     def holds_writes_for_later(self) -> bool:
@@ -238,6 +247,7 @@ class StackRun:
             self.readiness.next_wake(),
             self.flights.next_deadline(),
             self.writes.next_due(),
+            self.failure_retries.next_wake(),
         ]
         if self.resources.graph and self.resources.records and not self.removing:
             times.append(self.observation.next_observe_at)
@@ -284,7 +294,8 @@ class StackRun:
         acting = flights.acting_on_resources() + flights.awaiting_ids()
         return acting + len(self.children) + len(self.readiness)
 
-    def _summarize(self) -> None:
+    def _summarize(self, now: float) -> None:
+        self.failure_retries.schedule(now)
         flights = self.flights
         pending_work = bool(
             flights.acting()
@@ -403,6 +414,7 @@ class StackRun:
         if values_changed:
             self.summary.outputs_stale = True
         self.summary.drift_repaired(name)
+        self.failure_retries.succeeded(name)
         self.resources.settle(name, values_changed=values_changed)
 
     def finished(self, state: ResourceState, *, values_changed: bool) -> None:
@@ -415,9 +427,10 @@ class StackRun:
         else:
             self.resources.consider(name)
 
-    def nested_changed(self, name: str) -> None:
-        """The nested stack of `name` settled again on its own (drift repaired): read its values anew."""
-        self.children.changed(name)
+    def nested_changed(self, name: str, *, converged: bool = True) -> None:
+        """The nested stack of `name` moved on its own: read its values anew when it converged
+        again (drift repaired); decide `name` again if it failed because of the child."""
+        self.children.changed(name, converged=converged)
 
     # Reading ---------------------------------------------------------------------------------
 

@@ -145,5 +145,7 @@ def test_an_unknown_deletion_policy_fails_the_resource(world: World) -> None:
     report = world.converge("app", within=120.0)["app"]
 
     assert report.status is StackStatus.FAILED
-    assert [str(failure) for failure in report.failures] == ['data: Invalid deletion policy "Keep"']
+    assert [(failure.resource, failure.reason) for failure in report.failures] == [
+        ("data", 'Invalid deletion policy "Keep"')
+    ]
     assert world.live("volumes") == []
