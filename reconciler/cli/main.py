@@ -21,6 +21,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "apply": ("apply_command", "Converge the repository's HEAD once and exit."),
     "run": ("run_command", "Run the GitOps daemon: follow the repository and keep its stacks converged."),
     "status": ("status_command", "Render the convergence or plan note of REV (default HEAD)."),
+    "stacks": ("stacks_command", "List every stack with its status and the commit it is at."),
     "outputs": ("outputs_command", "Print a stack's outputs."),
     "check": ("check_command", "Observe every resource of STACK now and report each."),
     "sim": ("sim_command", "Serve the simulated OpenStack cloud."),

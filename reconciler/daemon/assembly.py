@@ -30,11 +30,16 @@ from reconciler.daemon.progress import ProgressMonitor
 from reconciler.daemon.sd_notify import SystemdNotifier
 from reconciler.daemon.service import Loop, Service, watchdog_interval
 from reconciler.daemon.settings import DaemonSettings, SettingsError
+from reconciler.daemon.stack_board import StackBoard, StackView
+from reconciler.daemon.stack_events_log import log_event
 from reconciler.daemon.state_key import state_sealer
+from reconciler.daemon.status_document import rendered, status_document
 from reconciler.engine.engine import Engine
 from reconciler.engine.engine_loop import EngineLoop
 from reconciler.engine.shared_calls import SharedCalls, SharedExecutor
+from reconciler.source.notes_store import NothingToPush, Pushed, PushRejected
 from reconciler.source.repository import FollowedRepository
+from reconciler.templates.hidden_values import redact
 from state import Store, WorkerIdentity, WorkStatus, open_store, shard_for
 from state.fencing import Fence
 from state.shard_keeper import ShardKeeper
@@ -46,6 +51,11 @@ STATE_DIR_VARIABLE = "RECONCILER_STATE_DIR"
 DATABASE_FILE = "state.sqlite"  # the file name `reconciler apply` and `outputs` default to as well
 FOLLOW, CONVERGE, LEASES, NOTES = "follow", "converge", "leases", "notes"
 WAITING_WORK = (WorkStatus.READY, WorkStatus.CLAIMED)
+PUSH_OUTCOMES: Mapping[type, str] = {
+    Pushed: "pushed",
+    NothingToPush: "nothing_to_push",
+    PushRejected: "rejected",
+}
 
 
 def state_directory(settings: DaemonSettings, environ: Mapping[str, str] = os.environ) -> Path:
@@ -133,7 +143,7 @@ class AssembledDaemon:
         self.executor.start()
         self.http.start()
         host, port = self.http.address
-        LOG.info("listening on http://%s:%d (/healthz, /metrics, POST /hooks/git)", host, port)
+        LOG.info("listening on http://%s:%d (/healthz, /metrics, /status, POST /hooks/git)", host, port)
         try:
             return self.service.run()
         finally:
@@ -161,6 +171,20 @@ class AssembledDaemon:
             LOG.exception("publishing notes at shutdown failed; they stay in the outbox")
         released = self.keeper.stop()
         LOG.info("stopped: released %d shard(s) within the %.0f s deadline", len(released), deadline)
+
+
+def held_views(board: StackBoard, gitops: GitOps) -> list[StackView]:
+    """The board's stacks still declared at the tracked commit whose shard this worker holds."""
+    good = gitops.good
+    declared = good.config.stacks if good is not None else {}
+    return [view for view in board.views() if view.stack in declared and gitops.holds(view.stack)]
+
+
+def daemon_status(gitops: GitOps, board: StackBoard, store: Store) -> dict[str, object]:
+    """`GET /status`: every stack declared at the newest valid tracked commit."""
+    good = gitops.good
+    declared = sorted(good.config.stacks) if good is not None else []
+    return status_document(gitops.seen_commit, declared, held_views(board, gitops), store.read_stacks)
 
 
 def _converge_loop(engine_loop: EngineLoop, clock: SystemClock, interval: float) -> Loop:
@@ -251,8 +275,12 @@ def assemble(
             cloud_errors=meter.errors(),
         )
 
+    board = StackBoard(
+        clock, [log_event], lambda stack, text: redact(text, gitops.notes.hidden.get(stack, frozenset()))
+    )
+
     holder: dict[str, Service] = {}
-    metrics = DaemonMetrics(snapshot)
+    metrics = DaemonMetrics(snapshot, lambda: held_views(board, gitops))
     gitops = GitOps(
         repository,
         store,
@@ -264,6 +292,7 @@ def assemble(
         rules_for=clouds.for_cloud,
         on_settled=metrics.convergence_seconds.observe,
         on_noted=lambda: wake(NOTES),
+        on_report=board.saw,
     )
 
     def wake(loop: str) -> None:
@@ -283,7 +312,7 @@ def assemble(
         clouds.save()  # the simulated cloud's file, so a crash loses nothing the notes speak of
         outcome = gitops.publish()
         if outcome is not None:
-            metrics.notes_pushed.labels(outcome=type(outcome).__name__).inc()
+            metrics.notes_pushed.labels(outcome=PUSH_OUTCOMES[type(outcome)]).inc()
         return outcome
 
     def on_reload() -> None:
@@ -315,7 +344,12 @@ def assemble(
     http = HttpEndpoints(
         host,
         port,
-        Endpoints(health=progress.health, metrics=metrics.render, git_hook=lambda: service.wake(FOLLOW)),
+        Endpoints(
+            health=progress.health,
+            metrics=metrics.render,
+            git_hook=lambda: service.wake(FOLLOW),
+            status=lambda: rendered(daemon_status(gitops, board, store)),
+        ),
     )
     repository.watch(on_ref_change, cache_too=not leader)
     daemon = AssembledDaemon(

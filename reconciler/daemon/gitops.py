@@ -135,6 +135,7 @@ class GitOps:
         rules_for: Callable[[str], UpdateRules],
         on_settled: Callable[[float], None] = lambda _seconds: None,
         on_noted: Callable[[], None] = lambda: None,
+        on_report: Callable[[StackReport], None] = lambda _report: None,
         documents: DocumentCache | None = None,
     ) -> None:
         self.repository = repository
@@ -146,6 +147,7 @@ class GitOps:
         self.holds = holds
         self.rules_for = rules_for
         self.on_settled = on_settled
+        self.on_report = on_report  # every report of a held stack, once per pass (events, status)
         self.notes = NoteRecorder(store, clock, writer, on_noted)
         self.tracked_branch = "main"
         self.heads: Heads | None = None
@@ -335,6 +337,9 @@ class GitOps:
                     # the leader writes the note.
                     reasons = [f"{p.file}:{p.line or 0}: {p.message}" for p in outcome.problems]
                     self.engine.invalid(name, outcome.commit, reasons)
+                    report = self.engine.report(name)
+                    if report is not None and self.holds(name):
+                        self.on_report(report)
                     if self.leader:
                         lines.append(
                             self.notes.convergence(
@@ -345,7 +350,7 @@ class GitOps:
                 if not spec.auto_apply:
                     lines.extend(self._planned_only(outcome))
                     continue
-                self._submit(outcome)
+                lines.extend(self._submit(outcome))
                 submitted.append(name)
         self.notes.record(lines)
         return tuple(submitted), tuple(invalid)
@@ -373,13 +378,28 @@ class GitOps:
         )
         return [plan, waiting]
 
-    def _submit(self, revision: StackRevision) -> None:
+    def _submit(self, revision: StackRevision) -> list[NoteLine]:
+        """Hand `revision` to the engine; the SUPERSEDED line of the commit it takes over from, if any."""
         self._remember(revision)
         self.removing.pop(revision.name, None)
+        before = self.engine.report(revision.name) if revision.name in self.active else None
         self.engine.submit(
             revision.name, DesiredGeneration(revision.commit, revision.spec, revision.definition)
         )
-        self.active[revision.name] = _Active(commit=revision.commit, submitted_at=self.clock.now())
+        active = _Active(commit=revision.commit, submitted_at=self.clock.now())
+        self.active[revision.name] = active
+        if before is None or before.commit in (None, revision.commit) or before.settled:
+            return []
+        # The commit in progress is taken over even when the definition did not change (the engine
+        # notes SUPERSEDED only for a new generation): noted here, once.
+        assert before.commit is not None
+        active.superseded_noted.add(before.commit)
+        if not self.holds(revision.name):
+            return []
+        reason = f"superseded by {revision.commit[:12]}"
+        return [
+            self.notes.convergence(revision.name, before.commit, StackStatus.SUPERSEDED, failures=(reason,))
+        ]
 
     # -- plans for pull-request heads ------------------------------------------------------------
 
@@ -434,6 +454,7 @@ class GitOps:
             report = self.engine.report(name)
             if report is None or not self.holds(name):
                 continue
+            self.on_report(report)
             for old in report.superseded:
                 if old not in active.superseded_noted and old != active.commit:
                     active.superseded_noted.add(old)

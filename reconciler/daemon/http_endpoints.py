@@ -1,4 +1,4 @@
-"""The daemon's HTTP port: `/healthz`, `/metrics` and `POST /hooks/git`.
+"""The daemon's HTTP port: `/healthz`, `/metrics`, `/status` and `POST /hooks/git`.
 
 A standard-library threading server on its own thread: the handlers only read a health verdict,
 render metrics, or set an event that wakes the fetch loop, so they never block the daemon.
@@ -25,6 +25,7 @@ class Endpoints:
     health: Callable[[], Health]
     metrics: Callable[[], bytes]
     git_hook: Callable[[], None]
+    status: Callable[[], bytes] = lambda: b"{}\n"  # the JSON of GET /status
 
 
 def parse_listen(value: str) -> tuple[str, int]:
@@ -52,6 +53,8 @@ def _handler(endpoints: Endpoints) -> type[BaseHTTPRequestHandler]:
                     self._reply(HTTPStatus.SERVICE_UNAVAILABLE, f"stalled: {stalled}\n".encode())
             elif self.path == "/metrics":
                 self._reply(HTTPStatus.OK, endpoints.metrics(), CONTENT_TYPE)
+            elif self.path == "/status":
+                self._reply(HTTPStatus.OK, endpoints.status(), "application/json")
             else:
                 self._reply(HTTPStatus.NOT_FOUND, b"not found\n")
 

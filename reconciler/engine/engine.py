@@ -137,7 +137,11 @@ class Engine:
         spec = desired.spec
         policy = Policy(spec.cloud, spec.self_heal, spec.prune, float(spec.observe_interval))
         self._invalid.pop(stack, None)
-        return self._submit(stack, desired.commit, desired.definition, RunSpec.root(stack, policy))
+        generation = self._submit(stack, desired.commit, desired.definition, RunSpec.root(stack, policy))
+        run = self._runs.get(stack)
+        if run is not None and run.at_generation(generation):
+            run.recommitted(desired.commit)  # a definition already converged to: at this commit now
+        return generation
 
     def invalid(self, stack: str, commit: str, reasons: Iterable[str]) -> None:
         """The commit's template is wrong: report INVALID and keep maintaining the last good generation.

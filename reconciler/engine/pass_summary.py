@@ -7,7 +7,7 @@ What is due to be written is taken once per pass (`take`) into the pass's result
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -24,6 +24,8 @@ class PassSummary:
         self._failures: dict[str, str] = {}  # resource (or what a refused delete was) -> reason
         self._escalations: dict[str, str] = {}  # resource -> why no right action exists: needs a person
         self._drifted: set[str] = set()
+        self.drift_repairs = 0  # drifted resources repaired since the stack's run began
+        self.recent_repairs: deque[str] = deque(maxlen=10)  # the newest of them, newest last
         self._replacements: Counter[str] = Counter()  # resource -> replacements of a failing resource
         self._counts: Counter[str] = Counter()
         self._kept: dict[str, str] = {}  # resource (physical id) -> what its deletion policy kept
@@ -49,6 +51,14 @@ class PassSummary:
 
     def settled(self) -> bool:
         return self.status in (StackStatus.CONVERGED, StackStatus.FAILED)
+
+    def recommitted(self) -> None:
+        """A newer commit with the same definition: its status is written again (it may have been
+        INVALID in between); a settled stack did nothing at that commit, so its counts start over."""
+        if self.settled():
+            self._counts = Counter()
+            self._kept = {}
+        self._status_due = True
 
     def count(self, action: str) -> None:
         """One more resource `created`, `updated`, `replaced` or `deleted` at this generation."""
@@ -79,7 +89,10 @@ class PassSummary:
         self._drifted.add(name)
 
     def drift_repaired(self, name: str) -> None:
-        self._drifted.discard(name)
+        if name in self._drifted:
+            self._drifted.discard(name)
+            self.drift_repairs += 1
+            self.recent_repairs.append(name)
 
     def replaced_failing(self, name: str) -> int:
         """One more replacement of failing `name`; how many so far at this generation."""

@@ -45,6 +45,8 @@ class StackReport:
     superseded: tuple[str, ...] = field(default=())
     resources: int = 0
     kept: tuple[str, ...] = ()  # what deletion policies kept: retained resources, snapshots made
+    drift_repairs: int = 0  # drifted resources repaired since this worker began running the stack
+    recent_repairs: tuple[str, ...] = ()  # the newest of them, newest last
 
     @property
     def settled(self) -> bool:

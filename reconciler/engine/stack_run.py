@@ -156,6 +156,12 @@ class StackRun:
         for name in graph:
             self.resources.consider(name)
 
+    def recommitted(self, commit: str) -> None:
+        """A newer commit whose definition is this generation's: the stack is at `commit` from now on."""
+        if commit != self.commit:
+            self.summary.recommitted()
+            self.commit = commit
+
     def rebuilt(self, records: Iterable[ResourceState]) -> StackRun:
         """A fresh coordinator for the same stack and desire, from the store's `records` (a takeover)."""
         fresh = StackRun(self.name, self.shard, self.providers, self.context)
@@ -454,4 +460,6 @@ class StackRun:
             superseded=tuple(summary.superseded),
             resources=len(resources.records),
             kept=summary.kept(),
+            drift_repairs=summary.drift_repairs,
+            recent_repairs=tuple(summary.recent_repairs),
         )

@@ -1,0 +1,42 @@
+"""`GET /status`: every stack declared at the tracked commit, its status and the commit it is at.
+
+The stacks this worker runs come from its board (status, commit, last sync, drift repairs); the
+others are read from the shared store's rows (their status, held elsewhere). A stack the store
+does not know yet is PENDING.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+
+from reconciler import __version__
+from reconciler.daemon.stack_board import StackView
+from state import StackStatus
+from state.stacks import StackState
+
+
+def status_document(
+    tracked: str | None,
+    declared: Sequence[str],
+    held: Sequence[StackView],
+    read_rows: Callable[[list[str]], Mapping[str, StackState]],
+) -> dict[str, object]:
+    """The document: the tracked commit and one object per declared stack, by name."""
+    views = {view.stack: view for view in held if view.stack in declared}
+    others = [name for name in declared if name not in views]
+    rows = read_rows(others) if others else {}
+    for name in others:
+        row = rows.get(name)
+        status = str(row.status) if row is not None else str(StackStatus.PENDING)
+        reasons = row.reasons if row is not None else ()
+        views[name] = StackView(name, status, None, reasons=tuple(reasons), held=False)
+    return {
+        "version": __version__,
+        "commit": tracked,
+        "stacks": [views[name].to_json() for name in sorted(views)],
+    }
+
+
+def rendered(document: Mapping[str, object]) -> bytes:
+    return (json.dumps(document, indent=2, sort_keys=True) + "\n").encode()
