@@ -41,6 +41,8 @@ class DaemonSettings:
     shutdown_deadline: float = 60.0  # SIGTERM: how long in-flight cloud calls may take to finish
     watchdog_allowance: float = 60.0  # a loop without progress for this long stops WATCHDOG=1
     sim_latency: str = ""  # the simulated cloud's call latency, e.g. "0.05" or "0.05,create=0.2"
+    log_level: str = "info"  # debug, info, warning, error
+    log_format: str = "text"  # text (journald-friendly under systemd) or json (one object per line)
 
     def overridden(self, **flags: Any) -> DaemonSettings:
         """These settings with every flag that was given (not None) taking precedence."""
@@ -56,6 +58,12 @@ _TYPES: Mapping[str, tuple[type, ...]] = {
     "workers": (int,),
     "listen": (str,),
     "sim_latency": (str,),
+    "log_level": (str,),
+    "log_format": (str,),
+}
+CHOICES: Mapping[str, tuple[str, ...]] = {
+    "log_level": ("debug", "info", "warning", "error"),
+    "log_format": ("text", "json"),
 }
 
 
@@ -68,6 +76,8 @@ def _checked(path: Path, key: str, value: Any) -> Any:
         raise SettingsError(f"{path}: {key} must be a {names}, not {type(value).__name__}")
     if key == "workers" and int(value) < 1:
         raise SettingsError(f"{path}: workers must be at least 1")
+    if key in CHOICES and value not in CHOICES[key]:
+        raise SettingsError(f"{path}: {key} must be one of {', '.join(CHOICES[key])}, not {value!r}")
     return float(value) if expected == (int, float) else value
 
 

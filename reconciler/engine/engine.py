@@ -26,6 +26,7 @@ from typing import Any
 
 from reconciler.engine.call_pool import CallPool, PendingCall
 from reconciler.engine.desired import DesiredGeneration, DesiredStack, Policy
+from reconciler.engine.drift_tally import DriftTally
 from reconciler.engine.engine_loop import EngineLoop
 from reconciler.engine.held_shards import HeldShards
 from reconciler.engine.nested_handoff import REMOVED, NestedDiscovery, RemoteChildren, rebuild
@@ -100,6 +101,7 @@ class Engine:
         self._runs: dict[str, StackRun] = {}
         self._epochs: dict[str, int] = {}
         self._invalid: dict[str, StackReport] = {}
+        self._tallies: dict[str, DriftTally] = {}  # root stack -> drift repairs of its whole tree
         self._held: Mapping[int, int] = {}  # the shards held at the current (or last) pass
         self._shards: dict[str, int] = {}  # a stack's shard never changes: asked once
         self.remote = RemoteChildren(store, self.settings.nested_poll)
@@ -190,6 +192,7 @@ class Engine:
     def _open_run(self, stack: str, cloud: str) -> StackRun:
         shard = self._shard_of(stack)
         run = StackRun(stack, shard, self._providers.for_cloud(cloud), self._context)
+        run.summary.tally = self._tallies.setdefault(stack.split("/", 1)[0], DriftTally())
         run.load(state_from_record(record) for record in self._store.read_records(stack))
         self._runs[stack] = run
         # Records read while another worker holds the shard may be stale by the time this one
@@ -212,6 +215,7 @@ class Engine:
     def _reopen(self, run: StackRun) -> StackRun:
         """After a takeover: forget what memory held, rebuild from the records, same desired state."""
         fresh = run.rebuilt(state_from_record(record) for record in self._store.read_records(run.name))
+        fresh.summary.tally = run.summary.tally
         self._runs[run.name] = fresh
         return fresh
 

@@ -7,10 +7,11 @@ What is due to be written is taken once per pass (`take`) into the pass's result
 
 from __future__ import annotations
 
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from reconciler.engine.drift_tally import DriftTally
 from reconciler.engine.pass_result import StatusWrite
 from reconciler.engine.report import ActionCounts, Failure
 from reconciler.engine.stack_status import StackStatus, summarize_status
@@ -24,8 +25,7 @@ class PassSummary:
         self._failures: dict[str, str] = {}  # resource (or what a refused delete was) -> reason
         self._escalations: dict[str, str] = {}  # resource -> why no right action exists: needs a person
         self._drifted: set[str] = set()
-        self.drift_repairs = 0  # drifted resources repaired since the stack's run began
-        self.recent_repairs: deque[str] = deque(maxlen=10)  # the newest of them, newest last
+        self.tally = DriftTally()  # the engine shares its root's among a tree of nested stacks
         self._replacements: Counter[str] = Counter()  # resource -> replacements of a failing resource
         self._counts: Counter[str] = Counter()
         self._kept: dict[str, str] = {}  # resource (physical id) -> what its deletion policy kept
@@ -88,11 +88,11 @@ class PassSummary:
     def drifting(self, name: str) -> None:
         self._drifted.add(name)
 
-    def drift_repaired(self, name: str) -> None:
+    def drift_repaired(self, name: str, label: str) -> None:
+        """`name` settled; if it had drifted, one more repair (`label`: the name with its stack)."""
         if name in self._drifted:
             self._drifted.discard(name)
-            self.drift_repairs += 1
-            self.recent_repairs.append(name)
+            self.tally.repaired(label)
 
     def replaced_failing(self, name: str) -> int:
         """One more replacement of failing `name`; how many so far at this generation."""

@@ -408,7 +408,7 @@ class StackRun:
     def settle(self, name: str, *, values_changed: bool) -> None:
         if values_changed:
             self.summary.outputs_stale = True
-        self.summary.drift_repaired(name)
+        self.summary.drift_repaired(name, f"{self.name}: {name}")
         self.resources.settle(name, values_changed=values_changed)
 
     def finished(self, state: ResourceState, *, values_changed: bool) -> None:
@@ -460,6 +460,6 @@ class StackRun:
             superseded=tuple(summary.superseded),
             resources=len(resources.records),
             kept=summary.kept(),
-            drift_repairs=summary.drift_repairs,
-            recent_repairs=tuple(summary.recent_repairs),
+            drift_repairs=summary.tally.repairs,
+            recent_repairs=tuple(summary.tally.recent),
         )
