@@ -36,6 +36,15 @@ def _settings(config: Path | None, **flags: object) -> DaemonSettings:
         raise click.ClickException(str(error)) from None
 
 
+def _follower_flags(settings: DaemonSettings, config: Path | None) -> tuple[str, ...]:
+    """What followers share with the leader besides the repository and database: the settings file
+    (secrets and notification target included) and the logging chosen."""
+    flags: tuple[str, ...] = ("--log-level", settings.log_level, "--log-format", settings.log_format)
+    if settings.notify_url:
+        flags += ("--notify-url", settings.notify_url)
+    return (*flags, "--config", str(config)) if config is not None else flags
+
+
 @click.command(name="run")
 @click.option("--repo", help="A local repository directory or a remote URL.")
 @click.option(
@@ -55,6 +64,12 @@ def _settings(config: Path | None, **flags: object) -> DaemonSettings:
     type=click.Choice(list(FORMATS)),
     help="text (journald-friendly) or json lines (default text).",
 )
+@click.option(
+    "--webhook-secret",
+    envvar="RECONCILER_WEBHOOK_SECRET",
+    help="Shared secret push webhooks must be signed with (prefer webhook_secret_file or a credential).",
+)
+@click.option("--notify-url", help="POST each stack event here as JSON, signed with notify_secret.")
 @click.option("--follower", is_flag=True, hidden=True, help="Run as a non-leading worker of --workers.")
 @click.option("--worker-name", hidden=True, help="This worker's id (default: host, pid and a random tag).")
 def command(
@@ -69,6 +84,8 @@ def command(
     sim_latency: str | None,
     log_level: str | None,
     log_format: str | None,
+    webhook_secret: str | None,
+    notify_url: str | None,
     follower: bool,
     worker_name: str | None,
 ) -> None:
@@ -83,6 +100,8 @@ def command(
         "sim_latency": sim_latency,
         "log_level": log_level,
         "log_format": log_format,
+        "webhook_secret": webhook_secret,
+        "notify_url": notify_url,
     }
     settings = _settings(config, **flags)
     configure_logging(settings.log_level, settings.log_format)
@@ -94,7 +113,7 @@ def command(
             worker_id=worker_name,
             reread_settings=lambda: load_settings(config).overridden(**flags),
         )
-    except (RepositoryUnavailable, ValueError) as error:
+    except (RepositoryUnavailable, ValueError, SettingsError) as error:
         raise click.ClickException(str(error)) from None
     if stopped_early.is_set():
         daemon.stop_work(0)
@@ -112,7 +131,7 @@ def command(
                 repo=settings.repo,  # a URL: followers read the leader's cache and never fetch
                 database=database_url(settings, state_dir_path),
                 state_dir=str(state_dir_path),
-                extra=("--log-level", settings.log_level, "--log-format", settings.log_format),
+                extra=_follower_flags(settings, config),
             ),
             settings.workers - 1,
         )

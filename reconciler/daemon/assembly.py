@@ -26,8 +26,10 @@ from reconciler.daemon.gitops import Followed, GitOps
 from reconciler.daemon.http_endpoints import Endpoints, HttpEndpoints, parse_listen
 from reconciler.daemon.metered_clouds import CallMeter, MeteredClouds
 from reconciler.daemon.metrics import DaemonMetrics, StoreSnapshot
+from reconciler.daemon.notifications import Delivery, Notifier
 from reconciler.daemon.progress import ProgressMonitor
 from reconciler.daemon.sd_notify import SystemdNotifier
+from reconciler.daemon.secrets_source import SecretUnreadable, read_secret
 from reconciler.daemon.service import Loop, Service, watchdog_interval
 from reconciler.daemon.settings import DaemonSettings, SettingsError
 from reconciler.daemon.stack_board import StackBoard, StackView
@@ -84,7 +86,10 @@ def database_url(settings: DaemonSettings, state_dir: Path) -> str:
     return settings.database or f"sqlite:///{state_dir / DATABASE_FILE}"
 
 
-RESTART_ONLY = ("repo", "database", "state_dir", "state_key_file", "listen", "workers", "sim_latency")
+RESTART_ONLY = (
+    *("repo", "database", "state_dir", "state_key_file", "listen", "workers", "sim_latency"),
+    *("webhook_secret", "webhook_secret_file", "notify_url", "notify_secret", "notify_secret_file"),
+)
 
 
 def _apply_reloaded(service: Service, current: DaemonSettings, reread: Callable[[], DaemonSettings]) -> None:
@@ -135,12 +140,15 @@ class AssembledDaemon:
     clouds: CloudRoot
     repository: FollowedRepository
     executor: SharedExecutor
+    notifier: Notifier | None = None  # stack events POSTed to `notify_url`, when one is set
 
     def run(self) -> int:
         """Serve until SIGTERM (from the main thread: it installs the signal handlers)."""
         self.service.install_signal_handlers()
         tune_process()
         self.executor.start()
+        if self.notifier is not None:
+            self.notifier.start()
         self.http.start()
         host, port = self.http.address
         LOG.info("listening on http://%s:%d (/healthz, /metrics, /status, POST /hooks/git)", host, port)
@@ -169,8 +177,31 @@ class AssembledDaemon:
             self.gitops.publish()
         except Exception:
             LOG.exception("publishing notes at shutdown failed; they stay in the outbox")
+        if self.notifier is not None:
+            self.notifier.stop()
         released = self.keeper.stop()
         LOG.info("stopped: released %d shard(s) within the %.0f s deadline", len(released), deadline)
+
+
+def _secret(value: str | None, file: str | None, credential: str, environ: Mapping[str, str]) -> bytes | None:
+    try:
+        return read_secret(value, file, credential, environ)
+    except SecretUnreadable as error:
+        raise SettingsError(str(error)) from None
+
+
+def _webhook_secret(settings: DaemonSettings, environ: Mapping[str, str]) -> bytes | None:
+    return _secret(settings.webhook_secret, settings.webhook_secret_file, "webhook-secret", environ)
+
+
+def _notifier(settings: DaemonSettings, environ: Mapping[str, str]) -> Notifier | None:
+    """The sender of stack events to `notify_url`, signed with its secret; None without a URL."""
+    if not settings.notify_url:
+        return None
+    if not settings.notify_url.startswith(("http://", "https://")):
+        raise SettingsError(f"notify_url {settings.notify_url!r}: expected an http:// or https:// URL")
+    secret = _secret(settings.notify_secret, settings.notify_secret_file, "notify-secret", environ)
+    return Notifier(Delivery(settings.notify_url, secret))
 
 
 def held_views(board: StackBoard, gitops: GitOps) -> list[StackView]:
@@ -275,8 +306,11 @@ def assemble(
             cloud_errors=meter.errors(),
         )
 
+    notifier = _notifier(settings, environ)
     board = StackBoard(
-        clock, [log_event], lambda stack, text: redact(text, gitops.notes.hidden.get(stack, frozenset()))
+        clock,
+        [log_event] if notifier is None else [log_event, notifier.send],
+        lambda stack, text: redact(text, gitops.notes.hidden.get(stack, frozenset())),
     )
 
     holder: dict[str, Service] = {}
@@ -349,6 +383,9 @@ def assemble(
             metrics=metrics.render,
             git_hook=lambda: service.wake(FOLLOW),
             status=lambda: rendered(daemon_status(gitops, board, store)),
+            webhook_secret=_secret(
+                settings.webhook_secret, settings.webhook_secret_file, "webhook-secret", environ
+            ),
         ),
     )
     repository.watch(on_ref_change, cache_too=not leader)
@@ -365,5 +402,6 @@ def assemble(
         repository,
         # cloud calls other workers' coordinators queue when their own pools are full (DESIGN.md §5)
         SharedExecutor(store, MeteredClouds(clouds, meter), identity.id, threads=engine.settings.pool_size),
+        notifier,
     )
     return daemon

@@ -1,21 +1,27 @@
 """The daemon's HTTP port: `/healthz`, `/metrics`, `/status` and `POST /hooks/git`.
 
 A standard-library threading server on its own thread: the handlers only read a health verdict,
-render metrics, or set an event that wakes the fetch loop, so they never block the daemon.
+render metrics or status, or set an event that wakes the fetch loop, so they never block the
+daemon. With a webhook secret set, `/hooks/git` wakes the fetch only for a push signed with it
+(`webhook_auth`): anything else gets 401 and a body saying why.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from reconciler.daemon.metrics import CONTENT_TYPE
 from reconciler.daemon.progress import Health, Healthy
+from reconciler.daemon.webhook_auth import Refused, verify_push
 
-MAX_HOOK_BODY = 1 << 20  # webhook payloads are read and dropped: the fetch decides what changed
+LOG = logging.getLogger(__name__)
+
+MAX_HOOK_BODY = 1 << 20  # webhook payloads are checked and dropped: the fetch decides what changed
 
 
 @dataclass(frozen=True)
@@ -26,6 +32,7 @@ class Endpoints:
     metrics: Callable[[], bytes]
     git_hook: Callable[[], None]
     status: Callable[[], bytes] = lambda: b"{}\n"  # the JSON of GET /status
+    webhook_secret: bytes | None = field(default=None, repr=False)  # None: /hooks/git is open
 
 
 def parse_listen(value: str) -> tuple[str, int]:
@@ -62,8 +69,16 @@ def _handler(endpoints: Endpoints) -> type[BaseHTTPRequestHandler]:
             if self.path != "/hooks/git":
                 self._reply(HTTPStatus.NOT_FOUND, b"not found\n")
                 return
-            length = min(int(self.headers.get("Content-Length") or 0), MAX_HOOK_BODY)
-            self.rfile.read(length)
+            length = int(self.headers.get("Content-Length") or 0)
+            if length > MAX_HOOK_BODY:
+                self._reply(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, b"payload over 1 MiB refused\n")
+                return
+            body = self.rfile.read(length)
+            verdict = verify_push(endpoints.webhook_secret, dict(self.headers.items()), body)
+            if isinstance(verdict, Refused):
+                LOG.warning("refused a git hook from %s: %s", self.client_address[0], verdict.reason)
+                self._reply(HTTPStatus.UNAUTHORIZED, f"refused: {verdict.reason}\n".encode())
+                return
             endpoints.git_hook()
             self._reply(HTTPStatus.ACCEPTED, b"fetch scheduled\n")
 

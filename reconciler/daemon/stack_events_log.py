@@ -14,10 +14,10 @@ from reconciler.daemon.stack_board import DRIFT_REPAIRED, FAILED, INVALID, Stack
 
 EVENTS_LOG = logging.getLogger("reconciler.events")
 LEVELS: Mapping[str, int] = {FAILED: logging.ERROR, INVALID: logging.WARNING}
-EVENT_FIELDS = ("event", "stack", "commit", "status", "counts", "reasons", "repaired")
 
 
-def _message(event: StackEvent) -> str:
+def event_message(event: StackEvent) -> str:
+    """The line a person reads for `event`."""
     at = (event.commit or "?")[:12]
     if event.event == DRIFT_REPAIRED:
         what = ", ".join(event.repaired) or "resources"
@@ -40,4 +40,4 @@ def log_event(event: StackEvent) -> None:
         "reasons": list(event.reasons),
         "repaired": list(event.repaired),
     }
-    EVENTS_LOG.log(LEVELS.get(event.event, logging.INFO), _message(event), extra=fields)
+    EVENTS_LOG.log(LEVELS.get(event.event, logging.INFO), event_message(event), extra=fields)

@@ -153,6 +153,6 @@ def test_the_daemon_logs_json_lines_with_the_address_and_each_stack_event(tmp_pa
     assert converged["network"]["level"] == "info"
 
 
-def _json_lines(text: str) -> list[dict[str, object]]:
+def _json_lines(text: str) -> list[dict[str, Any]]:
     """Every line of the daemon's output, each of which must be one JSON object."""
     return [json.loads(line) for line in text.splitlines() if line.strip()]
