@@ -13,6 +13,7 @@ import importlib
 import click
 
 from reconciler import __version__
+from reconciler.cli.failures import run_explaining_failures
 
 # name -> (module under reconciler.cli, the summary `reconciler --help` shows), in listing order
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -50,13 +51,14 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="reconciler")
-def cli() -> None:
+@click.option("--debug", is_flag=True, help="Show a traceback instead of a one-line error.")
+def cli(debug: bool) -> None:
     """Keep OpenStack clouds converged to the Heat templates kept in a git repository."""
 
 
 def main() -> None:
-    """Console-script entry point."""
-    cli(prog_name="reconciler")
+    """Console-script entry point: an expected failure is one line (reconciler.cli.failures)."""
+    run_explaining_failures(cli, prog_name="reconciler")
 
 
 if __name__ == "__main__":

@@ -52,7 +52,12 @@ def _follower_flags(settings: DaemonSettings, config: Path | None) -> tuple[str,
 )
 @click.option("--workers", type=click.IntRange(min=1), help="Worker processes on this host (default 1).")
 @click.option("--listen", help="HOST:PORT for /healthz, /metrics, /hooks/git (default 127.0.0.1:8787).")
-@click.option("--config", type=click.Path(dir_okay=False, path_type=Path), help="Settings file (TOML).")
+@click.option(
+    "--config",
+    envvar="RECONCILER_CONFIG",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Settings file (TOML; default /etc/reconciler/reconciler.toml when it exists).",
+)
 @click.option("--state-dir", help="Where the SQLite file and the repository cache live.")
 @click.option("--fetch-interval", type=float, help="Seconds between fetches of a remote repository.")
 @click.option("--sim-latency", help="Latency of the simulated cloud's calls, e.g. 0.05 or 0.05,create=0.2.")

@@ -8,6 +8,7 @@ daemon. With a webhook secret set, `/hooks/git` wakes the fetch only for a push 
 
 from __future__ import annotations
 
+import errno
 import logging
 import threading
 from collections.abc import Callable
@@ -33,6 +34,18 @@ class Endpoints:
     git_hook: Callable[[], None]
     status: Callable[[], bytes] = lambda: b"{}\n"  # the JSON of GET /status
     webhook_secret: bytes | None = field(default=None, repr=False)  # None: /hooks/git is open
+
+
+class ListenError(ValueError):
+    """The operator address cannot be bound; the message names it and what to do."""
+
+    def __init__(self, host: str, port: int, error: OSError) -> None:
+        hint = (
+            "another process listens there (a second daemon?): stop it or choose another --listen"
+            if error.errno == errno.EADDRINUSE
+            else "choose another --listen"
+        )
+        super().__init__(f"cannot listen on {host}:{port}: {error.strerror or error}; {hint}")
 
 
 def parse_listen(value: str) -> tuple[str, int]:
@@ -99,7 +112,10 @@ class HttpEndpoints:
     """The server, started on its own thread; `address` is the bound (host, port), port 0 resolved."""
 
     def __init__(self, host: str, port: int, endpoints: Endpoints) -> None:
-        self._server = ThreadingHTTPServer((host, port), _handler(endpoints))
+        try:
+            self._server = ThreadingHTTPServer((host, port), _handler(endpoints))
+        except OSError as error:
+            raise ListenError(host, port, error) from None
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="http", daemon=True)
 

@@ -448,11 +448,16 @@ class Engine:
             return self.remote.outputs(stack)
         return run.outputs() if run is not None else self._store.read_outputs(stack)
 
-    def converge(self, stacks: Iterable[str], deadline: float) -> dict[str, StackReport]:
-        """Run passes until every stack named settles (CONVERGED, FAILED, INVALID) or `deadline`."""
+    def converge(
+        self, stacks: Iterable[str], deadline: float, on_pass: Callable[[], None] | None = None
+    ) -> dict[str, StackReport]:
+        """Run passes until every stack named settles (CONVERGED, FAILED, INVALID) or `deadline`;
+        `on_pass` is called after each pass (a progress display)."""
         names = list(stacks)
 
         def settled(progress: Progress) -> bool:
+            if on_pass is not None:
+                on_pass()
             return all(self._settled(name) for name in names) and not progress.busy
 
         EngineLoop(self, self._clock, self.step).run_until(settled, deadline)
