@@ -42,7 +42,7 @@ from reconciler.engine.shared_calls import SharedCalls, SharedExecutor
 from reconciler.source.notes_store import NothingToPush, Pushed, PushRejected
 from reconciler.source.repository import FollowedRepository
 from reconciler.templates.hidden_values import redact
-from state import Store, WorkerIdentity, WorkStatus, open_store, shard_for
+from state import StackStatus, Store, WorkerIdentity, WorkStatus, open_store, shard_for
 from state.fencing import Fence
 from state.shard_keeper import ShardKeeper
 from timekeeping import SystemClock
@@ -205,10 +205,16 @@ def _notifier(settings: DaemonSettings, environ: Mapping[str, str]) -> Notifier 
 
 
 def held_views(board: StackBoard, gitops: GitOps) -> list[StackView]:
-    """The board's stacks still declared at the tracked commit whose shard this worker holds."""
+    """Every stack declared at the tracked commit whose shard this worker holds, as the board has
+    it; one not reported yet (waiting for another's outputs, not loaded yet) is PENDING."""
     good = gitops.good
-    declared = good.config.stacks if good is not None else {}
-    return [view for view in board.views() if view.stack in declared and gitops.holds(view.stack)]
+    declared = sorted(good.config.stacks) if good is not None else []
+    seen = {view.stack: view for view in board.views()}
+    return [
+        seen.get(name) or StackView(name, str(StackStatus.PENDING), None)
+        for name in declared
+        if gitops.holds(name)
+    ]
 
 
 def daemon_status(gitops: GitOps, board: StackBoard, store: Store) -> dict[str, object]:

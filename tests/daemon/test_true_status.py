@@ -166,3 +166,23 @@ def test_the_status_endpoint_answers_over_http_with_every_stack_and_its_commit(
     assert (stacks["app"]["status"], stacks["app"]["commit"]) == ("CONVERGED", first)
     assert stacks["app"]["last_sync"] > 0
     assert stacks["app"]["drift_repairs"] == 0
+
+
+def test_a_stack_waiting_for_anothers_outputs_is_in_the_metrics_as_pending(tmp_path: Path) -> None:
+    repo, _first = sample_repository(tmp_path / "repo")
+    config = (tmp_path / "repo" / "reconciler.yaml").read_text()
+    network_off = config.replace("  network:\n", "  network:\n    auto_apply: false\n", 1)
+    commit_files(repo, {"reconciler.yaml": network_off}, "Plan the network only")
+    daemon = DaemonWorld(str(tmp_path / "repo"), tmp_path / "state")
+    try:
+        daemon.follow()
+        daemon.daemon.gitops.converge()
+        at = {
+            labels["stack"]: (labels["status"], labels["commit"])
+            for name, labels, value in _metric_samples(daemon)
+            if name == "reconciler_stack_status" and value == 1
+        }
+    finally:
+        daemon.close()
+
+    assert at["app"] == ("PENDING", "")  # no report yet: network's outputs do not exist
