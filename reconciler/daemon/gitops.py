@@ -51,6 +51,7 @@ from reconciler.source.revisions import (
     WaitingForOutputs,
     read_commit_config,
 )
+from reconciler.source.skipped_commits import skipped_commits
 from reconciler.source.touched_stacks import changed_paths, touched_stacks
 from reconciler.templates import DocumentCache
 from reconciler.templates.hidden_values import hidden_values
@@ -208,7 +209,9 @@ class GitOps:
     def take(self, commit: str) -> tuple[str, ...]:
         """Read tracked commit `commit`: the stacks it touches become pending (`load_pending` loads
         and submits them); (REPOSITORY_SCOPE,) when the commit is INVALID, else ()."""
-        self.seen_commit = commit
+        read_before, self.seen_commit = self.seen_commit, commit
+        if self.leader and read_before is not None:
+            self.notes.record(self._skipped(read_before, commit))
         files = CommitFileSource(self.repository.repo, commit)
         read = read_commit_config(files)
         if isinstance(read, InvalidCommit):
@@ -238,6 +241,14 @@ class GitOps:
         if not touched.changed and not touched.removed and self.leader:
             self.notes.record([self.notes.convergence(REPOSITORY_SCOPE, commit, "UNCHANGED")])
         return ()
+
+    def _skipped(self, read_before: str, commit: str) -> list[NoteLine]:
+        """SUPERSEDED lines for the commits a push brought before `commit`, never read on their own."""
+        reason = (f"superseded by {commit[:12]} before it was read",)
+        return [
+            self.notes.convergence(REPOSITORY_SCOPE, skipped, StackStatus.SUPERSEDED, failures=reason)
+            for skipped in skipped_commits(self.repository.repo, read_before, commit)
+        ]
 
     def _start_removal(self, name: str, prune: bool, commit: str) -> NoteLine | None:
         """A stack left `reconciler.yaml`: delete its resources (when it prunes), noted on `commit`."""

@@ -186,3 +186,28 @@ def test_a_stack_waiting_for_anothers_outputs_is_in_the_metrics_as_pending(tmp_p
         daemon.close()
 
     assert at["app"] == ("PENDING", "")  # no report yet: network's outputs do not exist
+
+
+def test_commits_a_push_brought_before_the_newest_are_noted_superseded(
+    world: tuple[DaemonWorld, Path],
+) -> None:
+    daemon, path = world
+    repo = daemon.daemon.repository.repo
+    first = repo.head.commit.hexsha
+    daemon.follow()
+    daemon.converge(["network", "app"], first)
+    prod = (path / "environments" / "prod.yaml").read_text()
+    three = commit_files(
+        repo, {"environments/prod.yaml": prod.replace("node_count: 2", "node_count: 3")}, "3"
+    )
+    four = commit_files(repo, {"environments/prod.yaml": prod.replace("node_count: 2", "node_count: 4")}, "4")
+
+    daemon.follow()  # both commits arrive at once: only the newest is read
+    daemon.converge(["app"], four)
+    daemon.publish()
+
+    skipped = notes_on(repo, three)["*"]
+    assert skipped.status == "SUPERSEDED"
+    assert skipped.failures == (f"superseded by {four[:12]} before it was read",)
+    assert notes_on(repo, four)["app"].status == "CONVERGED"
+    assert "*" not in notes_on(repo, first)
