@@ -24,6 +24,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "status": ("status_command", "Render the convergence or plan note of REV (default HEAD)."),
     "stacks": ("stacks_command", "List every stack with its status and the commit it is at."),
     "outputs": ("outputs_command", "Print a stack's outputs."),
+    "approve": (
+        "approve_command",
+        "Approve the replacements and deletions REV waits on.",
+    ),
     "check": ("check_command", "Observe every resource of STACK now and report each."),
     "sim": ("sim_command", "Serve the simulated OpenStack cloud."),
     "db": ("db_command", "Manage the state database."),

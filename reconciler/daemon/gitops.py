@@ -36,6 +36,7 @@ from reconciler.engine.desired import DesiredGeneration
 from reconciler.engine.progress import Progress
 from reconciler.engine.report import StackReport
 from reconciler.plan import UpdateRules
+from reconciler.source.approvals import approvals_of, approves
 from reconciler.source.commit_files import CommitFileSource
 from reconciler.source.heads import Heads
 from reconciler.source.note_lines import REPOSITORY_SCOPE, NoteLine
@@ -73,6 +74,8 @@ class ConvergenceEngine(Protocol):
     def report(self, stack: str) -> StackReport | None: ...
 
     def invalid(self, stack: str, commit: str, reasons: Iterable[str]) -> None: ...
+
+    def approve(self, stack: str, commit: str) -> bool: ...
 
     def remove_nested(self, child: str) -> bool:
         """Converge the stack to nothing; True once it holds no resources (any stack, not only nested)."""
@@ -182,6 +185,7 @@ class GitOps:
                 return FetchFailed(str(error))
         with self._lock:
             tracked, new_commit, invalid_commit, to_plan = self._follow_heads()
+            self._take_approvals()
         submitted, invalid = self.load_pending()
         planned = self._plan_heads(to_plan)
         return Followed(tracked, new_commit, submitted, invalid_commit + invalid, planned)
@@ -249,6 +253,16 @@ class GitOps:
             self.notes.convergence(REPOSITORY_SCOPE, skipped, StackStatus.SUPERSEDED, failures=reason)
             for skipped in skipped_commits(self.repository.repo, read_before, commit)
         ]
+
+    def _take_approvals(self) -> None:
+        """Stacks waiting for an approval that their commit now has in git: theirs go ahead."""
+        for name, active in self.active.items():
+            report = self.engine.report(name)
+            if report is None or report.status is not StackStatus.PENDING_APPROVAL:
+                continue
+            approved = approves(approvals_of(self.repository.repo, active.commit), name)
+            if approved and self.engine.approve(name, active.commit):
+                LOG.info("stack %s approved at %s", name, active.commit[:12])
 
     def _start_removal(self, name: str, prune: bool, commit: str) -> NoteLine | None:
         """A stack left `reconciler.yaml`: delete its resources (when it prunes), noted on `commit`."""

@@ -21,18 +21,20 @@ from reconciler.engine.report import StackReport
 from state import StackStatus
 from timekeeping import Clock
 
-CONVERGED, FAILED, INVALID, DRIFT_REPAIRED, SUPERSEDED = (
+CONVERGED, FAILED, INVALID, DRIFT_REPAIRED, SUPERSEDED, APPROVAL_WAITING = (
     "converged",
     "failed",
     "invalid",
     "drift_repaired",
     "superseded",
+    "approval_waiting",
 )
 EVENT_OF_STATUS: Mapping[StackStatus, str] = {
     StackStatus.CONVERGED: CONVERGED,
     StackStatus.FAILED: FAILED,
     StackStatus.INVALID: INVALID,
     StackStatus.SUPERSEDED: SUPERSEDED,
+    StackStatus.PENDING_APPROVAL: APPROVAL_WAITING,
 }
 
 

@@ -10,10 +10,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 
-from reconciler.daemon.stack_board import DRIFT_REPAIRED, FAILED, INVALID, StackEvent
+from reconciler.daemon.stack_board import APPROVAL_WAITING, DRIFT_REPAIRED, FAILED, INVALID, StackEvent
 
 EVENTS_LOG = logging.getLogger("reconciler.events")
-LEVELS: Mapping[str, int] = {FAILED: logging.ERROR, INVALID: logging.WARNING}
+LEVELS: Mapping[str, int] = {
+    FAILED: logging.ERROR,
+    INVALID: logging.WARNING,
+    APPROVAL_WAITING: logging.WARNING,
+}
 
 
 def event_message(event: StackEvent) -> str:

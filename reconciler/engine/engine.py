@@ -137,13 +137,26 @@ class Engine:
     def submit(self, stack: str, desired: DesiredGeneration) -> int:
         """Make `desired` the stack's newest generation (when its definition changed); its number."""
         spec = desired.spec
-        policy = Policy(spec.cloud, spec.self_heal, spec.prune, float(spec.observe_interval))
+        approval = frozenset(getattr(spec, "require_approval", ()))
+        policy = Policy(spec.cloud, spec.self_heal, spec.prune, float(spec.observe_interval), approval)
         self._invalid.pop(stack, None)
         generation = self._submit(stack, desired.commit, desired.definition, RunSpec.root(stack, policy))
         run = self._runs.get(stack)
         if run is not None and run.at_generation(generation):
             run.recommitted(desired.commit)  # a definition already converged to: at this commit now
         return generation
+
+    def approve(self, stack: str, commit: str) -> bool:
+        """`commit` of `stack` is approved: its replacements and deletions (nested stacks' too) go
+        ahead. False when the stack is not at that commit here (nothing to approve)."""
+        runs = [
+            run
+            for name, run in self._runs.items()
+            if (name == stack or name.startswith(f"{stack}/")) and run.commit == commit
+        ]
+        for run in runs:
+            run.approve()
+        return bool(runs)
 
     def invalid(self, stack: str, commit: str, reasons: Iterable[str]) -> None:
         """The commit's template is wrong: report INVALID and keep maintaining the last good generation.
@@ -181,6 +194,9 @@ class Engine:
             run = self._open_run(stack, spec.policy.cloud)
         if isinstance(outcome, NewGeneration) or not run.at_generation(generation.generation):
             run.set_desired(Desire(generation.generation, generation.commit_sha, definition, spec))
+        root = self._runs.get(spec.lineage.root)
+        if nested and root is not None and root.approved and root.commit == run.commit:
+            run.approve()  # made after its root's commit was approved: approved with it
         return generation.generation
 
     def _shard_of(self, stack: str) -> int:

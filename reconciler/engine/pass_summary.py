@@ -16,6 +16,8 @@ from reconciler.engine.pass_result import StatusWrite
 from reconciler.engine.report import ActionCounts, Failure
 from reconciler.engine.stack_status import StackStatus, summarize_status
 
+OWN_ACTIONS = ("replace", "delete")  # else what waits is a nested stack's, already explained
+
 
 class PassSummary:
     """A stack's status, failures and counts at its current generation, and its outputs."""
@@ -24,6 +26,7 @@ class PassSummary:
         self.status = StackStatus.PENDING
         self._failures: dict[str, str] = {}  # resource (or what a refused delete was) -> reason
         self._escalations: dict[str, str] = {}  # resource -> why no right action exists: needs a person
+        self.awaiting: dict[str, str] = {}  # resource -> the action (replace, delete) awaiting approval
         self._drifted: set[str] = set()
         self.tally = DriftTally()  # the engine shares its root's among a tree of nested stacks
         self._replacements: Counter[str] = Counter()  # resource -> replacements of a failing resource
@@ -42,6 +45,7 @@ class PassSummary:
             self.superseded[commit] = generation
         self._failures = {}
         self._escalations = {}
+        self.awaiting = {}
         self._replacements = Counter()
         self._counts = Counter()
         self._kept = {}
@@ -85,6 +89,12 @@ class PassSummary:
         if not (unless_escalated and name in self._escalations):
             self._escalations[name] = reason
 
+    def await_approval(self, name: str, action: str) -> None:
+        """`name`'s `action` waits until the commit is approved."""
+        if self.awaiting.get(name) != action:
+            self.awaiting[name] = action
+            self._status_due = True
+
     def drifting(self, name: str) -> None:
         self._drifted.add(name)
 
@@ -116,8 +126,9 @@ class PassSummary:
             waiting=waiting,
             failed=bool(self._failures or self._escalations),
             drifted=bool(self._drifted),
+            awaiting_approval=bool(self.awaiting),
         )
-        reasons = tuple(str(failure) for failure in self.failure_list(graph))
+        reasons = tuple(str(failure) for failure in self.failure_list(graph)) + self._awaiting_reasons()
         # A FAILED stack's outputs follow its other resources too (a repair, a replacement): an
         # output of the failed resource itself reads as None, as Heat shows it.
         if self.outputs_stale and status in (StackStatus.CONVERGED, StackStatus.FAILED):
@@ -130,6 +141,18 @@ class PassSummary:
             self.status = status
             self._reasons = reasons
             self._status_due = True
+
+    def awaiting_failures(self) -> list[Failure]:
+        """The actions waiting for approval, as a person reads them in a note."""
+        return [
+            Failure(
+                name, f"{action} waits for approval (reconciler approve)" if action in OWN_ACTIONS else action
+            )
+            for name, action in sorted(self.awaiting.items())
+        ]
+
+    def _awaiting_reasons(self) -> tuple[str, ...]:
+        return tuple(str(failure) for failure in self.awaiting_failures())
 
     def failure_list(self, graph: Mapping[str, frozenset[str]]) -> list[Failure]:
         """What needs a person; failures that only follow from an escalated resource are left out."""

@@ -6,7 +6,10 @@ from dataclasses import dataclass, field
 
 from state.stacks import StackStatus
 
-SETTLED_STATUSES = frozenset({StackStatus.CONVERGED, StackStatus.FAILED, StackStatus.INVALID})
+# PENDING_APPROVAL rests too: nothing moves until a person approves
+SETTLED_STATUSES = frozenset(
+    {StackStatus.CONVERGED, StackStatus.FAILED, StackStatus.INVALID, StackStatus.PENDING_APPROVAL}
+)
 
 
 @dataclass(frozen=True)
