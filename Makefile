@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 TEST_INSTALLED := $(VENV)/.installed-test
 
-.PHONY: demo test lint typecheck contracts pytest bench chaos clean
+.PHONY: demo test lint typecheck contracts pytest bench chaos clean install
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,25 @@ CHAOS_ARGS ?= --runs 1
 chaos: $(TEST_INSTALLED)
 	bash tests/ensure_postgres.sh >/dev/null
 	$(BIN)/python -m bench.chaos $(CHAOS_ARGS)
+
+## install: the service's files, as systemd/README.md describes (DESTDIR=scratch root to stage them)
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= /opt/reconciler
+UNITDIR ?= /etc/systemd/system
+CONFDIR ?= /etc/reconciler
+install:
+	$(PYTHON) -m venv --clear $(DESTDIR)$(LIBDIR)
+	$(DESTDIR)$(LIBDIR)/bin/pip install --quiet $(PIP_INSTALL_OPTIONS) .
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR)
+	printf '#!/bin/sh\nexec %s/bin/python -m reconciler.cli.main "$$@"\n' '$(LIBDIR)' > $(DESTDIR)$(BINDIR)/reconciler
+	chmod 0755 $(DESTDIR)$(BINDIR)/reconciler
+	sed -e 's|/usr/local/bin/reconciler|$(BINDIR)/reconciler|' -e 's|/etc/reconciler/|$(CONFDIR)/|g' \
+		systemd/reconciler.service > $(DESTDIR)$(UNITDIR)/reconciler.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/reconciler.service
+	install -d -m 0750 $(DESTDIR)$(CONFDIR)
+	test -e $(DESTDIR)$(CONFDIR)/reconciler.toml || install -m 0640 systemd/reconciler.toml $(DESTDIR)$(CONFDIR)/
+	test -e $(DESTDIR)$(CONFDIR)/clouds.yaml || install -m 0640 systemd/clouds.yaml $(DESTDIR)$(CONFDIR)/
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache .pytest_cache

@@ -24,6 +24,7 @@ class StackStatus(enum.StrEnum):
     FAILED = "FAILED"
     SUPERSEDED = "SUPERSEDED"
     INVALID = "INVALID"
+    PENDING_APPROVAL = "PENDING_APPROVAL"  # destructive actions wait for `reconciler approve`
 
 
 @dataclass(frozen=True)

@@ -2,13 +2,15 @@
 
 Stacks are converged wave by wave in the order their `from_stack` wiring sets, each on the cloud
 its `reconciler.yaml` entry names. Exit 0 when every stack is CONVERGED, 1 otherwise, after printing
-each stack's status and failures. Running it again on the same commit changes nothing.
+each stack's status and failures. Running it again on the same commit changes nothing. While it
+converges it prints each stack's counts as they change (in place on a terminal).
 """
 
 from __future__ import annotations
 
 import os
 import socket
+import sys
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -16,9 +18,9 @@ from typing import Any, TypeVar
 
 import click
 import git
-import platformdirs
 
-from reconciler.cli.database_option import database_option
+from reconciler.cli.apply_progress import ApplyProgress
+from reconciler.cli.database_option import database_option, state_directory
 from reconciler.daemon.clouds import CloudRoot, sim_cloud_path
 from reconciler.daemon.collector import tune_process
 from reconciler.daemon.state_key import state_sealer
@@ -89,7 +91,14 @@ def _converge(
     clock = SystemClock()
     for shard in range(store.settings.shard_count):
         leases.want(shard)
-    return apply_repository(engine, DirectorySource(repo), commit, clock.now() + timeout, hide=store.hide)
+    out = sys.stdout
+    progress = ApplyProgress(engine.report, out, terminal=out.isatty())
+    try:
+        return apply_repository(
+            engine, DirectorySource(repo), commit, clock.now() + timeout, hide=store.hide, on_pass=progress
+        )
+    finally:
+        progress.done()
 
 
 @click.command(name="apply")
@@ -112,9 +121,7 @@ def command(repo: Path, database: str, timeout: float, allow_dirty: bool) -> Non
     commit = commit_of(repo, allow_dirty=allow_dirty)
     url = database
     clock = SystemClock()
-    store = open_store(
-        url, clock=clock, sealer=state_sealer(url, Path(platformdirs.user_state_dir("reconciler")))
-    )
+    store = open_store(url, clock=clock, sealer=state_sealer(url, state_directory()))
     worker = WorkerIdentity(
         f"apply-{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}",
         socket.gethostname(),

@@ -13,6 +13,7 @@ import importlib
 import click
 
 from reconciler import __version__
+from reconciler.cli.failures import run_explaining_failures
 
 # name -> (module under reconciler.cli, the summary `reconciler --help` shows), in listing order
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -21,7 +22,12 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "apply": ("apply_command", "Converge the repository's HEAD once and exit."),
     "run": ("run_command", "Run the GitOps daemon: follow the repository and keep its stacks converged."),
     "status": ("status_command", "Render the convergence or plan note of REV (default HEAD)."),
+    "stacks": ("stacks_command", "List every stack with its status and the commit it is at."),
     "outputs": ("outputs_command", "Print a stack's outputs."),
+    "approve": (
+        "approve_command",
+        "Approve the replacements and deletions REV waits on.",
+    ),
     "check": ("check_command", "Observe every resource of STACK now and report each."),
     "retry": ("retry_command", "Try the FAILED resources of STACK (or only RESOURCE) again now."),
     "sim": ("sim_command", "Serve the simulated OpenStack cloud."),
@@ -50,13 +56,14 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="reconciler")
-def cli() -> None:
+@click.option("--debug", is_flag=True, help="Show a traceback instead of a one-line error.")
+def cli(debug: bool) -> None:
     """Keep OpenStack clouds converged to the Heat templates kept in a git repository."""
 
 
 def main() -> None:
-    """Console-script entry point."""
-    cli(prog_name="reconciler")
+    """Console-script entry point: an expected failure is one line (reconciler.cli.failures)."""
+    run_explaining_failures(cli, prog_name="reconciler")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from reconciler.daemon.assembly import assemble, database_url, state_directory
+from reconciler.daemon.log_setup import FORMATS, LEVELS, configure_logging
 from reconciler.daemon.service import Loop
 from reconciler.daemon.settings import DaemonSettings, SettingsError, load_settings
 from reconciler.daemon.worker_processes import FollowerCommand, FollowerProcesses
@@ -17,8 +18,6 @@ from reconciler.source.repository import RepositoryUnavailable
 
 LOG = logging.getLogger("reconciler")
 FOLLOWER_CHECK_SECONDS = 5.0  # how often the leader looks for crashed worker processes
-# A line per scheduled pass, per skipped overlapping wake-up or per migration step drowns the journal.
-QUIET_LOGGERS = {"apscheduler": logging.ERROR, "alembic": logging.WARNING}
 
 
 def _stop_on_sigterm_while_starting() -> threading.Event:
@@ -37,6 +36,15 @@ def _settings(config: Path | None, **flags: object) -> DaemonSettings:
         raise click.ClickException(str(error)) from None
 
 
+def _follower_flags(settings: DaemonSettings, config: Path | None) -> tuple[str, ...]:
+    """What followers share with the leader besides the repository and database: the settings file
+    (secrets and notification target included) and the logging chosen."""
+    flags: tuple[str, ...] = ("--log-level", settings.log_level, "--log-format", settings.log_format)
+    if settings.notify_url:
+        flags += ("--notify-url", settings.notify_url)
+    return (*flags, "--config", str(config)) if config is not None else flags
+
+
 @click.command(name="run")
 @click.option("--repo", help="A local repository directory or a remote URL.")
 @click.option(
@@ -44,10 +52,29 @@ def _settings(config: Path | None, **flags: object) -> DaemonSettings:
 )
 @click.option("--workers", type=click.IntRange(min=1), help="Worker processes on this host (default 1).")
 @click.option("--listen", help="HOST:PORT for /healthz, /metrics, /hooks/git (default 127.0.0.1:8787).")
-@click.option("--config", type=click.Path(dir_okay=False, path_type=Path), help="Settings file (TOML).")
+@click.option(
+    "--config",
+    envvar="RECONCILER_CONFIG",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Settings file (TOML; default /etc/reconciler/reconciler.toml when it exists).",
+)
 @click.option("--state-dir", help="Where the SQLite file and the repository cache live.")
 @click.option("--fetch-interval", type=float, help="Seconds between fetches of a remote repository.")
 @click.option("--sim-latency", help="Latency of the simulated cloud's calls, e.g. 0.05 or 0.05,create=0.2.")
+@click.option(
+    "--log-level", type=click.Choice(list(LEVELS)), help="Least severe level logged (default info)."
+)
+@click.option(
+    "--log-format",
+    type=click.Choice(list(FORMATS)),
+    help="text (journald-friendly) or json lines (default text).",
+)
+@click.option(
+    "--webhook-secret",
+    envvar="RECONCILER_WEBHOOK_SECRET",
+    help="Shared secret push webhooks must be signed with (prefer webhook_secret_file or a credential).",
+)
+@click.option("--notify-url", help="POST each stack event here as JSON, signed with notify_secret.")
 @click.option("--follower", is_flag=True, hidden=True, help="Run as a non-leading worker of --workers.")
 @click.option("--worker-name", hidden=True, help="This worker's id (default: host, pid and a random tag).")
 def command(
@@ -60,13 +87,14 @@ def command(
     state_dir: str | None,
     fetch_interval: float | None,
     sim_latency: str | None,
+    log_level: str | None,
+    log_format: str | None,
+    webhook_secret: str | None,
+    notify_url: str | None,
     follower: bool,
     worker_name: str | None,
 ) -> None:
     """Run the GitOps daemon: follow the repository and keep its stacks converged."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    for chatty, level in QUIET_LOGGERS.items():
-        logging.getLogger(chatty).setLevel(level)
     flags: dict[str, object] = {
         "repo": repo,
         "database": database,
@@ -75,8 +103,13 @@ def command(
         "state_dir": state_dir,
         "fetch_interval": fetch_interval,
         "sim_latency": sim_latency,
+        "log_level": log_level,
+        "log_format": log_format,
+        "webhook_secret": webhook_secret,
+        "notify_url": notify_url,
     }
     settings = _settings(config, **flags)
+    configure_logging(settings.log_level, settings.log_format)
     stopped_early = _stop_on_sigterm_while_starting()
     try:
         daemon = assemble(
@@ -85,7 +118,7 @@ def command(
             worker_id=worker_name,
             reread_settings=lambda: load_settings(config).overridden(**flags),
         )
-    except (RepositoryUnavailable, ValueError) as error:
+    except (RepositoryUnavailable, ValueError, SettingsError) as error:
         raise click.ClickException(str(error)) from None
     if stopped_early.is_set():
         daemon.stop_work(0)
@@ -103,6 +136,7 @@ def command(
                 repo=settings.repo,  # a URL: followers read the leader's cache and never fetch
                 database=database_url(settings, state_dir_path),
                 state_dir=str(state_dir_path),
+                extra=_follower_flags(settings, config),
             ),
             settings.workers - 1,
         )

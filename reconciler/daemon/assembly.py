@@ -26,17 +26,23 @@ from reconciler.daemon.gitops import Followed, GitOps
 from reconciler.daemon.http_endpoints import Endpoints, HttpEndpoints, parse_listen
 from reconciler.daemon.metered_clouds import CallMeter, MeteredClouds
 from reconciler.daemon.metrics import DaemonMetrics, StoreSnapshot
+from reconciler.daemon.notifications import Delivery, Notifier
 from reconciler.daemon.progress import ProgressMonitor
 from reconciler.daemon.sd_notify import SystemdNotifier
+from reconciler.daemon.secrets_source import SecretUnreadable, read_secret
 from reconciler.daemon.service import Loop, Service, watchdog_interval
 from reconciler.daemon.settings import DaemonSettings, SettingsError
+from reconciler.daemon.stack_board import StackBoard, StackView
+from reconciler.daemon.stack_events_log import log_event
 from reconciler.daemon.state_key import state_sealer
-from reconciler.daemon.status_document import status_document
+from reconciler.daemon.status_document import rendered, status_document
 from reconciler.engine.engine import Engine
 from reconciler.engine.engine_loop import EngineLoop
 from reconciler.engine.shared_calls import SharedCalls, SharedExecutor
+from reconciler.source.notes_store import NothingToPush, Pushed, PushRejected
 from reconciler.source.repository import FollowedRepository
-from state import Store, WorkerIdentity, WorkStatus, open_store, shard_for
+from reconciler.templates.hidden_values import redact
+from state import StackStatus, Store, WorkerIdentity, WorkStatus, open_store, shard_for
 from state.fencing import Fence
 from state.shard_keeper import ShardKeeper
 from timekeeping import SystemClock
@@ -47,6 +53,11 @@ STATE_DIR_VARIABLE = "RECONCILER_STATE_DIR"
 DATABASE_FILE = "state.sqlite"  # the file name `reconciler apply` and `outputs` default to as well
 FOLLOW, CONVERGE, LEASES, NOTES = "follow", "converge", "leases", "notes"
 WAITING_WORK = (WorkStatus.READY, WorkStatus.CLAIMED)
+PUSH_OUTCOMES: Mapping[type, str] = {
+    Pushed: "pushed",
+    NothingToPush: "nothing_to_push",
+    PushRejected: "rejected",
+}
 
 
 def state_directory(settings: DaemonSettings, environ: Mapping[str, str] = os.environ) -> Path:
@@ -75,7 +86,10 @@ def database_url(settings: DaemonSettings, state_dir: Path) -> str:
     return settings.database or f"sqlite:///{state_dir / DATABASE_FILE}"
 
 
-RESTART_ONLY = ("repo", "database", "state_dir", "state_key_file", "listen", "workers", "sim_latency")
+RESTART_ONLY = (
+    *("repo", "database", "state_dir", "state_key_file", "listen", "workers", "sim_latency"),
+    *("webhook_secret", "webhook_secret_file", "notify_url", "notify_secret", "notify_secret_file"),
+)
 
 
 def _apply_reloaded(service: Service, current: DaemonSettings, reread: Callable[[], DaemonSettings]) -> None:
@@ -126,15 +140,18 @@ class AssembledDaemon:
     clouds: CloudRoot
     repository: FollowedRepository
     executor: SharedExecutor
+    notifier: Notifier | None = None  # stack events POSTed to `notify_url`, when one is set
 
     def run(self) -> int:
         """Serve until SIGTERM (from the main thread: it installs the signal handlers)."""
         self.service.install_signal_handlers()
         tune_process()
         self.executor.start()
+        if self.notifier is not None:
+            self.notifier.start()
         self.http.start()
         host, port = self.http.address
-        LOG.info("listening on http://%s:%d (/healthz, /metrics, POST /hooks/git)", host, port)
+        LOG.info("listening on http://%s:%d (/healthz, /metrics, /status, POST /hooks/git)", host, port)
         try:
             return self.service.run()
         finally:
@@ -160,8 +177,53 @@ class AssembledDaemon:
             self.gitops.publish()
         except Exception:
             LOG.exception("publishing notes at shutdown failed; they stay in the outbox")
+        if self.notifier is not None:
+            self.notifier.stop()
         released = self.keeper.stop()
         LOG.info("stopped: released %d shard(s) within the %.0f s deadline", len(released), deadline)
+
+
+def _secret(value: str | None, file: str | None, credential: str, environ: Mapping[str, str]) -> bytes | None:
+    try:
+        return read_secret(value, file, credential, environ)
+    except SecretUnreadable as error:
+        raise SettingsError(str(error)) from None
+
+
+def _webhook_secret(settings: DaemonSettings, environ: Mapping[str, str]) -> bytes | None:
+    return _secret(settings.webhook_secret, settings.webhook_secret_file, "webhook-secret", environ)
+
+
+def _notifier(settings: DaemonSettings, environ: Mapping[str, str]) -> Notifier | None:
+    """The sender of stack events to `notify_url`, signed with its secret; None without a URL."""
+    if not settings.notify_url:
+        return None
+    if not settings.notify_url.startswith(("http://", "https://")):
+        raise SettingsError(f"notify_url {settings.notify_url!r}: expected an http:// or https:// URL")
+    secret = _secret(settings.notify_secret, settings.notify_secret_file, "notify-secret", environ)
+    return Notifier(Delivery(settings.notify_url, secret))
+
+
+def held_views(board: StackBoard, gitops: GitOps) -> list[StackView]:
+    """Every stack declared at the tracked commit whose shard this worker holds, as the board has
+    it; one not reported yet (waiting for another's outputs, not loaded yet) is PENDING."""
+    good = gitops.good
+    declared = sorted(good.config.stacks) if good is not None else []
+    seen = {view.stack: view for view in board.views()}
+    return [
+        seen.get(name) or StackView(name, str(StackStatus.PENDING), None)
+        for name in declared
+        if gitops.holds(name)
+    ]
+
+
+def daemon_status(gitops: GitOps, board: StackBoard, store: Store) -> dict[str, object]:
+    """`GET /status`: every stack declared at the newest valid tracked commit."""
+    good = gitops.good
+    declared = sorted(good.config.stacks) if good is not None else []
+    return status_document(
+        gitops.seen_commit, declared, held_views(board, gitops), store.read_stacks, gitops.reports()
+    )
 
 
 def _converge_loop(engine_loop: EngineLoop, clock: SystemClock, interval: float) -> Loop:
@@ -257,8 +319,15 @@ def assemble(
             },
         )
 
+    notifier = _notifier(settings, environ)
+    board = StackBoard(
+        clock,
+        [log_event] if notifier is None else [log_event, notifier.send],
+        lambda stack, text: redact(text, gitops.notes.hidden.get(stack, frozenset())),
+    )
+
     holder: dict[str, Service] = {}
-    metrics = DaemonMetrics(snapshot)
+    metrics = DaemonMetrics(snapshot, lambda: held_views(board, gitops))
     gitops = GitOps(
         repository,
         store,
@@ -271,6 +340,7 @@ def assemble(
         held_shards=lambda: keeper.fences().keys(),
         on_settled=metrics.convergence_seconds.observe,
         on_noted=lambda: wake(NOTES),
+        on_report=board.saw,
     )
 
     def wake(loop: str) -> None:
@@ -290,7 +360,7 @@ def assemble(
         clouds.save()  # the simulated cloud's file, so a crash loses nothing the notes speak of
         outcome = gitops.publish()
         if outcome is not None:
-            metrics.notes_pushed.labels(outcome=type(outcome).__name__).inc()
+            metrics.notes_pushed.labels(outcome=PUSH_OUTCOMES[type(outcome)]).inc()
         return outcome
 
     def on_reload() -> None:
@@ -326,7 +396,10 @@ def assemble(
             health=progress.health,
             metrics=metrics.render,
             git_hook=lambda: service.wake(FOLLOW),
-            status=lambda: status_document(gitops.seen_commit, gitops.reports(), gitops.holds),
+            status=lambda: rendered(daemon_status(gitops, board, store)),
+            webhook_secret=_secret(
+                settings.webhook_secret, settings.webhook_secret_file, "webhook-secret", environ
+            ),
         ),
     )
     repository.watch(on_ref_change, cache_too=not leader)
@@ -343,5 +416,6 @@ def assemble(
         repository,
         # cloud calls other workers' coordinators queue when their own pools are full (DESIGN.md §5)
         SharedExecutor(store, MeteredClouds(clouds, meter), identity.id, threads=engine.settings.pool_size),
+        notifier,
     )
     return daemon

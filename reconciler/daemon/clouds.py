@@ -18,6 +18,7 @@ from sqlalchemy.engine import make_url
 from providers.heat import NativeHeatProvider
 from providers.interface import Provider
 from providers.simulated.provider import SimulatedProvider
+from reconciler.daemon.clouds_config import check_clouds_yaml
 from reconciler.engine.provider_set import ProviderSet
 from reconciler.engine.settings import EngineSettings
 from timekeeping import Clock
@@ -69,6 +70,7 @@ class CloudRoot:
             return self.simulated()
         from providers.openstack.provider import OpenStackProvider
 
+        check_clouds_yaml(cloud)  # a broken file is named as such, not as a missing cloud
         return OpenStackProvider.from_cloud(cloud, connections=self._connections)
 
     def simulated(self) -> SimulatedProvider:

@@ -42,6 +42,7 @@ from reconciler.engine.desired import DesiredGeneration
 from reconciler.engine.progress import Progress
 from reconciler.engine.report import StackReport
 from reconciler.plan import UpdateRules
+from reconciler.source.approvals import approvals_of, approves
 from reconciler.source.commit_files import CommitFileSource
 from reconciler.source.heads import Heads
 from reconciler.source.note_lines import REPOSITORY_SCOPE, NoteLine
@@ -57,6 +58,7 @@ from reconciler.source.revisions import (
     WaitingForOutputs,
     read_commit_config,
 )
+from reconciler.source.skipped_commits import skipped_commits
 from reconciler.source.touched_stacks import changed_paths, touched_stacks
 from reconciler.templates import DocumentCache
 from reconciler.templates.hidden_values import hidden_values
@@ -78,6 +80,8 @@ class ConvergenceEngine(Protocol):
     def report(self, stack: str) -> StackReport | None: ...
 
     def invalid(self, stack: str, commit: str, reasons: Iterable[str]) -> None: ...
+
+    def approve(self, stack: str, commit: str) -> bool: ...
 
     def remove_nested(self, child: str) -> bool:
         """Converge the stack to nothing; True once it holds no resources (any stack, not only nested)."""
@@ -150,6 +154,7 @@ class GitOps:
         held_shards: Callable[[], Collection[int]] = tuple,
         on_settled: Callable[[float], None] = lambda _seconds: None,
         on_noted: Callable[[], None] = lambda: None,
+        on_report: Callable[[StackReport], None] = lambda _report: None,
         documents: DocumentCache | None = None,
     ) -> None:
         self.repository = repository
@@ -162,6 +167,7 @@ class GitOps:
         self.rules_for = rules_for
         self.held_shards = held_shards
         self.on_settled = on_settled
+        self.on_report = on_report  # every report of a held stack, once per pass (events, status)
         self.notes = NoteRecorder(store, clock, writer, on_noted)
         self.tracked_branch = "main"
         self.heads: Heads | None = None
@@ -198,6 +204,7 @@ class GitOps:
         with self._lock:
             tracked, new_commit, invalid_commit, to_plan = self._follow_heads()
             self.notes.record(self._remove_undeclared())
+            self._take_approvals()
         submitted, invalid = self.load_pending()
         planned = self._plan_heads(to_plan)
         return Followed(tracked, new_commit, submitted, invalid_commit + invalid, planned)
@@ -225,7 +232,9 @@ class GitOps:
     def take(self, commit: str) -> tuple[str, ...]:
         """Read tracked commit `commit`: the stacks it touches become pending (`load_pending` loads
         and submits them); (REPOSITORY_SCOPE,) when the commit is INVALID, else ()."""
-        self.seen_commit = commit
+        read_before, self.seen_commit = self.seen_commit, commit
+        if self.leader and read_before is not None:
+            self.notes.record(self._skipped(read_before, commit))
         retried = self.engine.retry_failed()  # a new commit is a moment to try again, whatever it touches
         if retried:
             LOG.info("commit %s: %d failed resource(s) tried again", commit[:12], retried)
@@ -270,6 +279,24 @@ class GitOps:
             LOG.info("stack %s has resources but %s does not declare it", stack.name, good.commit[:12])
             lines.append(self._start_removal(stack.name, stack.prune, good.commit))
         return [line for line in lines if line is not None]
+
+    def _skipped(self, read_before: str, commit: str) -> list[NoteLine]:
+        """SUPERSEDED lines for the commits a push brought before `commit`, never read on their own."""
+        reason = (f"superseded by {commit[:12]} before it was read",)
+        return [
+            self.notes.convergence(REPOSITORY_SCOPE, skipped, StackStatus.SUPERSEDED, failures=reason)
+            for skipped in skipped_commits(self.repository.repo, read_before, commit)
+        ]
+
+    def _take_approvals(self) -> None:
+        """Stacks waiting for an approval that their commit now has in git: theirs go ahead."""
+        for name, active in self.active.items():
+            report = self.engine.report(name)
+            if report is None or report.status is not StackStatus.PENDING_APPROVAL:
+                continue
+            approved = approves(approvals_of(self.repository.repo, active.commit), name)
+            if approved and self.engine.approve(name, active.commit):
+                LOG.info("stack %s approved at %s", name, active.commit[:12])
 
     def _start_removal(self, name: str, prune: bool, commit: str) -> NoteLine | None:
         """A stack left `reconciler.yaml`: delete its resources (when it prunes), noted on `commit`."""
@@ -372,6 +399,9 @@ class GitOps:
                     # the leader writes the note.
                     reasons = [f"{p.file}:{p.line or 0}: {p.message}" for p in outcome.problems]
                     self.engine.invalid(name, outcome.commit, reasons)
+                    report = self.engine.report(name)
+                    if report is not None and self.holds(name):
+                        self.on_report(report)
                     if self.leader:
                         lines.append(
                             self.notes.convergence(
@@ -382,7 +412,7 @@ class GitOps:
                 if not spec.auto_apply:
                     lines.extend(self._planned_only(outcome))
                     continue
-                self._submit(outcome, because=pending.because)
+                lines.extend(self._submit(outcome, because=pending.because))
                 self.upstream.loaded(name, consulted)
                 submitted.append(name)
         self.notes.record(lines)
@@ -411,16 +441,29 @@ class GitOps:
         )
         return [plan, waiting]
 
-    def _submit(self, revision: StackRevision, *, because: tuple[str, ...] = ()) -> None:
+    def _submit(self, revision: StackRevision, *, because: tuple[str, ...] = ()) -> list[NoteLine]:
+        """Hand `revision` to the engine; the SUPERSEDED line of the commit it takes over from, if any."""
         self._remember(revision)
         self.removing.pop(revision.name, None)
         self.left_in_place.discard(revision.name)
+        before = self.engine.report(revision.name) if revision.name in self.active else None
         self.engine.submit(
             revision.name, DesiredGeneration(revision.commit, revision.spec, revision.definition)
         )
-        self.active[revision.name] = _Active(
-            commit=revision.commit, submitted_at=self.clock.now(), because=because
-        )
+        active = _Active(commit=revision.commit, submitted_at=self.clock.now(), because=because)
+        self.active[revision.name] = active
+        if before is None or before.commit in (None, revision.commit) or before.settled:
+            return []
+        # The commit in progress is taken over even when the definition did not change (the engine
+        # notes SUPERSEDED only for a new generation): noted here, once.
+        assert before.commit is not None
+        active.superseded_noted.add(before.commit)
+        if not self.holds(revision.name):
+            return []
+        reason = f"superseded by {revision.commit[:12]}"
+        return [
+            self.notes.convergence(revision.name, before.commit, StackStatus.SUPERSEDED, failures=(reason,))
+        ]
 
     # -- plans for pull-request heads ------------------------------------------------------------
 
@@ -475,6 +518,7 @@ class GitOps:
             report = self.engine.report(name)
             if report is None or not self.holds(name):
                 continue
+            self.on_report(report)
             for old in report.superseded:
                 if old not in active.superseded_noted and old != active.commit:
                     active.superseded_noted.add(old)

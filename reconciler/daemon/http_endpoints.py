@@ -1,21 +1,28 @@
 """The daemon's HTTP port: `/healthz`, `/metrics`, `/status` and `POST /hooks/git`.
 
 A standard-library threading server on its own thread: the handlers only read a health verdict,
-render metrics, or set an event that wakes the fetch loop, so they never block the daemon.
+render metrics or status, or set an event that wakes the fetch loop, so they never block the
+daemon. With a webhook secret set, `/hooks/git` wakes the fetch only for a push signed with it
+(`webhook_auth`): anything else gets 401 and a body saying why.
 """
 
 from __future__ import annotations
 
+import errno
+import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from reconciler.daemon.metrics import CONTENT_TYPE
 from reconciler.daemon.progress import Health, Healthy
+from reconciler.daemon.webhook_auth import Refused, verify_push
 
-MAX_HOOK_BODY = 1 << 20  # webhook payloads are read and dropped: the fetch decides what changed
+LOG = logging.getLogger(__name__)
+
+MAX_HOOK_BODY = 1 << 20  # webhook payloads are checked and dropped: the fetch decides what changed
 
 
 @dataclass(frozen=True)
@@ -25,7 +32,20 @@ class Endpoints:
     health: Callable[[], Health]
     metrics: Callable[[], bytes]
     git_hook: Callable[[], None]
-    status: Callable[[], bytes] = lambda: b"{}\n"  # the stacks this daemon converges, as JSON
+    status: Callable[[], bytes] = lambda: b"{}\n"  # the JSON of GET /status
+    webhook_secret: bytes | None = field(default=None, repr=False)  # None: /hooks/git is open
+
+
+class ListenError(ValueError):
+    """The operator address cannot be bound; the message names it and what to do."""
+
+    def __init__(self, host: str, port: int, error: OSError) -> None:
+        hint = (
+            "another process listens there (a second daemon?): stop it or choose another --listen"
+            if error.errno == errno.EADDRINUSE
+            else "choose another --listen"
+        )
+        super().__init__(f"cannot listen on {host}:{port}: {error.strerror or error}; {hint}")
 
 
 def parse_listen(value: str) -> tuple[str, int]:
@@ -62,8 +82,16 @@ def _handler(endpoints: Endpoints) -> type[BaseHTTPRequestHandler]:
             if self.path != "/hooks/git":
                 self._reply(HTTPStatus.NOT_FOUND, b"not found\n")
                 return
-            length = min(int(self.headers.get("Content-Length") or 0), MAX_HOOK_BODY)
-            self.rfile.read(length)
+            length = int(self.headers.get("Content-Length") or 0)
+            if length > MAX_HOOK_BODY:
+                self._reply(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, b"payload over 1 MiB refused\n")
+                return
+            body = self.rfile.read(length)
+            verdict = verify_push(endpoints.webhook_secret, dict(self.headers.items()), body)
+            if isinstance(verdict, Refused):
+                LOG.warning("refused a git hook from %s: %s", self.client_address[0], verdict.reason)
+                self._reply(HTTPStatus.UNAUTHORIZED, f"refused: {verdict.reason}\n".encode())
+                return
             endpoints.git_hook()
             self._reply(HTTPStatus.ACCEPTED, b"fetch scheduled\n")
 
@@ -84,7 +112,10 @@ class HttpEndpoints:
     """The server, started on its own thread; `address` is the bound (host, port), port 0 resolved."""
 
     def __init__(self, host: str, port: int, endpoints: Endpoints) -> None:
-        self._server = ThreadingHTTPServer((host, port), _handler(endpoints))
+        try:
+            self._server = ThreadingHTTPServer((host, port), _handler(endpoints))
+        except OSError as error:
+            raise ListenError(host, port, error) from None
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="http", daemon=True)
 

@@ -3,16 +3,22 @@
 Gauges that describe the state store (stacks and resources by status, queue depth, lease holdings)
 are read at scrape time from a snapshot function, so they are never stale and cost nothing between
 scrapes. Counters and the convergence-latency histogram are updated by the daemon as things happen.
+Per-stack series (status with the commit the stack is at, last sync, drift repairs) come from the
+worker running the stack, so a fleet scraped whole shows each stack once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+import platform
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Histogram, Info, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
+
+from reconciler import __version__
+from reconciler.daemon.stack_board import StackView
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 LATENCY_BUCKETS = (0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800)
@@ -69,12 +75,52 @@ class _SnapshotCollector(Collector):
         yield retries
 
 
+class _StackCollector(Collector):
+    """One series per stack this worker runs: its status and commit, last sync, drift repairs."""
+
+    def __init__(self, views: Callable[[], Sequence[StackView]]) -> None:
+        self.views = views
+
+    def collect(self) -> Iterator[Metric]:
+        views = self.views()
+        status = GaugeMetricFamily(
+            "reconciler_stack_status",
+            "1 for each stack this worker runs, labelled with its status and the commit it is at",
+            labels=["stack", "status", "commit"],
+        )
+        last_sync = GaugeMetricFamily(
+            "reconciler_stack_last_sync_timestamp_seconds",
+            "When the stack was last seen settled at its commit (Unix time)",
+            labels=["stack"],
+        )
+        repairs = CounterMetricFamily(
+            "reconciler_stack_drift_repairs", "Drifted resources repaired", labels=["stack"]
+        )
+        for view in views:
+            status.add_metric([view.stack, view.status, view.commit or ""], 1)
+            if view.last_sync is not None:
+                last_sync.add_metric([view.stack], view.last_sync)
+            repairs.add_metric([view.stack], view.drift_repairs)
+        yield status
+        yield last_sync
+        yield repairs
+
+
+def _no_stacks() -> Sequence[StackView]:
+    return ()
+
+
 class DaemonMetrics:
     """One registry per daemon (never the global one, so tests and workers stay independent)."""
 
-    def __init__(self, snapshot: Callable[[], StoreSnapshot]) -> None:
+    def __init__(
+        self, snapshot: Callable[[], StoreSnapshot], stacks: Callable[[], Sequence[StackView]] = _no_stacks
+    ) -> None:
         self.registry = CollectorRegistry(auto_describe=False)
         self.registry.register(_SnapshotCollector(snapshot))
+        self.registry.register(_StackCollector(stacks))
+        self.build_info = Info("reconciler_build", "The running version", registry=self.registry)
+        self.build_info.info({"version": __version__, "python": platform.python_version()})
         self.convergence_seconds = Histogram(
             "reconciler_convergence_seconds",
             "From a generation being submitted to its stack settling",

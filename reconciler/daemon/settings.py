@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,13 +41,22 @@ class DaemonSettings:
     shutdown_deadline: float = 60.0  # SIGTERM: how long in-flight cloud calls may take to finish
     watchdog_allowance: float = 60.0  # a loop without progress for this long stops WATCHDOG=1
     sim_latency: str = ""  # the simulated cloud's call latency, e.g. "0.05" or "0.05,create=0.2"
+    # The shared secret push webhooks are signed with (None: /hooks/git takes any caller), or a
+    # file holding it; else systemd's `webhook-secret` credential (reconciler.daemon.secrets_source).
+    webhook_secret: str | None = field(default=None, repr=False)
+    webhook_secret_file: str | None = None
+    notify_url: str | None = None  # stack events are POSTed here as JSON
+    notify_secret: str | None = field(default=None, repr=False)  # signs them (X-Signature: sha256=)
+    notify_secret_file: str | None = None  # else systemd's `notify-secret` credential
+    log_level: str = "info"  # debug, info, warning, error
+    log_format: str = "text"  # text (journald-friendly under systemd) or json (one object per line)
 
     def overridden(self, **flags: Any) -> DaemonSettings:
         """These settings with every flag that was given (not None) taking precedence."""
         return dataclasses.replace(self, **{key: value for key, value in flags.items() if value is not None})
 
 
-_FIELDS = {field.name: field for field in dataclasses.fields(DaemonSettings)}
+_FIELDS = {setting.name: setting for setting in dataclasses.fields(DaemonSettings)}
 _TYPES: Mapping[str, tuple[type, ...]] = {
     "repo": (str,),
     "database": (str,),
@@ -56,6 +65,17 @@ _TYPES: Mapping[str, tuple[type, ...]] = {
     "workers": (int,),
     "listen": (str,),
     "sim_latency": (str,),
+    "log_level": (str,),
+    "webhook_secret": (str,),
+    "webhook_secret_file": (str,),
+    "notify_url": (str,),
+    "notify_secret": (str,),
+    "notify_secret_file": (str,),
+    "log_format": (str,),
+}
+CHOICES: Mapping[str, tuple[str, ...]] = {
+    "log_level": ("debug", "info", "warning", "error"),
+    "log_format": ("text", "json"),
 }
 
 
@@ -68,6 +88,8 @@ def _checked(path: Path, key: str, value: Any) -> Any:
         raise SettingsError(f"{path}: {key} must be a {names}, not {type(value).__name__}")
     if key == "workers" and int(value) < 1:
         raise SettingsError(f"{path}: workers must be at least 1")
+    if key in CHOICES and value not in CHOICES[key]:
+        raise SettingsError(f"{path}: {key} must be one of {', '.join(CHOICES[key])}, not {value!r}")
     return float(value) if expected == (int, float) else value
 
 

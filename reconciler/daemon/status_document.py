@@ -1,36 +1,61 @@
-"""`GET /status`: the stacks this daemon converges, their status and what failed, as JSON.
+"""`GET /status`: every stack declared at the tracked commit, its status and the commit it is at.
 
-A resource FAILED for a permanent cause shows its reason and the time of its next try while it
-waits (the same text the note carries), so an operator sees why and until when without git.
+The stacks this worker runs come from its board (status, commit, last sync, drift repairs); the
+others are read from the shared store's rows (their status, held elsewhere). A stack the store
+does not know yet is PENDING. A resource FAILED for a permanent cause shows its reason and the
+time of its next try while it waits (the text the note carries), so an operator sees why and until
+when without git.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
+from reconciler import __version__
+from reconciler.daemon.stack_board import StackView
 from reconciler.engine.report import StackReport, next_try_text
+from state import StackStatus
+from state.stacks import StackState
 
 
 def status_document(
-    tracked: str | None, reports: Mapping[str, StackReport | None], holds: Callable[[str], bool]
-) -> bytes:
-    """The JSON body: the tracked commit and, per stack, status, commit, failures and next tries."""
-    stacks = {}
-    for name, report in sorted(reports.items()):
-        if report is None:
-            continue
-        stacks[name] = {
-            "status": str(report.status),
-            "commit": report.commit,
-            "held_here": holds(name),
-            "failures": [
-                {
-                    "resource": failure.resource,
-                    "reason": failure.reason,
-                    **({"next_try": next_try_text(failure.next_try)} if failure.next_try is not None else {}),
-                }
-                for failure in report.failures
-            ],
-        }
-    return (json.dumps({"tracked": tracked, "stacks": stacks}, indent=2, sort_keys=True) + "\n").encode()
+    tracked: str | None,
+    declared: Sequence[str],
+    held: Sequence[StackView],
+    read_rows: Callable[[list[str]], Mapping[str, StackState]],
+    reports: Mapping[str, StackReport | None] | None = None,
+) -> dict[str, object]:
+    """The document: the tracked commit and one object per declared stack, by name; a stack this
+    worker runs lists its failures, each with its next try while it waits."""
+    known = reports or {}
+    views = {view.stack: view for view in held if view.stack in declared}
+    others = [name for name in declared if name not in views]
+    rows = read_rows(others) if others else {}
+    for name in others:
+        row = rows.get(name)
+        status = str(row.status) if row is not None else str(StackStatus.PENDING)
+        reasons = row.reasons if row is not None else ()
+        views[name] = StackView(name, status, None, reasons=tuple(reasons), held=False)
+    return {
+        "version": __version__,
+        "commit": tracked,
+        "stacks": [_with_failures(views[name].to_json(), known.get(name)) for name in sorted(views)],
+    }
+
+
+def _with_failures(body: dict[str, object], report: StackReport | None) -> dict[str, object]:
+    if report is not None:
+        body["failures"] = [
+            {
+                "resource": failure.resource,
+                "reason": failure.reason,
+                **({"next_try": next_try_text(failure.next_try)} if failure.next_try is not None else {}),
+            }
+            for failure in report.failures
+        ]
+    return body
+
+
+def rendered(document: Mapping[str, object]) -> bytes:
+    return (json.dumps(document, indent=2, sort_keys=True) + "\n").encode()

@@ -82,6 +82,7 @@ class Policy:
     self_heal: bool = True
     prune: bool = True
     observe_interval: float = 60.0
+    require_approval: frozenset[str] = frozenset()  # "replace", "delete": wait for an approval
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from typing import Any
 
 from reconciler.engine.call_pool import CallPool, PendingCall
 from reconciler.engine.desired import DesiredGeneration, DesiredStack, Policy
+from reconciler.engine.drift_tally import DriftTally
 from reconciler.engine.engine_loop import EngineLoop
 from reconciler.engine.held_shards import HeldShards
 from reconciler.engine.nested_handoff import REMOVED, NestedDiscovery, RemoteChildren, rebuild
@@ -101,6 +102,7 @@ class Engine:
         self._runs: dict[str, StackRun] = {}
         self._epochs: dict[str, int] = {}
         self._invalid: dict[str, StackReport] = {}
+        self._tallies: dict[str, DriftTally] = {}  # root stack -> drift repairs of its whole tree
         self._held: Mapping[int, int] = {}  # the shards held at the current (or last) pass
         self._shards: dict[str, int] = {}  # a stack's shard never changes: asked once
         self.remote = RemoteChildren(store, self.settings.nested_poll)
@@ -139,9 +141,26 @@ class Engine:
     def submit(self, stack: str, desired: DesiredGeneration) -> int:
         """Make `desired` the stack's newest generation (when its definition changed); its number."""
         spec = desired.spec
-        policy = Policy(spec.cloud, spec.self_heal, spec.prune, float(spec.observe_interval))
+        approval = frozenset(getattr(spec, "require_approval", ()))
+        policy = Policy(spec.cloud, spec.self_heal, spec.prune, float(spec.observe_interval), approval)
         self._invalid.pop(stack, None)
-        return self._submit(stack, desired.commit, desired.definition, RunSpec.root(stack, policy))
+        generation = self._submit(stack, desired.commit, desired.definition, RunSpec.root(stack, policy))
+        run = self._runs.get(stack)
+        if run is not None and run.at_generation(generation):
+            run.recommitted(desired.commit)  # a definition already converged to: at this commit now
+        return generation
+
+    def approve(self, stack: str, commit: str) -> bool:
+        """`commit` of `stack` is approved: its replacements and deletions (nested stacks' too) go
+        ahead. False when the stack is not at that commit here (nothing to approve)."""
+        runs = [
+            run
+            for name, run in self._runs.items()
+            if (name == stack or name.startswith(f"{stack}/")) and run.commit == commit
+        ]
+        for run in runs:
+            run.approve()
+        return bool(runs)
 
     def invalid(self, stack: str, commit: str, reasons: Iterable[str]) -> None:
         """The commit's template is wrong: report INVALID and keep maintaining the last good generation.
@@ -183,6 +202,9 @@ class Engine:
             run = self._open_run(stack, spec.policy.cloud)
         if isinstance(outcome, NewGeneration) or not run.at_generation(generation.generation):
             run.set_desired(Desire(generation.generation, generation.commit_sha, definition, spec))
+        root = self._runs.get(spec.lineage.root)
+        if nested and root is not None and root.approved and root.commit == run.commit:
+            run.approve()  # made after its root's commit was approved: approved with it
         return generation.generation
 
     def _shard_of(self, stack: str) -> int:
@@ -194,6 +216,7 @@ class Engine:
     def _open_run(self, stack: str, cloud: str) -> StackRun:
         shard = self._shard_of(stack)
         run = StackRun(stack, shard, self._providers.for_cloud(cloud), self._context)
+        run.summary.tally = self._tallies.setdefault(stack.split("/", 1)[0], DriftTally())
         run.load(state_from_record(record) for record in self._store.read_records(stack))
         self._runs[stack] = run
         # Records read while another worker holds the shard may be stale by the time this one
@@ -216,6 +239,7 @@ class Engine:
     def _reopen(self, run: StackRun) -> StackRun:
         """After a takeover: forget what memory held, rebuild from the records, same desired state."""
         fresh = run.rebuilt(state_from_record(record) for record in self._store.read_records(run.name))
+        fresh.summary.tally = run.summary.tally
         self._runs[run.name] = fresh
         return fresh
 
@@ -479,11 +503,16 @@ class Engine:
             return self.remote.outputs(stack)
         return run.outputs() if run is not None else self._store.read_outputs(stack)
 
-    def converge(self, stacks: Iterable[str], deadline: float) -> dict[str, StackReport]:
-        """Run passes until every stack named settles (CONVERGED, FAILED, INVALID) or `deadline`."""
+    def converge(
+        self, stacks: Iterable[str], deadline: float, on_pass: Callable[[], None] | None = None
+    ) -> dict[str, StackReport]:
+        """Run passes until every stack named settles (CONVERGED, FAILED, INVALID) or `deadline`;
+        `on_pass` is called after each pass (a progress display)."""
         names = list(stacks)
 
         def settled(progress: Progress) -> bool:
+            if on_pass is not None:
+                on_pass()
             return all(self._settled(name) for name in names) and not progress.busy
 
         EngineLoop(self, self._clock, self.step).run_until(settled, deadline)

@@ -8,6 +8,7 @@ inherits, waits for the child to settle at that generation, and then reads the c
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from reconciler.engine.batching import batch_policy, check_update_policy
@@ -43,6 +44,10 @@ class NestedChildren:
 
     def __len__(self) -> int:
         return len(self._waiting)
+
+    def moving(self, awaiting_approval: Mapping[str, str]) -> bool:
+        """Whether a child waited on can still move (one waiting for an approval cannot)."""
+        return any(name not in awaiting_approval for name in self._waiting)
 
     def waited_on(self) -> list[str]:
         """The stack names of the children waited on."""
@@ -102,7 +107,9 @@ class NestedChildren:
         state.generation = run.generation
         run.writes.mark(state)
         policy = run.policy
-        inherited = Policy(policy.cloud, policy.self_heal, policy.prune, policy.observe_interval)
+        inherited = Policy(
+            policy.cloud, policy.self_heal, policy.prune, policy.observe_interval, policy.require_approval
+        )
         resource = definition.resources[name]
         is_group = resource.nested_kind in GROUP_KINDS
         batch = None
@@ -157,6 +164,11 @@ class NestedChildren:
         nested = run.context.children
         report = nested.nested_report(state.physical_id)
         if report is None or report.generation != generation or not report.settled:
+            return
+        if report.status is StackStatus.PENDING_APPROVAL:
+            if not run.approved:  # else the child, approved with it, moves on at its next pass
+                waiting = "; ".join(str(failure) for failure in report.failures)
+                run.summary.await_approval(name, f"in its nested stack: {waiting}")
             return
         del self._waiting[name]
         run.writes.mark(state)

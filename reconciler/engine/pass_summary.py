@@ -11,9 +11,12 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from reconciler.engine.drift_tally import DriftTally
 from reconciler.engine.pass_result import StatusWrite
 from reconciler.engine.report import ActionCounts, Failure
 from reconciler.engine.stack_status import StackStatus, summarize_status
+
+OWN_ACTIONS = ("replace", "delete")  # else what waits is a nested stack's, already explained
 
 
 class PassSummary:
@@ -23,7 +26,9 @@ class PassSummary:
         self.status = StackStatus.PENDING
         self._failures: dict[str, str] = {}  # resource (or what a refused delete was) -> reason
         self._escalations: dict[str, str] = {}  # resource -> why no right action exists: needs a person
+        self.awaiting: dict[str, str] = {}  # resource -> the action (replace, delete) awaiting approval
         self._drifted: set[str] = set()
+        self.tally = DriftTally()  # the engine shares its root's among a tree of nested stacks
         self._replacements: Counter[str] = Counter()  # resource -> replacements of a failing resource
         self._counts: Counter[str] = Counter()
         self._kept: dict[str, str] = {}  # resource (physical id) -> what its deletion policy kept
@@ -43,6 +48,7 @@ class PassSummary:
             self.superseded[commit] = generation
         self._failures = {}
         self._escalations = {}
+        self.awaiting = {}
         self._replacements = Counter()
         self._counts = Counter()
         self._kept = {}
@@ -54,6 +60,14 @@ class PassSummary:
 
     def settled(self) -> bool:
         return self.status in (StackStatus.CONVERGED, StackStatus.FAILED)
+
+    def recommitted(self) -> None:
+        """A newer commit with the same definition: its status is written again (it may have been
+        INVALID in between); a settled stack did nothing at that commit, so its counts start over."""
+        if self.settled():
+            self._counts = Counter()
+            self._kept = {}
+        self._status_due = True
 
     def count(self, action: str) -> None:
         """One more resource `created`, `updated`, `replaced` or `deleted` at this generation."""
@@ -93,11 +107,20 @@ class PassSummary:
         if not (unless_escalated and name in self._escalations):
             self._escalations[name] = reason
 
+    def await_approval(self, name: str, action: str) -> None:
+        """`name`'s `action` waits until the commit is approved."""
+        if self.awaiting.get(name) != action:
+            self.awaiting[name] = action
+            self._status_due = True
+
     def drifting(self, name: str) -> None:
         self._drifted.add(name)
 
-    def drift_repaired(self, name: str) -> None:
-        self._drifted.discard(name)
+    def drift_repaired(self, name: str, label: str) -> None:
+        """`name` settled; if it had drifted, one more repair (`label`: the name with its stack)."""
+        if name in self._drifted:
+            self._drifted.discard(name)
+            self.tally.repaired(label)
 
     def replaced_failing(self, name: str) -> int:
         """One more replacement of failing `name`; how many so far at this generation."""
@@ -121,8 +144,9 @@ class PassSummary:
             waiting=waiting,
             failed=bool(self._failures or self._escalations),
             drifted=bool(self._drifted),
+            awaiting_approval=bool(self.awaiting),
         )
-        reasons = tuple(str(failure) for failure in self.failure_list(graph))
+        reasons = tuple(str(failure) for failure in self.failure_list(graph)) + self._awaiting_reasons()
         # A FAILED stack's outputs follow its other resources too (a repair, a replacement): an
         # output of the failed resource itself reads as None, as Heat shows it.
         if self.outputs_stale and status in (StackStatus.CONVERGED, StackStatus.FAILED):
@@ -135,6 +159,18 @@ class PassSummary:
             self.status = status
             self._reasons = reasons
             self._status_due = True
+
+    def awaiting_failures(self) -> list[Failure]:
+        """The actions waiting for approval, as a person reads them in a note."""
+        return [
+            Failure(
+                name, f"{action} waits for approval (reconciler approve)" if action in OWN_ACTIONS else action
+            )
+            for name, action in sorted(self.awaiting.items())
+        ]
+
+    def _awaiting_reasons(self) -> tuple[str, ...]:
+        return tuple(str(failure) for failure in self.awaiting_failures())
 
     def failure_list(self, graph: Mapping[str, frozenset[str]]) -> list[Failure]:
         """What needs a person; failures that only follow from an escalated resource are left out."""

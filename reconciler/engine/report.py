@@ -7,7 +7,10 @@ from datetime import UTC, datetime
 
 from state.stacks import StackStatus
 
-SETTLED_STATUSES = frozenset({StackStatus.CONVERGED, StackStatus.FAILED, StackStatus.INVALID})
+# PENDING_APPROVAL rests too: nothing moves until a person approves
+SETTLED_STATUSES = frozenset(
+    {StackStatus.CONVERGED, StackStatus.FAILED, StackStatus.INVALID, StackStatus.PENDING_APPROVAL}
+)
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,8 @@ class StackReport:
     superseded: tuple[str, ...] = field(default=())
     resources: int = 0
     kept: tuple[str, ...] = ()  # what deletion policies kept: retained resources, snapshots made
+    drift_repairs: int = 0  # drifted resources repaired since this worker began running the stack
+    recent_repairs: tuple[str, ...] = ()  # the newest of them, newest last
 
     @property
     def settled(self) -> bool:

@@ -7,6 +7,7 @@ engine; a template that does not load makes the stack INVALID (nothing applied).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping
 
 from reconciler.engine.desired import DesiredGeneration
@@ -71,11 +72,18 @@ def unconverged_sources(spec: StackSpec, reports: Mapping[str, StackReport]) -> 
 
 
 def apply_repository(
-    engine: Engine, files: FileSource, commit: str, deadline: float, *, hide: HideValues | None = None
+    engine: Engine,
+    files: FileSource,
+    commit: str,
+    deadline: float,
+    *,
+    hide: HideValues | None = None,
+    on_pass: Callable[[list[str]], None] | None = None,
 ) -> dict[str, StackReport]:
     """Converge every stack of the repository at `commit`; each stack's report, in wave order.
 
-    `hide` is told each stack's hidden parameter values before it is submitted."""
+    `hide` is told each stack's hidden parameter values before it is submitted; `on_pass` is
+    called after each engine pass with the stacks converging (a progress display)."""
     config = load_repository_config(files)
     reports: dict[str, StackReport] = {}
     for wave in stack_order(config):
@@ -88,5 +96,6 @@ def apply_repository(
                 submitted.append(name)
             else:
                 reports[name] = engine.report(name)
-        reports.update(engine.converge(submitted, deadline))
+        progress = functools.partial(on_pass, submitted) if on_pass is not None else None
+        reports.update(engine.converge(submitted, deadline, progress))
     return reports

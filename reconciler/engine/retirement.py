@@ -58,6 +58,9 @@ class Retirement:
         records = run.resources.records
         graph = run.resources.graph
         for name in [name for name in records if name not in graph]:
+            if not run.removing and run.needs_approval("delete"):
+                run.summary.await_approval(name, "delete")
+                continue
             if name in run.flights or name in run.readiness:
                 self.prune_pending = True
                 continue  # retired once its call is back

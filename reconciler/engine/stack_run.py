@@ -84,6 +84,7 @@ class StackRun:
         self.spec = RunSpec.root(name, Policy())
         self.generation = 0
         self.commit: str | None = None
+        self.approved = False  # whether this commit's destructive actions were approved
         self.removing = False
         self._previous_definition: DesiredStack | None = None
         self._reuse_decisions = False
@@ -142,6 +143,8 @@ class StackRun:
         definition = desire.definition
         self.pace.policy = desire.spec.batch
         self.summary.new_generation(self.commit, self.generation, desire.commit)
+        if desire.commit != self.commit:
+            self.approved = False  # an approval is of one commit
         self._previous_definition = self.definition
         self._reuse_decisions = (
             self.definition is not None
@@ -159,6 +162,30 @@ class StackRun:
         self.retirement.retire_pruned()
         for name in graph:
             self.resources.consider(name)
+
+    def needs_approval(self, action: str) -> bool:
+        """Whether `action` ("replace", "delete") of this commit waits for an approval."""
+        return action in self.policy.require_approval and not self.approved
+
+    def approve(self) -> None:
+        """The commit is approved: what waited for it is decided again."""
+        if self.approved:
+            return
+        self.approved = True
+        waiting = list(self.summary.awaiting)
+        self.summary.awaiting = {}
+        self.summary.status_changed()
+        self.retirement.retire_pruned()
+        for name in waiting:
+            if name in self.resources.graph:
+                self.resources.consider(name)
+
+    def recommitted(self, commit: str) -> None:
+        """A newer commit whose definition is this generation's: the stack is at `commit` from now on."""
+        if commit != self.commit:
+            self.summary.recommitted()
+            self.commit = commit
+            self.approved = False
 
     def rebuilt(self, records: Iterable[ResourceState]) -> StackRun:
         """A fresh coordinator for the same stack and desire, from the store's `records` (a takeover)."""
@@ -301,7 +328,7 @@ class StackRun:
             flights.acting()
             or self.resources.has_ready()
             or len(self.readiness)
-            or len(self.children)
+            or self.children.moving(self.summary.awaiting)
             or flights.awaiting_ids()
         )
         waiting = pending_work or self.resources.any_retrying() or bool(self.retirement)
@@ -373,6 +400,9 @@ class StackRun:
         else:
             assert state is not None
             failing = "status" in plan.replace_reasons
+            if not failing and self.needs_approval("replace"):  # a repair of drift needs none
+                self.summary.await_approval(name, "replace")
+                return
             self.actions.replace(state, resource.type, desired, failing=failing, now=now)
         self.options.keep_deletion_policy(self.resources.records.get(name), deletion_policy)
 
@@ -413,7 +443,7 @@ class StackRun:
     def settle(self, name: str, *, values_changed: bool) -> None:
         if values_changed:
             self.summary.outputs_stale = True
-        self.summary.drift_repaired(name)
+        self.summary.drift_repaired(name, f"{self.name}: {name}")
         self.failure_retries.succeeded(name)
         self.resources.settle(name, values_changed=values_changed)
 
@@ -463,8 +493,10 @@ class StackRun:
             commit=self.commit,
             generation=self.generation,
             counts=summary.action_counts(resources.unchanged()),
-            failures=tuple(summary.failure_list(resources.graph)),
+            failures=(*summary.failure_list(resources.graph), *summary.awaiting_failures()),
             superseded=tuple(summary.superseded),
             resources=len(resources.records),
             kept=summary.kept(),
+            drift_repairs=summary.tally.repairs,
+            recent_repairs=tuple(summary.tally.recent),
         )

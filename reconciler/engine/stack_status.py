@@ -7,11 +7,16 @@ from state.stacks import StackStatus
 __all__ = ["StackStatus", "summarize_status"]
 
 
-def summarize_status(*, complete: bool, waiting: bool, failed: bool, drifted: bool) -> StackStatus:
+def summarize_status(
+    *, complete: bool, waiting: bool, failed: bool, drifted: bool, awaiting_approval: bool = False
+) -> StackStatus:
     """PROGRESSING (or DEGRADED while repairing drift) as long as anything can still move; then
-    CONVERGED when every resource is settled and nothing failed, FAILED otherwise."""
+    PENDING_APPROVAL while an action waits for approval, CONVERGED when every resource is settled
+    and nothing failed, FAILED otherwise."""
     if waiting:
         return StackStatus.DEGRADED if drifted else StackStatus.PROGRESSING
+    if awaiting_approval and not failed:
+        return StackStatus.PENDING_APPROVAL
     if complete and not failed:
         return StackStatus.CONVERGED
     return StackStatus.FAILED

@@ -37,6 +37,12 @@ def notes_ref_of(files: CommitFileSource) -> str:
     return value if isinstance(value, str) and value.startswith("refs/notes/") else DEFAULT_NOTES_REF
 
 
+def declared_stacks(files: CommitFileSource) -> list[str]:
+    """The stack names the commit's `reconciler.yaml` declares (none when it is unreadable)."""
+    stacks = _key(files, "stacks")
+    return sorted(str(name) for name in stacks) if isinstance(stacks, dict) else []
+
+
 def default_head(repo: git.Repo, *, cached_remote: bool) -> str | None:
     """The commit of the repository's default head, or None (empty repository, unknown HEAD)."""
     try:

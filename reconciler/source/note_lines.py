@@ -27,6 +27,7 @@ STATUS_FINALITY = {
     "PENDING": 0,
     "PROGRESSING": 1,
     "DEGRADED": 2,
+    "PENDING_APPROVAL": 2,
     "SUPERSEDED": 3,
     "INVALID": 3,
     "FAILED": 3,

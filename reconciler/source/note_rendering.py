@@ -1,5 +1,8 @@
 """A commit's note rendered for people: plain text for a terminal, Markdown for a PR comment, JSON.
 
+A line from another commit is a stack the commit left alone, shown where it stands (`at <commit>`);
+in JSON each stack's object carries the `commit` it is at.
+
 Markdown must fit a pull-request comment (GitHub refuses more than 65,536 characters), so it is
 rendered in decreasing detail until it fits: every resource name, then the first few per action
 with "and N more", then counts only. Only the newest line per stack is shown.
@@ -26,6 +29,11 @@ DETAIL_LEVELS = (None, 20, 0)  # names listed per action: all, the first 20, non
 
 def _stack_label(line: NoteLine) -> str:
     return "(repository)" if line.stack == REPOSITORY_SCOPE else line.stack
+
+
+def _at(line: NoteLine, commit: str) -> str:
+    """Where a stack the commit left alone stands: ` at <its commit>`; nothing for the commit's own."""
+    return "" if line.commit == commit else f" at {line.commit[:12]}"
 
 
 def _counts(line: NoteLine) -> str:
@@ -81,7 +89,7 @@ def render_text(commit: str, lines: Sequence[NoteLine]) -> str:
     out = [f"commit {commit[:12]}"]
     for line in newest:
         if line.kind == CONVERGENCE:
-            out.append(f"  {_stack_label(line)}: {line.status} ({_counts(line)})")
+            out.append(f"  {_stack_label(line)}: {line.status}{_at(line, commit)} ({_counts(line)})")
         elif line.plan is not None:
             out.append(f"  {_stack_label(line)}: plan: {_plan_summary(line.plan)}")
             out.extend(f"      {symbol} {text}" for symbol, text in _plan_items(line.plan, None))
@@ -106,7 +114,7 @@ def _markdown(commit: str, newest: Sequence[NoteLine], limit: int | None) -> str
         ]
         for line in converged:
             counts = " | ".join(str(line.counts.get(name, 0)) for name in COUNT_NAMES)
-            out.append(f"| {_stack_label(line)} | **{line.status}** | {counts} |")
+            out.append(f"| {_stack_label(line)} | **{line.status}**{_at(line, commit)} | {counts} |")
         out.append("")
     for line in newest:
         label = "failed" if line.status == "FAILED" else "because"

@@ -17,6 +17,9 @@ import git
 FETCH_REFSPECS = (
     "+refs/heads/*:refs/remotes/origin/*",
     "+refs/pull/*/head:refs/remotes/origin/pull/*/head",
+    # approvals of destructive actions (reconciler.source.approvals); a pattern, so a remote
+    # without the ref fetches fine
+    "+refs/notes/reconciler-approval*:refs/notes/reconciler-approval*",
 )
 
 

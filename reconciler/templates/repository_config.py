@@ -24,7 +24,7 @@ from schemas import load_schema
 DEFAULT_BRANCH = "main"
 DEFAULT_NOTES_REF = "refs/notes/reconciler"
 DEFAULT_POLICIES: Mapping[str, Any] = MappingProxyType(
-    {"auto_apply": True, "self_heal": True, "prune": True, "observe_interval": 60}
+    {"auto_apply": True, "self_heal": True, "prune": True, "observe_interval": 60, "require_approval": ()}
 )
 # Keys a stack may set for itself or take from `defaults`; `cloud` has no default: a stack that
 # silently went to the simulated cloud would converge nothing real and say CONVERGED.
@@ -52,6 +52,7 @@ class StackSpec:
     self_heal: bool
     prune: bool
     observe_interval: float
+    require_approval: frozenset[str] = frozenset()  # actions that wait for `reconciler approve`
 
 
 @dataclass(frozen=True)
@@ -139,6 +140,7 @@ def _stack(name: str, raw: Mapping[str, Any], defaults: Mapping[str, Any]) -> St
         self_heal=bool(merged["self_heal"]),
         prune=bool(merged["prune"]),
         observe_interval=float(merged["observe_interval"]),
+        require_approval=frozenset(merged["require_approval"]),
     )
 
 

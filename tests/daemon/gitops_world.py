@@ -11,6 +11,7 @@ import shutil
 import threading
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import git
 
@@ -52,10 +53,19 @@ class DaemonWorld:
     """One daemon process's parts, on `repo_location` (a path or URL), with its state under `state_dir`."""
 
     def __init__(
-        self, repo_location: str, state_dir: Path, worker: str = "worker-a", sim_latency: str = ""
+        self,
+        repo_location: str,
+        state_dir: Path,
+        worker: str = "worker-a",
+        sim_latency: str = "",
+        **settings_given: Any,
     ) -> None:
         settings = DaemonSettings(
-            repo=repo_location, state_dir=str(state_dir), listen="127.0.0.1:0", sim_latency=sim_latency
+            repo=repo_location,
+            state_dir=str(state_dir),
+            listen="127.0.0.1:0",
+            sim_latency=sim_latency,
+            **settings_given,
         )
         self.daemon: AssembledDaemon = assemble(settings, worker_id=worker, environ={})
         self.daemon.keeper.tick()

@@ -162,8 +162,9 @@ def test_while_it_waits_the_reason_and_next_try_are_in_the_note_status_and_metri
     host, port = daemon.http.address
     with urllib.request.urlopen(f"http://{host}:{port}/status", timeout=5) as answer:
         status = json.load(answer)
-    (reported,) = status["stacks"]["app"]["failures"]
-    assert status["stacks"]["app"]["status"] == "FAILED"
+    (app,) = [stack for stack in status["stacks"] if stack["stack"] == "app"]
+    (reported,) = app["failures"]
+    assert app["status"] == "FAILED"
     assert reported["resource"] == "nodes" and "Policy does not allow" in reported["reason"]
     assert reported["next_try"].endswith("Z")
     with urllib.request.urlopen(f"http://{host}:{port}/metrics", timeout=5) as answer:

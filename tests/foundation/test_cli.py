@@ -11,7 +11,21 @@ from click.testing import CliRunner
 
 from reconciler.cli.main import SUBCOMMANDS, cli
 
-EXPECTED = {"validate", "plan", "apply", "run", "status", "outputs", "check", "retry", "sim", "db", "shards"}
+EXPECTED = {
+    "validate",
+    "plan",
+    "apply",
+    "run",
+    "status",
+    "outputs",
+    "check",
+    "retry",
+    "sim",
+    "db",
+    "shards",
+    "stacks",
+    "approve",
+}
 
 
 def test_help_lists_every_subcommand() -> None:
