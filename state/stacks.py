@@ -24,6 +24,8 @@ class StackStatus(enum.StrEnum):
     FAILED = "FAILED"
     SUPERSEDED = "SUPERSEDED"
     INVALID = "INVALID"
+    SUSPENDED = "SUSPENDED"  # converged, its servers suspended as `state: suspended` declares
+    ABANDONED = "ABANDONED"  # no longer managed (`reconciler abandon`): its resources left in the cloud
 
 
 @dataclass(frozen=True)

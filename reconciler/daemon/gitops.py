@@ -35,6 +35,7 @@ from reconciler.daemon.revisions_ahead import RevisionsAhead
 from reconciler.engine.desired import DesiredGeneration
 from reconciler.engine.progress import Progress
 from reconciler.engine.report import StackReport
+from reconciler.engine.stack_status import AT_REST
 from reconciler.plan import UpdateRules
 from reconciler.source.commit_files import CommitFileSource
 from reconciler.source.heads import Heads
@@ -59,7 +60,7 @@ from timekeeping import Clock
 
 LOG = logging.getLogger(__name__)
 # a stack's outputs are final at its newest generation once it converged (drift repair keeps them)
-OUTPUTS_SETTLED = frozenset({StackStatus.CONVERGED, StackStatus.DEGRADED})
+OUTPUTS_SETTLED = frozenset({StackStatus.CONVERGED, StackStatus.SUSPENDED, StackStatus.DEGRADED})
 
 
 class ConvergenceEngine(Protocol):
@@ -447,7 +448,9 @@ class GitOps:
                     )
             if report.commit != active.commit or active.noted == _report_key(report):
                 continue
-            if report.settled and (active.noted is None or active.noted[0] not in ("CONVERGED", "FAILED")):
+            if report.settled and (
+                active.noted is None or active.noted[0] not in ("CONVERGED", "SUSPENDED", "FAILED")
+            ):
                 self.on_settled(self.clock.now() - active.submitted_at)
             active.noted = _report_key(report)
             lines.append(self.notes.report(report))
@@ -486,8 +489,6 @@ class GitOps:
         if self.seen_commit is None:
             return "waiting for the tracked branch"
         reports = list(self.reports().values())
-        converged = sum(
-            1 for report in reports if report is not None and report.status is StackStatus.CONVERGED
-        )
+        converged = sum(1 for report in reports if report is not None and report.status in AT_REST)
         total = len(self.good.config.stacks) if self.good is not None else 0
         return f"commit {self.seen_commit[:12]}: {converged}/{total} stacks converged"

@@ -73,6 +73,13 @@ class StackPolicy(Protocol):
     @property
     def observe_interval(self) -> float: ...
 
+    @property
+    def state(self) -> str: ...
+
+
+SUSPENDED = "suspended"  # the `state` of a stack whose servers are suspended (Heat's stack suspend)
+ACTIVE = "active"
+
 
 @dataclass(frozen=True)
 class Policy:
@@ -82,6 +89,11 @@ class Policy:
     self_heal: bool = True
     prune: bool = True
     observe_interval: float = 60.0
+    state: str = ACTIVE
+
+    @property
+    def suspended(self) -> bool:
+        return self.state == SUSPENDED
 
 
 @dataclass(frozen=True)

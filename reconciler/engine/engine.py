@@ -135,7 +135,7 @@ class Engine:
     def submit(self, stack: str, desired: DesiredGeneration) -> int:
         """Make `desired` the stack's newest generation (when its definition changed); its number."""
         spec = desired.spec
-        policy = Policy(spec.cloud, spec.self_heal, spec.prune, float(spec.observe_interval))
+        policy = Policy(spec.cloud, spec.self_heal, spec.prune, float(spec.observe_interval), spec.state)
         self._invalid.pop(stack, None)
         return self._submit(stack, desired.commit, desired.definition, RunSpec.root(stack, policy))
 
@@ -163,7 +163,7 @@ class Engine:
         if nested:
             inputs = spec.to_inputs(len(definition.resources))
         outcome = self._store.record_generation(
-            stack, commit_sha=commit, definition_digest=definition.digest(), inputs=inputs
+            stack, commit_sha=commit, definition_digest=spec.generation_digest(definition), inputs=inputs
         )
         generation = outcome.generation
         if nested and self._shard_of(stack) not in self._held:
@@ -406,7 +406,7 @@ class Engine:
             if root_definition is None:
                 return False  # this worker has not read the root's commit yet
             definition = rebuild(root_definition, spec.lineage)
-            if definition is None or definition.digest() != seen.definition_digest:
+            if definition is None or spec.generation_digest(definition) != seen.definition_digest:
                 return False  # the root here is at another commit: wait for the one that matches
         if run is None:
             run = self._open_run(seen.stack, spec.policy.cloud)

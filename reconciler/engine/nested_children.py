@@ -16,7 +16,7 @@ from reconciler.engine.pass_result import ChildRequest, RemoveChild, SubmitChild
 from reconciler.engine.record_rows import plain_json
 from reconciler.engine.resource_state import RecordStatus, ResourceState
 from reconciler.engine.run_spec import RunSpec
-from reconciler.engine.stack_status import StackStatus
+from reconciler.engine.stack_status import AT_REST
 from reconciler.templates.errors import Unresolved
 
 if TYPE_CHECKING:
@@ -102,7 +102,7 @@ class NestedChildren:
         state.generation = run.generation
         run.writes.mark(state)
         policy = run.policy
-        inherited = Policy(policy.cloud, policy.self_heal, policy.prune, policy.observe_interval)
+        inherited = Policy(policy.cloud, policy.self_heal, policy.prune, policy.observe_interval, policy.state)
         resource = definition.resources[name]
         is_group = resource.nested_kind in GROUP_KINDS
         batch = None
@@ -160,7 +160,7 @@ class NestedChildren:
             return
         del self._waiting[name]
         run.writes.mark(state)
-        if report.status is StackStatus.CONVERGED:
+        if report.status in AT_REST:
             state.status = RecordStatus.READY
             state.attributes = plain_json(dict(nested.nested_outputs(state.physical_id)))
             state.last_error = None

@@ -13,7 +13,7 @@ from typing import Any
 
 from reconciler.engine.pass_result import StatusWrite
 from reconciler.engine.report import ActionCounts, Failure
-from reconciler.engine.stack_status import StackStatus, summarize_status
+from reconciler.engine.stack_status import AT_REST, StackStatus, summarize_status
 
 
 class PassSummary:
@@ -48,7 +48,7 @@ class PassSummary:
         self._status_due = True
 
     def settled(self) -> bool:
-        return self.status in (StackStatus.CONVERGED, StackStatus.FAILED)
+        return self.status in AT_REST or self.status is StackStatus.FAILED
 
     def count(self, action: str) -> None:
         """One more resource `created`, `updated`, `replaced` or `deleted` at this generation."""
@@ -96,6 +96,7 @@ class PassSummary:
         *,
         complete: bool,
         waiting: bool,
+        suspended: bool = False,
         resolve_outputs: Callable[[], dict[str, Any]],
     ) -> None:
         status = summarize_status(
@@ -103,11 +104,12 @@ class PassSummary:
             waiting=waiting,
             failed=bool(self._failures or self._escalations),
             drifted=bool(self._drifted),
+            suspended=suspended,
         )
         reasons = tuple(str(failure) for failure in self.failure_list(graph))
         # A FAILED stack's outputs follow its other resources too (a repair, a replacement): an
         # output of the failed resource itself reads as None, as Heat shows it.
-        if self.outputs_stale and status in (StackStatus.CONVERGED, StackStatus.FAILED):
+        if self.outputs_stale and (status in AT_REST or status is StackStatus.FAILED):
             self.outputs_stale = False
             outputs = resolve_outputs()
             if outputs != self.outputs or not self.outputs:

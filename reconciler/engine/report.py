@@ -6,7 +6,15 @@ from dataclasses import dataclass, field
 
 from state.stacks import StackStatus
 
-SETTLED_STATUSES = frozenset({StackStatus.CONVERGED, StackStatus.FAILED, StackStatus.INVALID})
+SETTLED_STATUSES = frozenset(
+    {
+        StackStatus.CONVERGED,
+        StackStatus.SUSPENDED,
+        StackStatus.FAILED,
+        StackStatus.INVALID,
+        StackStatus.ABANDONED,
+    }
+)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from reconciler.engine.desired import DesiredGeneration
 from reconciler.engine.engine import Engine
 from reconciler.engine.report import Failure, StackReport
-from reconciler.engine.stack_status import StackStatus
+from reconciler.engine.stack_status import AT_REST, StackStatus
 from reconciler.templates import (
     FileSource,
     RepositoryConfig,
@@ -66,7 +66,7 @@ def unconverged_sources(spec: StackSpec, reports: Mapping[str, StackReport]) -> 
     return [
         Failure(f"from_stack {source}", f"waits for stack {source}, which is {reports[source].status.value}")
         for source in sorted(wired_stacks(spec))
-        if source in reports and reports[source].status is not StackStatus.CONVERGED
+        if source in reports and reports[source].status not in AT_REST
     ]
 
 

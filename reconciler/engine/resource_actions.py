@@ -334,6 +334,7 @@ class ResourceActions:
         if live.status is LiveStatus.READY:
             state.status = RecordStatus.READY
             run.finished(state, values_changed=new_physical or state.attributes != previous_attributes)
+            run.suspension.follow(state, live, now)
         elif live.status is LiveStatus.IN_PROGRESS:
             run.readiness.wait(state.name, now)
         else:

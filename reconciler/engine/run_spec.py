@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reconciler.engine.batching import BatchPolicy
-from reconciler.engine.desired import Policy
+from reconciler.engine.desired import ACTIVE, DesiredStack, Policy
 
 LINEAGE = "lineage"  # the key of `inputs` holding a nested stack's lineage
 
@@ -58,11 +58,17 @@ class RunSpec:
                 "self_heal": self.policy.self_heal,
                 "prune": self.policy.prune,
                 "observe_interval": self.policy.observe_interval,
+                "state": self.policy.state,
                 "group_member": self.group_member,
                 "is_group": self.is_group,
                 "batch": None if self.batch is None else [self.batch.max_batch_size, self.batch.pause_time],
             },
         }
+
+    def generation_digest(self, definition: DesiredStack) -> str:
+        """What makes a generation new: the definition, and the lifecycle state it is kept in."""
+        digest = definition.digest()
+        return digest if not self.policy.suspended else f"{digest}:{self.policy.state}"
 
     @classmethod
     def from_inputs(cls, inputs: Mapping[str, Any]) -> RunSpec | None:
@@ -79,6 +85,7 @@ class RunSpec:
                 bool(stored["self_heal"]),
                 bool(stored["prune"]),
                 float(stored["observe_interval"]),
+                str(stored.get("state", ACTIVE)),
             ),
             bool(stored["group_member"]),
             bool(stored["is_group"]),

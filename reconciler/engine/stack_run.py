@@ -12,6 +12,7 @@ engine writes in one fenced batch per shard. The concerns live beside this modul
 - `drift_observation`: the periodic observation and what drift it finds is done about;
 - `retirement`: replaced and pruned records, deleted once nothing refers to them;
 - `nested_children`: nested stacks the stack waits on;
+- `suspension`: the declared `state` (suspended or active) kept on the stack's servers;
 - `pass_summary` and `dirty_records`: status, outputs and the records to write.
 
 A new generation never waits for the old one: calls in flight complete and their results are
@@ -47,6 +48,7 @@ from reconciler.engine.retirement import Retirement
 from reconciler.engine.run_context import RunContext
 from reconciler.engine.run_spec import RunSpec
 from reconciler.engine.stack_status import StackStatus
+from reconciler.engine.suspension import Suspension
 from reconciler.engine.unchanged_inputs import inputs_beside_template_unchanged
 from reconciler.plan import Action, RecordedResource, plan_resource
 
@@ -99,6 +101,7 @@ class StackRun:
         self.children = NestedChildren(self)
         self.values = NestedValues(self)
         self.options = ResourceOptions(self)
+        self.suspension = Suspension(self)
 
     @property
     def policy(self) -> Policy:
@@ -149,7 +152,9 @@ class StackRun:
         self.removing = definition is None
         self.generation = desire.generation
         self.commit = desire.commit
+        was_suspended = self.spec.policy.suspended
         self.spec = desire.spec
+        self.suspension.declared(was_suspended)
         graph = definition.graph() if definition is not None else {}
         self.resources.reset(graph)
         self.retirement.retire_pruned()
@@ -293,12 +298,15 @@ class StackRun:
             or len(self.children)
             or flights.awaiting_ids()
         )
-        waiting = pending_work or self.resources.any_retrying() or bool(self.retirement)
+        waiting = (
+            pending_work or self.resources.any_retrying() or bool(self.retirement) or self.suspension.busy()
+        )
         observing = bool(self.resources.records) and not self.observation.observed_once and not self.removing
         self.summary.summarize(
             self.resources.graph,
             complete=self.resources.complete(),
             waiting=waiting or observing,
+            suspended=self.policy.suspended,
             resolve_outputs=self._resolve_outputs,
         )
 

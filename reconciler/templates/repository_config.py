@@ -52,6 +52,8 @@ class StackSpec:
     self_heal: bool
     prune: bool
     observe_interval: float
+    state: str = "active"  # `suspended`: every server of the stack suspended (Heat's stack suspend)
+    adopt_from: str | None = None  # a file of the repository: Heat abandon data or {resource: physical id}
 
 
 @dataclass(frozen=True)
@@ -139,6 +141,8 @@ def _stack(name: str, raw: Mapping[str, Any], defaults: Mapping[str, Any]) -> St
         self_heal=bool(merged["self_heal"]),
         prune=bool(merged["prune"]),
         observe_interval=float(merged["observe_interval"]),
+        state=str(raw.get("state", "active")),
+        adopt_from=raw.get("adopt_from"),
     )
 
 
