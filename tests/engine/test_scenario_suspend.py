@@ -63,7 +63,9 @@ def server_statuses(world: World) -> dict[str, str]:
     return {item["name"]: item["status"] for item in world.live("servers")}
 
 
-def test_a_suspended_stack_suspends_every_server_nested_ones_too_and_active_resumes_them(world: World) -> None:
+def test_a_suspended_stack_suspends_every_server_nested_ones_too_and_active_resumes_them(
+    world: World,
+) -> None:
     assert apply(world, config(None)).status is StackStatus.CONVERGED
 
     suspended = apply(world, config("suspended"))
