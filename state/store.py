@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from sqlalchemy import Connection
 from sqlalchemy.engine import URL
 
-from state import leases, outbox, records, stacks, work_queue, workers
+from state import abandonment, leases, outbox, records, stacks, work_queue, workers
 from state.balance_step import Balanced, balance
 from state.database import create_database_engine
 from state.fencing import Fence, check_fence
@@ -293,6 +293,13 @@ class Store:
             stacks.store_outputs(connection, stack, outputs, now=now)
 
         self._tx.run("store outputs", work)
+
+    def abandon(self, stack: str, reason: str) -> list[str]:
+        """Stop managing `stack` and its nested stacks (`state.abandonment`); their names."""
+        now = self._clock.now()
+        return self._tx.run(
+            "abandon stack", lambda c: abandonment.abandon_tree(c, stack, reason=reason, now=now)
+        )
 
     def read_stack(self, stack: str) -> StackState | None:
         """A stack's shard, status, reasons and outputs (None if unknown)."""

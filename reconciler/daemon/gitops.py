@@ -53,7 +53,8 @@ from reconciler.source.revisions import (
     read_commit_config,
 )
 from reconciler.source.touched_stacks import changed_paths, touched_stacks
-from reconciler.templates import DocumentCache
+from reconciler.templates import DocumentCache, TemplateError
+from reconciler.templates.adopt_data import Adoption, load_adoption
 from reconciler.templates.hidden_values import hidden_values
 from state import StackStatus, Store
 from timekeeping import Clock
@@ -269,7 +270,8 @@ class GitOps:
     def _outputs_ready(self, stack: str) -> Mapping[str, Any] | None:
         """`stack`'s outputs once they are those of its newest generation, else None (wait).
 
-        An INVALID stack keeps its last good generation, so the outputs it has are the ones to use.
+        An INVALID stack keeps its last good generation, so the outputs it has are the ones to use; an
+        ABANDONED one keeps the outputs it had when it was abandoned.
         """
         if stack in self.pending:
             return None
@@ -277,7 +279,7 @@ class GitOps:
         newest = self.store.newest_generation(stack)
         if state is None or newest is None:
             return None
-        if state.status is StackStatus.INVALID:
+        if state.status in (StackStatus.INVALID, StackStatus.ABANDONED):
             return state.outputs or None
         if state.status not in OUTPUTS_SETTLED or state.status_generation != newest.generation:
             return None
@@ -346,7 +348,18 @@ class GitOps:
                 if not spec.auto_apply:
                     lines.extend(self._planned_only(outcome))
                     continue
-                self._submit(outcome)
+                adoption = self._adoption(outcome, pending.files)
+                if isinstance(adoption, TemplateError):
+                    invalid.append(name)
+                    self.engine.invalid(name, outcome.commit, [str(p) for p in adoption.problems])
+                    if self.leader:
+                        lines.append(
+                            self.notes.convergence(
+                                name, outcome.commit, StackStatus.INVALID, problems=adoption.problems
+                            )
+                        )
+                    continue
+                self._submit(outcome, adoption)
                 submitted.append(name)
         self.notes.record(lines)
         return tuple(submitted), tuple(invalid)
@@ -374,11 +387,21 @@ class GitOps:
         )
         return [plan, waiting]
 
-    def _submit(self, revision: StackRevision) -> None:
+    @staticmethod
+    def _adoption(revision: StackRevision, files: CommitFileSource) -> Adoption | TemplateError | None:
+        """The adopt data the stack's `adopt_from` names at this commit (None: it names none)."""
+        if revision.spec.adopt_from is None:
+            return None
+        try:
+            return load_adoption(files, revision.spec.adopt_from)
+        except TemplateError as error:
+            return error
+
+    def _submit(self, revision: StackRevision, adoption: Adoption | None = None) -> None:
         self._remember(revision)
         self.removing.pop(revision.name, None)
         self.engine.submit(
-            revision.name, DesiredGeneration(revision.commit, revision.spec, revision.definition)
+            revision.name, DesiredGeneration(revision.commit, revision.spec, revision.definition, adoption)
         )
         self.active[revision.name] = _Active(commit=revision.commit, submitted_at=self.clock.now())
 

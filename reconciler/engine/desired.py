@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from reconciler.templates.adopt_data import Adoption
+
 
 class AttributeSource(Protocol):
     def physical_id(self, resource: str) -> str: ...
@@ -98,8 +100,9 @@ class Policy:
 
 @dataclass(frozen=True)
 class DesiredGeneration:
-    """A stack's desired state at one commit."""
+    """A stack's desired state at one commit; `adopt`: existing resources to take instead of creating."""
 
     commit: str
     spec: StackPolicy
     definition: DesiredStack
+    adopt: Adoption | None = None

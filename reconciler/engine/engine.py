@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from typing import Any
 
+from reconciler.engine.adoption import adoption_problems
 from reconciler.engine.call_pool import CallPool, PendingCall
 from reconciler.engine.desired import DesiredGeneration, DesiredStack, Policy
 from reconciler.engine.engine_loop import EngineLoop
@@ -100,6 +101,7 @@ class Engine:
         self._runs: dict[str, StackRun] = {}
         self._epochs: dict[str, int] = {}
         self._invalid: dict[str, StackReport] = {}
+        self._abandoned: dict[str, StackReport] = {}  # stacks abandoned: not managed, nothing done
         self._held: Mapping[int, int] = {}  # the shards held at the current (or last) pass
         self._shards: dict[str, int] = {}  # a stack's shard never changes: asked once
         self.remote = RemoteChildren(store, self.settings.nested_poll)
@@ -133,11 +135,33 @@ class Engine:
     # Desired state ---------------------------------------------------------------------------
 
     def submit(self, stack: str, desired: DesiredGeneration) -> int:
-        """Make `desired` the stack's newest generation (when its definition changed); its number."""
+        """Make `desired` the stack's newest generation (when its definition changed); its number.
+
+        An abandoned stack is not taken back unless `desired` adopts it (0, and it stays ABANDONED);
+        adopt data is taken only into a stack with no records yet, and only whole (INVALID otherwise).
+        """
         spec = desired.spec
         policy = Policy(spec.cloud, spec.self_heal, spec.prune, float(spec.observe_interval), spec.state)
         self._invalid.pop(stack, None)
-        return self._submit(stack, desired.commit, desired.definition, RunSpec.root(stack, policy))
+        abandoned = self._is_abandoned(stack)
+        if abandoned and desired.adopt is None:
+            self._abandoned[stack] = abandoned_report(stack, desired.commit)
+            return 0
+        adopt = None
+        if desired.adopt is not None and (abandoned or not self._store.count_records(stack)):
+            problems = adoption_problems(
+                desired.adopt, desired.definition, self._providers.for_cloud(spec.cloud)
+            )
+            if problems:
+                self.invalid(stack, desired.commit, problems)
+                return 0
+            adopt = desired.adopt.resources
+        self._abandoned.pop(stack, None)
+        return self._submit(stack, desired.commit, desired.definition, RunSpec.root(stack, policy, adopt))
+
+    def _is_abandoned(self, stack: str) -> bool:
+        state = self._store.read_stack(stack)
+        return state is not None and state.status is StackStatus.ABANDONED
 
     def invalid(self, stack: str, commit: str, reasons: Iterable[str]) -> None:
         """The commit's template is wrong: report INVALID and keep maintaining the last good generation.
@@ -205,8 +229,15 @@ class Engine:
         self._dropped_at.pop(run.name, None)
         return self._reopen(run)
 
-    def _reopen(self, run: StackRun) -> StackRun:
-        """After a takeover: forget what memory held, rebuild from the records, same desired state."""
+    def _reopen(self, run: StackRun) -> StackRun | None:
+        """After a takeover: forget what memory held, rebuild from the records, same desired state.
+
+        A stack abandoned meanwhile (`reconciler abandon` moved the shard's epoch on) is dropped.
+        """
+        if self._is_abandoned(run.name):
+            del self._runs[run.name]
+            self._abandoned[run.name] = abandoned_report(run.name, run.commit)
+            return None
         fresh = run.rebuilt(state_from_record(record) for record in self._store.read_records(run.name))
         self._runs[run.name] = fresh
         return fresh
@@ -420,6 +451,8 @@ class Engine:
         """The stack's status at its newest commit, counts, and failures with reasons."""
         if stack in self._invalid:
             return self._invalid[stack]
+        if stack in self._abandoned:
+            return self._abandoned[stack]
         run = self._runs.get(stack)
         if run is not None:
             return run.report()
@@ -453,7 +486,7 @@ class Engine:
     def _settled(self, stack: str) -> bool:
         """Whether `stack`'s report would say settled (without building it: a report counts resources)."""
         run = self._runs.get(stack)
-        if stack in self._invalid or run is None:
+        if stack in self._invalid or stack in self._abandoned or run is None:
             return self.report(stack).settled
         return run.status() in SETTLED_STATUSES
 
@@ -523,6 +556,7 @@ class Engine:
         run = self._runs.get(child)
         if run is None:
             if not self._store.count_records(child):
+                self._forget_abandonment(child)
                 return True
             newest = self._store.newest_generation(child)
             cloud = str(newest.inputs.get("cloud", "sim")) if newest is not None else "sim"
@@ -532,6 +566,20 @@ class Engine:
             del self._runs[child]
             return True
         return False
+
+    def _forget_abandonment(self, stack: str) -> None:
+        """A stack removed after it was abandoned: declared again later, it is made anew."""
+        if "/" in stack or not self._is_abandoned(stack):
+            return
+        self._abandoned.pop(stack, None)
+        shard = self._shard_of(stack)
+        epoch = self._leases.held().get(shard)
+        if epoch is not None:
+            with contextlib.suppress(*SHARD_STOPPED):
+                reason = "removed from reconciler.yaml after it was abandoned"
+                self._store.set_status(
+                    stack, StackStatus.PENDING, reasons=(reason,), fence=Fence(shard, epoch)
+                )
 
     def _record_removal(self, child: str) -> int | None:
         """The generation asking nested stack `child` to go away, recorded once (None: never made)."""
@@ -544,6 +592,18 @@ class Engine:
             child, commit_sha=newest.commit_sha, definition_digest=REMOVED, inputs=newest.inputs
         )
         return outcome.generation.generation
+
+
+ABANDONED_REASON = (
+    "abandoned: not managed; its resources are left in the cloud as they are. Adopt it "
+    "(`adopt_from:` or `reconciler adopt`) to manage it again, or remove it from reconciler.yaml"
+)
+
+
+def abandoned_report(stack: str, commit: str | None) -> StackReport:
+    return StackReport(
+        stack, StackStatus.ABANDONED, commit, None, failures=(Failure("stack", ABANDONED_REASON),)
+    )
 
 
 class _LeaseGuards:

@@ -102,7 +102,9 @@ class NestedChildren:
         state.generation = run.generation
         run.writes.mark(state)
         policy = run.policy
-        inherited = Policy(policy.cloud, policy.self_heal, policy.prune, policy.observe_interval, policy.state)
+        inherited = Policy(
+            policy.cloud, policy.self_heal, policy.prune, policy.observe_interval, policy.state
+        )
         resource = definition.resources[name]
         is_group = resource.nested_kind in GROUP_KINDS
         batch = None
@@ -110,12 +112,14 @@ class NestedChildren:
             batch = batch_policy(
                 self._resolved_update_policy(resource), creating=state.status is not RecordStatus.READY
             )
+        adopted = run.spec.adopt.get(name) if run.spec.adopt is not None and state.record_id is None else None
         spec = RunSpec(
             run.spec.lineage.child(name, desired),
             inherited,
             group_member=run.in_group,
             is_group=is_group,
             batch=batch,
+            adopt=None if adopted is None else adopted.nested,
         )
         self._requests.append(SubmitChild(name, child, run.commit or "", nested, spec))
         self._waiting[name] = ASKED

@@ -22,6 +22,7 @@ from reconciler.templates import (
     load_stack,
     stack_order,
 )
+from reconciler.templates.adopt_data import Adoption, load_adoption
 from reconciler.templates.hidden_values import hidden_values
 from reconciler.templates.stack_wiring import (
     MissingOutputs,
@@ -41,8 +42,11 @@ def submit_stack(
     commit: str,
     *,
     hide: HideValues | None = None,
+    adoption: Adoption | None = None,
 ) -> bool:
-    """Load and submit one stack; False (and the stack INVALID) when its wiring or template is wrong."""
+    """Load and submit one stack; False (and the stack INVALID) when its wiring or template is wrong.
+
+    `adoption` (else the file its `adopt_from` names) is taken instead of creating what it names."""
     spec = config.stacks[name]
     # the wave order converged every wired stack before this one, so none is awaited: its outputs are final
     resolution = resolve_parameters(spec, {stack: engine.outputs(stack) for stack in wired_stacks(spec)})
@@ -52,12 +56,14 @@ def submit_stack(
     assert isinstance(resolution, ResolvedParameters)
     try:
         definition = load_stack(files, spec, parameters=resolution.values)
+        if adoption is None and spec.adopt_from is not None:
+            adoption = load_adoption(files, spec.adopt_from)
     except TemplateError as error:
         engine.invalid(name, commit, [str(problem) for problem in error.problems])
         return False
     if hide is not None:
         hide(name, hidden_values(definition.parameters, definition.hidden_parameters))
-    engine.submit(name, DesiredGeneration(commit, spec, definition))
+    engine.submit(name, DesiredGeneration(commit, spec, definition, adoption))
     return True
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from reconciler.engine.batching import BatchPolicy
 from reconciler.engine.desired import ACTIVE, DesiredStack, Policy
+from reconciler.templates.adopt_data import AdoptMap
 
 LINEAGE = "lineage"  # the key of `inputs` holding a nested stack's lineage
 
@@ -42,10 +43,12 @@ class RunSpec:
     group_member: bool = False
     is_group: bool = False
     batch: BatchPolicy | None = None
+    # Existing resources to take instead of creating (Heat's adopt); kept by this worker only.
+    adopt: AdoptMap | None = None
 
     @classmethod
-    def root(cls, stack: str, policy: Policy) -> RunSpec:
-        return cls(Lineage(stack), policy)
+    def root(cls, stack: str, policy: Policy, adopt: AdoptMap | None = None) -> RunSpec:
+        return cls(Lineage(stack), policy, adopt=adopt)
 
     def to_inputs(self, resources: int) -> dict[str, Any]:
         """What a nested generation stores in its `inputs`."""

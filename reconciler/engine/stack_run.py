@@ -353,6 +353,10 @@ class StackRun:
         if external_id is not None:
             self.actions.take_external(name, resource.type, external_id, desired, state, now=now)
             return
+        adopted = self.adopted_id(name, state)
+        if adopted is not None:
+            self.actions.adopt(name, resource.type, adopted, desired, policy=deletion_policy, now=now)
+            return
         recorded = None
         if state is not None:
             failed = state.status is RecordStatus.FAILED
@@ -382,6 +386,12 @@ class StackRun:
             return False
         previous = self._previous_definition.resources.get(name) if self._previous_definition else None
         return previous is not None and resource.nested_kind is None and previous == resource
+
+    def adopted_id(self, name: str, state: ResourceState | None) -> str | None:
+        """The physical id the adopt data names for `name`, while it has no record (never made)."""
+        adopt = self.spec.adopt
+        entry = adopt.get(name) if adopt is not None and state is None else None
+        return None if entry is None else entry.physical_id
 
     def already_applied(self, state: ResourceState, now: float) -> None:
         if state.status is RecordStatus.READY:
