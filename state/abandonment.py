@@ -33,3 +33,13 @@ def abandon_tree(connection: sa.Connection, stack: str, *, reason: str, now: flo
         .values(status=StackStatus.ABANDONED.value, status_reasons=[reason], updated_at=now)
     )
     return names
+
+
+def end_abandonment(connection: sa.Connection, stack: str, *, reason: str, now: float) -> None:
+    """`stack` (and its nested stacks) adopted again: no longer ABANDONED, managed from now on."""
+    in_tree = sa.or_(STACKS.c.name == stack, STACKS.c.name.startswith(f"{stack}/", autoescape=True))
+    connection.execute(
+        sa.update(STACKS)
+        .where(in_tree, STACKS.c.status == StackStatus.ABANDONED.value)
+        .values(status=StackStatus.PENDING.value, status_reasons=[reason], updated_at=now)
+    )

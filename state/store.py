@@ -301,6 +301,13 @@ class Store:
             "abandon stack", lambda c: abandonment.abandon_tree(c, stack, reason=reason, now=now)
         )
 
+    def end_abandonment(self, stack: str, reason: str) -> None:
+        """`stack` and its nested stacks are managed again (adopted): no longer ABANDONED."""
+        now = self._clock.now()
+        self._tx.run(
+            "end abandonment", lambda c: abandonment.end_abandonment(c, stack, reason=reason, now=now)
+        )
+
     def read_stack(self, stack: str) -> StackState | None:
         """A stack's shard, status, reasons and outputs (None if unknown)."""
         return self._tx.read("read stack", lambda c: stacks.read_stack(c, stack))

@@ -156,8 +156,17 @@ class Engine:
                 self.invalid(stack, desired.commit, problems)
                 return 0
             adopt = desired.adopt.resources
+            self._forget_runs_of(stack)
+            if abandoned:
+                self._store.end_abandonment(stack, f"adopted from {desired.adopt.source}")
         self._abandoned.pop(stack, None)
         return self._submit(stack, desired.commit, desired.definition, RunSpec.root(stack, policy, adopt))
+
+    def _forget_runs_of(self, stack: str) -> None:
+        """Drop what memory holds of `stack` and its nested stacks: adoption starts from the records."""
+        for name in [name for name in self._runs if name == stack or name.startswith(f"{stack}/")]:
+            del self._runs[name]
+            self._epochs.pop(name, None)
 
     def _is_abandoned(self, stack: str) -> bool:
         state = self._store.read_stack(stack)
@@ -194,10 +203,12 @@ class Engine:
             self.remote.watch(stack, definition)  # its holder rebuilds it from the lineage
             return generation.generation
         self.remote.forget(stack)
+        self._abandoned.pop(stack, None)
         run = self._runs.get(stack)
         if run is None:
             run = self._open_run(stack, spec.policy.cloud)
-        if isinstance(outcome, NewGeneration) or not run.at_generation(generation.generation):
+        adopting = spec.adopt is not None and spec.adopt != run.spec.adopt  # not known when it was made
+        if isinstance(outcome, NewGeneration) or not run.at_generation(generation.generation) or adopting:
             run.set_desired(Desire(generation.generation, generation.commit_sha, definition, spec))
         return generation.generation
 

@@ -88,10 +88,12 @@ class NestedChildren:
             return
         resources = run.resources
         summary = run.summary
+        adopt = run.spec.adopt
+        adopted = adopt.get(name) if adopt is not None and state is None else None
         if state is None:
             state = ResourceState(name, type_name, RecordStatus.CREATE_IN_PROGRESS, run.generation)
             resources.records[name] = state
-            summary.count("created")
+            summary.count("created" if adopted is None else "adopted")
             resources.acting_on(name)
         elif state.properties != desired or state.type != type_name:
             summary.count("updated")
@@ -112,7 +114,6 @@ class NestedChildren:
             batch = batch_policy(
                 self._resolved_update_policy(resource), creating=state.status is not RecordStatus.READY
             )
-        adopted = run.spec.adopt.get(name) if run.spec.adopt is not None and state.record_id is None else None
         spec = RunSpec(
             run.spec.lineage.child(name, desired),
             inherited,

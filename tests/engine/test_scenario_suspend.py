@@ -72,7 +72,8 @@ def test_a_suspended_stack_suspends_every_server_nested_ones_too_and_active_resu
 
     assert suspended.status is StackStatus.SUSPENDED, suspended.failures
     assert server_statuses(world) == {"web": "SUSPENDED", "worker-0": "SUSPENDED", "worker-1": "SUSPENDED"}
-    assert world.store.read_stack("app").status is StackStatus.SUSPENDED
+    stored = world.store.read_stack("app")
+    assert stored is not None and stored.status is StackStatus.SUSPENDED
     assert world.live("networks")[0]["status"] == "ACTIVE"  # what cannot be suspended is left as it is
     assert world.outputs("app")["web_id"] == world.records("app")["web"].physical_id
 
