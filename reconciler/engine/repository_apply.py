@@ -31,6 +31,8 @@ from reconciler.templates.stack_wiring import (
     wired_stacks,
 )
 
+# An upstream stack whose outputs a wired stack may take: at rest, or abandoned (its last outputs stand).
+OUTPUTS_FINAL = AT_REST | {StackStatus.ABANDONED}
 HideValues = Callable[[str, Iterable[str]], None]  # `Store.hide`: a stack's hidden values, sealed at rest
 
 
@@ -72,7 +74,7 @@ def unconverged_sources(spec: StackSpec, reports: Mapping[str, StackReport]) -> 
     return [
         Failure(f"from_stack {source}", f"waits for stack {source}, which is {reports[source].status.value}")
         for source in sorted(wired_stacks(spec))
-        if source in reports and reports[source].status not in AT_REST
+        if source in reports and reports[source].status not in OUTPUTS_FINAL
     ]
 
 
