@@ -1,10 +1,10 @@
 """Abandoning a stack (Heat's `stack abandon`): it stops being managed, and nothing in the cloud goes.
 
 In one transaction the stack and its nested stacks (`NAME/...`) lose their resource records and are
-marked ABANDONED, and the lease epoch of every shard they live on moves on: a worker converging one
-of them is fenced out at once (its next write raises `StaleLease`), and whoever holds the shard next
-reads the ABANDONED mark before rebuilding anything, so no record comes back and nothing is created
-or deleted for them.
+marked ABANDONED, and every shard they live on is released at a new epoch: a worker converging one
+of them is fenced out at once (its next write raises `StaleLease`), any worker may take the shard
+again at its next tick, and whoever takes it reads the ABANDONED mark before rebuilding anything, so
+no record comes back and nothing is created or deleted for them.
 """
 
 from __future__ import annotations
@@ -25,7 +25,11 @@ def abandon_tree(connection: sa.Connection, stack: str, *, reason: str, now: flo
         return []
     names = sorted((str(name) for name, _ in rows), key=lambda name: (name != stack, name))
     shards = sorted({int(shard) for _, shard in rows})
-    connection.execute(sa.update(LEASES).where(LEASES.c.shard.in_(shards)).values(epoch=LEASES.c.epoch + 1))
+    connection.execute(
+        sa.update(LEASES)
+        .where(LEASES.c.shard.in_(shards))
+        .values(epoch=LEASES.c.epoch + 1, owner=None, expires_at=0.0)
+    )
     connection.execute(sa.delete(RECORDS).where(RECORDS.c.stack.in_(names)))
     connection.execute(
         sa.update(STACKS)

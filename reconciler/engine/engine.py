@@ -145,6 +145,7 @@ class Engine:
         self._invalid.pop(stack, None)
         abandoned = self._is_abandoned(stack)
         if abandoned and desired.adopt is None:
+            self._forget_runs_of(stack)
             self._abandoned[stack] = abandoned_report(stack, desired.commit)
             return 0
         adopt = None
@@ -247,7 +248,7 @@ class Engine:
         """
         if self._is_abandoned(run.name):
             del self._runs[run.name]
-            self._abandoned[run.name] = abandoned_report(run.name, run.commit)
+            self._abandoned.setdefault(run.name, abandoned_report(run.name, run.commit))
             return None
         fresh = run.rebuilt(state_from_record(record) for record in self._store.read_records(run.name))
         self._runs[run.name] = fresh
