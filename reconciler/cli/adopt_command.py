@@ -49,7 +49,7 @@ DEFAULT_TIMEOUT = 3600.0
     help="Give up after this many seconds.",
 )
 def command(stack: str, adopt_file: Path, repo: Path, database: str, timeout: float) -> None:
-    """Take existing resources under management as STACK, creating nothing (exit 1 when refused)."""
+    """Take existing resources under management as STACK, creating nothing."""
     commit = commit_of(repo, allow_dirty=True)
     try:
         config = load_repository_config(DirectorySource(repo))
