@@ -7,13 +7,15 @@ child's shard, maybe another, can rebuild the same child (`nested_handoff`).
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from reconciler.engine.batching import BatchPolicy
 from reconciler.engine.desired import ACTIVE, DesiredStack, Policy
-from reconciler.templates.adopt_data import AdoptMap
+from reconciler.templates.adopt_data import AdoptMap, adopt_map_from_json, adopt_map_json
 
 LINEAGE = "lineage"  # the key of `inputs` holding a nested stack's lineage
 
@@ -43,7 +45,7 @@ class RunSpec:
     group_member: bool = False
     is_group: bool = False
     batch: BatchPolicy | None = None
-    # Existing resources to take instead of creating (Heat's adopt); kept by this worker only.
+    # Existing resources to take instead of creating (Heat's adopt), stored with a nested generation.
     adopt: AdoptMap | None = None
 
     @classmethod
@@ -65,13 +67,20 @@ class RunSpec:
                 "group_member": self.group_member,
                 "is_group": self.is_group,
                 "batch": None if self.batch is None else [self.batch.max_batch_size, self.batch.pause_time],
+                "adopt": None if self.adopt is None else adopt_map_json(self.adopt),
             },
         }
 
     def generation_digest(self, definition: DesiredStack) -> str:
-        """What makes a generation new: the definition, and the lifecycle state it is kept in."""
+        """What makes a generation new: the definition, the lifecycle state it is kept in, and the
+        resources it adopts (so adopting a stack abandoned before is a generation of its own)."""
         digest = definition.digest()
-        return digest if not self.policy.suspended else f"{digest}:{self.policy.state}"
+        if self.policy.suspended:
+            digest = f"{digest}:{self.policy.state}"
+        if self.adopt is not None:
+            taken = json.dumps(adopt_map_json(self.adopt), sort_keys=True).encode()
+            digest = f"{digest}:adopt:{hashlib.sha256(taken).hexdigest()[:16]}"
+        return digest
 
     @classmethod
     def from_inputs(cls, inputs: Mapping[str, Any]) -> RunSpec | None:
@@ -93,4 +102,5 @@ class RunSpec:
             bool(stored["group_member"]),
             bool(stored["is_group"]),
             None if batch is None else BatchPolicy(int(batch[0]), float(batch[1])),
+            None if stored.get("adopt") is None else adopt_map_from_json(stored["adopt"]),
         )

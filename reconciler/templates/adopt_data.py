@@ -98,3 +98,23 @@ def _is_abandon_data(data: Mapping[str, Any]) -> bool:
     if not isinstance(data.get("resources"), Mapping):
         return False
     return set(data) == {"resources"} or bool({"template", "id", "name"} & data.keys())
+
+
+def adopt_map_json(resources: AdoptMap) -> dict[str, Any]:
+    """`resources` as plain JSON (a nested stack's generation carries it to whichever worker holds it)."""
+    return {
+        name: {"physical_id": entry.physical_id, "type": entry.type}
+        if entry.nested is None
+        else {"nested": adopt_map_json(entry.nested)}
+        for name, entry in resources.items()
+    }
+
+
+def adopt_map_from_json(data: Mapping[str, Any]) -> AdoptMap:
+    """What `adopt_map_json` wrote."""
+    return {
+        str(name): AdoptEntry(nested=adopt_map_from_json(value["nested"]))
+        if "nested" in value
+        else AdoptEntry(value.get("physical_id"), value.get("type"))
+        for name, value in data.items()
+    }
