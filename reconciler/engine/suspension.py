@@ -66,6 +66,7 @@ class Suspension:
             or state.physical_id is None
             or key in run.flights
             or run.removing
+            or run.options.is_external(state.name)  # taken as it is: never changed, suspended neither
             or not self.can_suspend(state.type)
         ):
             return
