@@ -154,7 +154,13 @@ class Engine:
                 desired.adopt, desired.definition, self._providers.for_cloud(spec.cloud)
             )
             if problems:
-                self.invalid(stack, desired.commit, problems)
+                if abandoned:  # reported, but the store keeps it ABANDONED: nothing may be made for it
+                    failures = tuple(Failure("adopt", problem) for problem in problems)
+                    self._invalid[stack] = StackReport(
+                        stack, StackStatus.INVALID, desired.commit, None, failures=failures
+                    )
+                else:
+                    self.invalid(stack, desired.commit, problems)
                 return 0
             adopt = desired.adopt.resources
             self._forget_runs_of(stack)

@@ -228,3 +228,18 @@ def test_an_id_the_cloud_does_not_hold_is_refused(world: World) -> None:
 def marker_of_nobody() -> Marker:
     """A marker no stack here wrote: the server was made by someone else."""
     return Marker("elsewhere", "web", "1")
+
+
+def test_bad_adopt_data_for_an_abandoned_stack_leaves_it_abandoned(world: World) -> None:
+    converge(world)
+    servers = ids(world, "servers")
+    abandon(world)
+
+    world.submit("app", "stack.yaml", adoption=parse_adoption("adopt.yaml", {"nothing": "x"}))
+    refused = world.converge("app")["app"]
+    world.submit("app", "stack.yaml")  # the adopt data taken away again
+    after = world.converge("app")["app"]
+
+    assert refused.status is StackStatus.INVALID
+    assert after.status is StackStatus.ABANDONED
+    assert ids(world, "servers") == servers
