@@ -145,6 +145,7 @@ class LiveResource:
     attributes: Mapping[str, Any] = field(default_factory=dict)
     marker: Marker | None = None
     status_reason: str = ""
+    suspended: bool = False  # the cloud holds it suspended (Nova's SUSPENDED): ready, not running
 
 
 @runtime_checkable
@@ -194,4 +195,26 @@ class Snapshotting(Protocol):
 
     def snapshot(self, type_name: str, physical_id: str, marker: Marker) -> str:
         """The id of a complete copy of `physical_id`, made with `marker` if there was none."""
+        ...
+
+
+@runtime_checkable
+class Suspending(Protocol):
+    """A backend whose resources of some types can be suspended and resumed (Heat's stack suspend).
+
+    Both calls are idempotent and say where the resource is: one already in the state asked for is
+    returned as it is; one on its way there raises `Retryable` (the caller asks again later); one
+    whose state forbids the change raises `Retryable` with `conflict` (the cloud's 409).
+    """
+
+    def can_suspend(self, type_name: str) -> bool:
+        """Whether resources of `type_name` can be suspended (servers); others are left as they are."""
+        ...
+
+    def suspend(self, type_name: str, physical_id: str) -> LiveResource:
+        """The resource, suspended (`suspended` true)."""
+        ...
+
+    def resume(self, type_name: str, physical_id: str) -> LiveResource:
+        """The resource, running again (`suspended` false)."""
         ...

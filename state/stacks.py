@@ -25,6 +25,8 @@ class StackStatus(enum.StrEnum):
     SUPERSEDED = "SUPERSEDED"
     INVALID = "INVALID"
     PENDING_APPROVAL = "PENDING_APPROVAL"  # destructive actions wait for `reconciler approve`
+    SUSPENDED = "SUSPENDED"  # converged, its servers suspended as `state: suspended` declares
+    ABANDONED = "ABANDONED"  # no longer managed (`reconciler abandon`): its resources left in the cloud
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from sqlalchemy import Connection
 from sqlalchemy.engine import URL
 
-from state import leases, outbox, records, retry_requests, stacks, work_queue, workers
+from state import abandonment, leases, outbox, records, retry_requests, stacks, work_queue, workers
 from state.balance_step import Balanced, balance
 from state.database import create_database_engine
 from state.fencing import Fence, check_fence
@@ -295,6 +295,20 @@ class Store:
             stacks.store_outputs(connection, stack, outputs, now=now)
 
         self._tx.run("store outputs", work)
+
+    def abandon(self, stack: str, reason: str) -> list[str]:
+        """Stop managing `stack` and its nested stacks (`state.abandonment`); their names."""
+        now = self._clock.now()
+        return self._tx.run(
+            "abandon stack", lambda c: abandonment.abandon_tree(c, stack, reason=reason, now=now)
+        )
+
+    def end_abandonment(self, stack: str, reason: str) -> None:
+        """`stack` and its nested stacks are managed again (adopted): no longer ABANDONED."""
+        now = self._clock.now()
+        self._tx.run(
+            "end abandonment", lambda c: abandonment.end_abandonment(c, stack, reason=reason, now=now)
+        )
 
     def read_stack(self, stack: str) -> StackState | None:
         """A stack's shard, status, reasons and outputs (None if unknown)."""

@@ -112,6 +112,18 @@ def translated_errors(action: str) -> Iterator[None]:
         raise Permanent(f"{action}: {error.__class__.__name__}: {error}") from error
 
 
+@contextmanager
+def sdk_call_errors(action: str) -> Iterator[None]:
+    """For a call made through one of the SDK's proxy methods: its HTTP errors mapped as any answer's."""
+    with translated_errors(action):
+        try:
+            yield
+        except sdk_errors.HttpException as error:
+            if error.response is None:
+                raise
+            raise error_for(action, error.response, error) from error
+
+
 def secret_values(body: Any) -> set[str]:
     """Every string the body holds under a secret key, at any depth."""
     found: set[str] = set()

@@ -33,6 +33,8 @@ from providers.openstack.security_group import SecurityGroupHandler
 from providers.openstack.security_group_rule import SecurityGroupRuleHandler
 from providers.openstack.server import ServerHandler
 from providers.openstack.server_group import ServerGroupHandler
+from providers.openstack.server_live import SERVER_TYPE
+from providers.openstack.server_power import ServerPower
 from providers.openstack.type_handler import TypeHandler
 from providers.openstack.volume import VolumeHandler
 from providers.openstack.volume_attachment import VolumeAttachmentHandler
@@ -85,6 +87,7 @@ class OpenStackProvider:
             network_extensions=NetworkExtensions(network),
         )
         self._handlers = {name: build(self.apis) for name, build in HANDLERS.items()}
+        self._server_power = ServerPower(self.apis)
 
     @classmethod
     def from_cloud(
@@ -130,6 +133,20 @@ class OpenStackProvider:
             raise Permanent(f'"Snapshot" deletion policy not supported for {type_name}')
         result: str = snapshot(physical_id, marker)
         return result
+
+    def can_suspend(self, type_name: str) -> bool:
+        return type_name == SERVER_TYPE
+
+    def suspend(self, type_name: str, physical_id: str) -> LiveResource:
+        return self._power(type_name).suspend(physical_id)
+
+    def resume(self, type_name: str, physical_id: str) -> LiveResource:
+        return self._power(type_name).resume(physical_id)
+
+    def _power(self, type_name: str) -> ServerPower:
+        if not self.can_suspend(type_name):
+            raise Permanent(f"{type_name} cannot be suspended")
+        return self._server_power
 
     def _handler(self, type_name: str) -> TypeHandler:
         handler = self._handlers.get(type_name)

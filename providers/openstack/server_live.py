@@ -38,6 +38,7 @@ def live_server(server: Mapping[str, Any], names: NameLookup) -> LiveResource:
         status=status,
         status_reason=reason,
         marker=marker,
+        suspended=server.get("status") == "SUSPENDED",
         properties={
             "name": server.get("name"),
             "metadata": metadata,

@@ -231,11 +231,16 @@ SERVER_ACTIONS = (
     "os-stop",
     "os-start",
     "changePassword",
+    "suspend",
+    "resume",
 )
+# Nova's vm_state a suspend or resume needs (anything else is refused with 409), and the one it leaves
+SUSPEND_TRANSITIONS = {"suspend": ("ACTIVE", "SUSPENDED"), "resume": ("SUSPENDED", "ACTIVE")}
 
 
 def server_action(world: CloudWorld, server: Body, action: str, request: Mapping[str, Any]) -> Body:
-    """Nova's server actions: resize (then confirm or revert), rebuild, stop, start, changePassword.
+    """Nova's server actions: resize (then confirm or revert), rebuild, stop, start, changePassword,
+    suspend and resume.
 
     A new administrator password is accepted and forgotten: the simulated cloud keeps no secrets.
     """
@@ -267,6 +272,8 @@ def server_action(world: CloudWorld, server: Body, action: str, request: Mapping
         return world.start_building("servers", {**server, "image": {"id": image}, "status": "BUILD"})
     if action in ("os-stop", "os-start"):
         return {**server, "status": "SHUTOFF" if action == "os-stop" else ready}
+    if action in SUSPEND_TRANSITIONS:
+        return suspended_or_resumed(server, action)
     if action == "changePassword":
         if not request.get("adminPass"):
             raise BadRequest(
@@ -274,6 +281,15 @@ def server_action(world: CloudWorld, server: Body, action: str, request: Mapping
             )
         return server
     raise BadRequest(f"Unsupported server action {action!r}.")
+
+
+def suspended_or_resumed(server: Body, action: str) -> Body:
+    """Nova's suspend (ACTIVE -> SUSPENDED) or resume (SUSPENDED -> ACTIVE); 409 from any other state."""
+    needed, reached = SUSPEND_TRANSITIONS[action]
+    if server["status"] != needed:
+        vm_state = str(server["status"]).lower()
+        raise Conflict(f"Cannot '{action}' instance {server['id']} while it is in vm_state {vm_state}")
+    return {**server, "status": reached, "OS-EXT-STS:vm_state": reached.lower()}
 
 
 def attach_volume(world: CloudWorld, server: Body, volume_id: str, device: str | None) -> Body:

@@ -98,6 +98,24 @@ class SimulatedProvider:
             result: str = snapshot(self.cloud, physical_id, marker)
             return result
 
+    def can_suspend(self, type_name: str) -> bool:
+        adapter = self._adapters.get(type_name)
+        return adapter is not None and hasattr(adapter, "suspend")
+
+    def suspend(self, type_name: str, physical_id: str) -> LiveResource:
+        return self._suspension(type_name, physical_id, "suspend")
+
+    def resume(self, type_name: str, physical_id: str) -> LiveResource:
+        return self._suspension(type_name, physical_id, "resume")
+
+    def _suspension(self, type_name: str, physical_id: str, action: str) -> LiveResource:
+        with provider_errors():
+            move = getattr(self._adapter(type_name), action, None)
+            if move is None:
+                raise Permanent(f"{type_name} cannot be suspended")
+            live: LiveResource = move(self.cloud, physical_id)
+            return live
+
     def _adapter(self, type_name: str) -> TypeAdapter:
         adapter = self._adapters.get(type_name)
         if adapter is None:

@@ -26,7 +26,7 @@ from reconciler.daemon.collector import tune_process
 from reconciler.daemon.state_key import state_sealer
 from reconciler.engine import Engine, EngineSettings, SoleWorkerLeases, StackReport
 from reconciler.engine.repository_apply import apply_repository
-from reconciler.engine.stack_status import StackStatus
+from reconciler.engine.stack_status import AT_REST
 from reconciler.templates import DirectorySource, TemplateError
 from state.store import Store, open_store
 from state.workers import WorkerIdentity
@@ -147,5 +147,5 @@ def command(repo: Path, database: str, timeout: float, allow_dirty: bool) -> Non
         click.echo(
             f"{len(leases.held_by_others)} shards are held by another worker; their stacks were not applied"
         )
-    converged = all(report.status is StackStatus.CONVERGED for report in reports.values())
+    converged = all(report.status in AT_REST for report in reports.values())
     raise SystemExit(0 if converged else 1)

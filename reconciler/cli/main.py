@@ -30,6 +30,11 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     ),
     "check": ("check_command", "Observe every resource of STACK now and report each."),
     "retry": ("retry_command", "Try the FAILED resources of STACK (or only RESOURCE) again now."),
+    "abandon": (
+        "abandon_command",
+        "Stop managing STACK (nothing deleted) and print its abandon data as JSON.",
+    ),
+    "adopt": ("adopt_command", "Take existing resources under management as STACK, creating nothing."),
     "sim": ("sim_command", "Serve the simulated OpenStack cloud."),
     "db": ("db_command", "Manage the state database."),
     "shards": ("shards_command", "Show who holds which shard, at which epoch and until when."),

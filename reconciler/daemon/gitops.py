@@ -41,6 +41,7 @@ from reconciler.daemon.upstream_outputs import UpstreamOutputs
 from reconciler.engine.desired import DesiredGeneration
 from reconciler.engine.progress import Progress
 from reconciler.engine.report import StackReport
+from reconciler.engine.stack_status import AT_REST
 from reconciler.plan import UpdateRules
 from reconciler.source.approvals import approvals_of, approves
 from reconciler.source.commit_files import CommitFileSource
@@ -60,14 +61,15 @@ from reconciler.source.revisions import (
 )
 from reconciler.source.skipped_commits import skipped_commits
 from reconciler.source.touched_stacks import changed_paths, touched_stacks
-from reconciler.templates import DocumentCache
+from reconciler.templates import DocumentCache, TemplateError
+from reconciler.templates.adopt_data import Adoption, load_adoption
 from reconciler.templates.hidden_values import hidden_values
 from state import StackStatus, Store
 from timekeeping import Clock
 
 LOG = logging.getLogger(__name__)
 # a stack's outputs are final at its newest generation once it converged (drift repair keeps them)
-OUTPUTS_SETTLED = frozenset({StackStatus.CONVERGED, StackStatus.DEGRADED})
+OUTPUTS_SETTLED = frozenset({StackStatus.CONVERGED, StackStatus.SUSPENDED, StackStatus.DEGRADED})
 
 
 class ConvergenceEngine(Protocol):
@@ -331,7 +333,8 @@ class GitOps:
     def _outputs_ready(self, stack: str) -> Mapping[str, Any] | None:
         """`stack`'s outputs once they are those of its newest generation, else None (wait).
 
-        An INVALID stack keeps its last good generation, so the outputs it has are the ones to use.
+        An INVALID stack keeps its last good generation, so the outputs it has are the ones to use; an
+        ABANDONED one keeps the outputs it had when it was abandoned.
         """
         if stack in self.pending:
             return None
@@ -339,7 +342,7 @@ class GitOps:
         newest = self.store.newest_generation(stack)
         if state is None or newest is None:
             return None
-        if state.status is StackStatus.INVALID:
+        if state.status in (StackStatus.INVALID, StackStatus.ABANDONED):
             return state.outputs or None
         if state.status not in OUTPUTS_SETTLED or state.status_generation != newest.generation:
             return None
@@ -378,17 +381,7 @@ class GitOps:
                 if outcome is None:
                     continue  # loaded on the next pass
                 if isinstance(outcome, WaitingForOutputs):
-                    if not pending.waiting_noted and self.holds(name):
-                        waiting = ", ".join(sorted(outcome.upstream))
-                        lines.append(
-                            self.notes.convergence(
-                                name,
-                                outcome.commit,
-                                StackStatus.PENDING,
-                                failures=(f"waiting for outputs of {waiting}",),
-                            )
-                        )
-                        self.pending[name] = _Pending(pending.files, waiting_noted=True)
+                    lines.extend(self._note_waiting(name, pending, outcome))
                     continue
                 del self.pending[name]
                 consulted = self.ahead.consulted(name)
@@ -412,7 +405,18 @@ class GitOps:
                 if not spec.auto_apply:
                     lines.extend(self._planned_only(outcome))
                     continue
-                lines.extend(self._submit(outcome, because=pending.because))
+                adoption = self._adoption(outcome, pending.files)
+                if isinstance(adoption, TemplateError):
+                    invalid.append(name)
+                    self.engine.invalid(name, outcome.commit, [str(p) for p in adoption.problems])
+                    if self.leader:
+                        lines.append(
+                            self.notes.convergence(
+                                name, outcome.commit, StackStatus.INVALID, problems=adoption.problems
+                            )
+                        )
+                    continue
+                lines.extend(self._submit(outcome, adoption, because=pending.because))
                 self.upstream.loaded(name, consulted)
                 submitted.append(name)
         self.notes.record(lines)
@@ -441,14 +445,38 @@ class GitOps:
         )
         return [plan, waiting]
 
-    def _submit(self, revision: StackRevision, *, because: tuple[str, ...] = ()) -> list[NoteLine]:
+    @staticmethod
+    def _adoption(revision: StackRevision, files: CommitFileSource) -> Adoption | TemplateError | None:
+        """The adopt data the stack's `adopt_from` names at this commit (None: it names none)."""
+        if revision.spec.adopt_from is None:
+            return None
+        try:
+            return load_adoption(files, revision.spec.adopt_from)
+        except TemplateError as error:
+            return error
+
+    def _note_waiting(self, name: str, pending: _Pending, outcome: WaitingForOutputs) -> list[NoteLine]:
+        """The PENDING line of a stack waiting for upstream outputs, once, by the shard's holder."""
+        if pending.waiting_noted or not self.holds(name):
+            return []
+        self.pending[name] = _Pending(pending.files, waiting_noted=True)
+        waiting = ", ".join(sorted(outcome.upstream))
+        return [
+            self.notes.convergence(
+                name, outcome.commit, StackStatus.PENDING, failures=(f"waiting for outputs of {waiting}",)
+            )
+        ]
+
+    def _submit(
+        self, revision: StackRevision, adoption: Adoption | None = None, *, because: tuple[str, ...] = ()
+    ) -> list[NoteLine]:
         """Hand `revision` to the engine; the SUPERSEDED line of the commit it takes over from, if any."""
         self._remember(revision)
         self.removing.pop(revision.name, None)
         self.left_in_place.discard(revision.name)
         before = self.engine.report(revision.name) if revision.name in self.active else None
         self.engine.submit(
-            revision.name, DesiredGeneration(revision.commit, revision.spec, revision.definition)
+            revision.name, DesiredGeneration(revision.commit, revision.spec, revision.definition, adoption)
         )
         active = _Active(commit=revision.commit, submitted_at=self.clock.now(), because=because)
         self.active[revision.name] = active
@@ -532,7 +560,9 @@ class GitOps:
                     )
             if report.commit != active.commit or active.noted == _report_key(report):
                 continue
-            if report.settled and (active.noted is None or active.noted[0] not in ("CONVERGED", "FAILED")):
+            if report.settled and (
+                active.noted is None or active.noted[0] not in ("CONVERGED", "SUSPENDED", "FAILED")
+            ):
                 self.on_settled(self.clock.now() - active.submitted_at)
             active.noted = _report_key(report)
             lines.append(self.notes.report(report, because=active.because))
@@ -593,8 +623,6 @@ class GitOps:
         if self.seen_commit is None:
             return "waiting for the tracked branch"
         reports = list(self.reports().values())
-        converged = sum(
-            1 for report in reports if report is not None and report.status is StackStatus.CONVERGED
-        )
+        converged = sum(1 for report in reports if report is not None and report.status in AT_REST)
         total = len(self.good.config.stacks) if self.good is not None else 0
         return f"commit {self.seen_commit[:12]}: {converged}/{total} stacks converged"

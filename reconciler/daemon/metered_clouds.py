@@ -10,12 +10,24 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Collection, Mapping
-from typing import Any
+from collections.abc import Callable, Collection, Mapping
+from functools import partial
+from typing import Any, TypeVar
 
-from providers.interface import LiveResource, Marker, NotFound, Permanent, Provider, ResourceType, Retryable
+from providers.interface import (
+    LiveResource,
+    Marker,
+    NotFound,
+    Permanent,
+    Provider,
+    ResourceType,
+    Retryable,
+    Snapshotting,
+    Suspending,
+)
 from reconciler.engine.provider_set import CloudProviders, ProviderSet
 
+T = TypeVar("T")
 ERROR_KINDS: tuple[tuple[type[Exception], str], ...] = (
     (Retryable, "retryable"),
     (Permanent, "permanent"),
@@ -100,6 +112,33 @@ class MeteredProvider:
         self._count("find_by_marker")
         try:
             return self.inner.find_by_marker(type_name, marker)
+        except Exception as error:
+            self.meter.failed(error)
+            raise
+
+    # Lifecycle calls some providers make (`Snapshotting`, `Suspending`): passed on when `inner` can.
+    def snapshot(self, type_name: str, physical_id: str, marker: Marker) -> str:
+        if not isinstance(self.inner, Snapshotting):
+            raise Permanent(f'"Snapshot" deletion policy not supported for {type_name}')
+        return self._metered("snapshot", partial(self.inner.snapshot, type_name, physical_id, marker))
+
+    def can_suspend(self, type_name: str) -> bool:
+        return isinstance(self.inner, Suspending) and self.inner.can_suspend(type_name)
+
+    def suspend(self, type_name: str, physical_id: str) -> LiveResource:
+        if not isinstance(self.inner, Suspending):
+            raise Permanent(f"{type_name} cannot be suspended")
+        return self._metered("suspend", partial(self.inner.suspend, type_name, physical_id))
+
+    def resume(self, type_name: str, physical_id: str) -> LiveResource:
+        if not isinstance(self.inner, Suspending):
+            raise Permanent(f"{type_name} cannot be suspended")
+        return self._metered("resume", partial(self.inner.resume, type_name, physical_id))
+
+    def _metered(self, operation: str, call: Callable[[], T]) -> T:
+        self._count(operation)
+        try:
+            return call()
         except Exception as error:
             self.meter.failed(error)
             raise

@@ -22,6 +22,7 @@ from reconciler.engine.provider_calls import (
     call_find,
     call_observe,
     call_snapshot_delete,
+    call_suspension,
     call_take_external,
     call_update,
 )
@@ -33,8 +34,8 @@ CALL_KIND = "cloud-call"  # the work queue's `kind` for these items
 
 class CallSpec(NamedTuple):
     """One provider call: `create`, `update`, `delete`, `snapshot_delete`, `take_external`, `find`
-    (by marker) or `observe` of a type on a named cloud. A tuple: one is made for every call sent,
-    so making one costs little."""
+    (by marker), `suspend`, `resume` or `observe` of a type on a named cloud. A tuple: one is made
+    for every call sent, so making one costs little."""
 
     op: str
     cloud: str
@@ -114,6 +115,12 @@ def _take_external(spec: CallSpec, provider: Provider) -> CallOutcome | None:
     return call_take_external(provider, spec.type_name, spec.physical_ids[0])
 
 
+def _suspend(spec: CallSpec, provider: Provider) -> CallOutcome | None:
+    if len(spec.physical_ids) != 1:
+        return None
+    return call_suspension(provider, spec.type_name, spec.physical_ids[0], suspend=spec.op == "suspend")
+
+
 def _find(spec: CallSpec, provider: Provider) -> CallOutcome | None:
     return None if spec.marker is None else call_find(provider, spec.type_name, spec.marker)
 
@@ -127,6 +134,8 @@ _RUNNERS: dict[str, Callable[[CallSpec, Provider], CallOutcome | ObserveOutcome 
     "snapshot_delete": _snapshot_delete,
     "take_external": _take_external,
     "find": _find,
+    "suspend": _suspend,
+    "resume": _suspend,
 }
 
 
@@ -163,6 +172,7 @@ def _live_json(live: LiveResource) -> dict[str, Any]:
         "attributes": plain_json(dict(live.attributes)),
         "marker": None if live.marker is None else _marker_json(live.marker),
         "status_reason": live.status_reason,
+        "suspended": live.suspended,
     }
 
 
@@ -176,6 +186,7 @@ def _live_from_json(data: Mapping[str, Any]) -> LiveResource:
         attributes=data.get("attributes") or {},
         marker=None if marker is None else Marker(**marker),
         status_reason=str(data.get("status_reason") or ""),
+        suspended=bool(data.get("suspended")),
     )
 
 

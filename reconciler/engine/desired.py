@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from reconciler.templates.adopt_data import Adoption
+
 
 class AttributeSource(Protocol):
     def physical_id(self, resource: str) -> str: ...
@@ -73,6 +75,13 @@ class StackPolicy(Protocol):
     @property
     def observe_interval(self) -> float: ...
 
+    @property
+    def state(self) -> str: ...
+
+
+SUSPENDED = "suspended"  # the `state` of a stack whose servers are suspended (Heat's stack suspend)
+ACTIVE = "active"
+
 
 @dataclass(frozen=True)
 class Policy:
@@ -83,12 +92,18 @@ class Policy:
     prune: bool = True
     observe_interval: float = 60.0
     require_approval: frozenset[str] = frozenset()  # "replace", "delete": wait for an approval
+    state: str = ACTIVE
+
+    @property
+    def suspended(self) -> bool:
+        return self.state == SUSPENDED
 
 
 @dataclass(frozen=True)
 class DesiredGeneration:
-    """A stack's desired state at one commit."""
+    """A stack's desired state at one commit; `adopt`: existing resources to take instead of creating."""
 
     commit: str
     spec: StackPolicy
     definition: DesiredStack
+    adopt: Adoption | None = None

@@ -38,6 +38,10 @@ class DriftObservation:
         self.observed_once = False
         self._errors: dict[str, str] = {}  # type -> why its last observation failed
 
+    def observe_by(self, moment: float) -> None:
+        """Observe again no later than `moment` (a change of declared state, a suspend to retry)."""
+        self.next_observe_at = min(self.next_observe_at, moment)
+
     def error_for(self, type_name: str) -> str | None:
         return self._errors.get(type_name)
 
@@ -103,6 +107,7 @@ class DriftObservation:
                 by_type.setdefault(state.type, []).append(state)
         if not by_type:
             self.observed_once = True
+            run.suspension.observed()
             return
         pending = set(by_type)
 
@@ -112,6 +117,7 @@ class DriftObservation:
                 pending.discard(type_name)
                 if not pending:
                     self.observed_once = True
+                    run.suspension.observed()
 
             on_drift.__name__ = f"drift:{type_name}"
             return on_drift
@@ -136,6 +142,8 @@ class DriftObservation:
             if live is not None and baseline_of(state) is None:
                 remember_baseline(state, live)
                 run.writes.mark(state)
+            if live is not None:
+                run.suspension.follow(state, live, now)
             return
         summary = run.summary
         if run.options.is_external(name):

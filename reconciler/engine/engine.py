@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from typing import Any
 
+from reconciler.engine.adoption import adoption_problems
 from reconciler.engine.call_pool import CallPool, PendingCall
 from reconciler.engine.desired import DesiredGeneration, DesiredStack, Policy
 from reconciler.engine.drift_tally import DriftTally
@@ -103,6 +104,7 @@ class Engine:
         self._epochs: dict[str, int] = {}
         self._invalid: dict[str, StackReport] = {}
         self._tallies: dict[str, DriftTally] = {}  # root stack -> drift repairs of its whole tree
+        self._abandoned: dict[str, StackReport] = {}  # stacks abandoned: not managed, nothing done
         self._held: Mapping[int, int] = {}  # the shards held at the current (or last) pass
         self._shards: dict[str, int] = {}  # a stack's shard never changes: asked once
         self.remote = RemoteChildren(store, self.settings.nested_poll)
@@ -139,12 +141,48 @@ class Engine:
     # Desired state ---------------------------------------------------------------------------
 
     def submit(self, stack: str, desired: DesiredGeneration) -> int:
-        """Make `desired` the stack's newest generation (when its definition changed); its number."""
+        """Make `desired` the stack's newest generation (when its definition changed); its number.
+
+        An abandoned stack is not taken back unless `desired` adopts it (0, and it stays ABANDONED);
+        adopt data is taken only into a stack with no records yet, and only whole (INVALID otherwise).
+        """
         spec = desired.spec
-        approval = frozenset(getattr(spec, "require_approval", ()))
-        policy = Policy(spec.cloud, spec.self_heal, spec.prune, float(spec.observe_interval), approval)
+        policy = Policy(
+            spec.cloud,
+            spec.self_heal,
+            spec.prune,
+            float(spec.observe_interval),
+            frozenset(getattr(spec, "require_approval", ())),
+            spec.state,
+        )
         self._invalid.pop(stack, None)
-        generation = self._submit(stack, desired.commit, desired.definition, RunSpec.root(stack, policy))
+        abandoned = self._is_abandoned(stack)
+        if abandoned and desired.adopt is None:
+            self._forget_runs_of(stack)
+            self._abandoned[stack] = abandoned_report(stack, desired.commit)
+            return 0
+        adopt = None
+        if desired.adopt is not None and (abandoned or not self._store.count_records(stack)):
+            problems = adoption_problems(
+                desired.adopt, desired.definition, self._providers.for_cloud(spec.cloud)
+            )
+            if problems:
+                if abandoned:  # reported, but the store keeps it ABANDONED: nothing may be made for it
+                    failures = tuple(Failure("adopt", problem) for problem in problems)
+                    self._invalid[stack] = StackReport(
+                        stack, StackStatus.INVALID, desired.commit, None, failures=failures
+                    )
+                else:
+                    self.invalid(stack, desired.commit, problems)
+                return 0
+            adopt = desired.adopt.resources
+            self._forget_runs_of(stack)
+            if abandoned:
+                self._store.end_abandonment(stack, f"adopted from {desired.adopt.source}")
+        self._abandoned.pop(stack, None)
+        generation = self._submit(
+            stack, desired.commit, desired.definition, RunSpec.root(stack, policy, adopt)
+        )
         run = self._runs.get(stack)
         if run is not None and run.at_generation(generation):
             run.recommitted(desired.commit)  # a definition already converged to: at this commit now
@@ -161,6 +199,16 @@ class Engine:
         for run in runs:
             run.approve()
         return bool(runs)
+
+    def _forget_runs_of(self, stack: str) -> None:
+        """Drop what memory holds of `stack` and its nested stacks: adoption starts from the records."""
+        for name in [name for name in self._runs if name == stack or name.startswith(f"{stack}/")]:
+            del self._runs[name]
+            self._epochs.pop(name, None)
+
+    def _is_abandoned(self, stack: str) -> bool:
+        state = self._store.read_stack(stack)
+        return state is not None and state.status is StackStatus.ABANDONED
 
     def invalid(self, stack: str, commit: str, reasons: Iterable[str]) -> None:
         """The commit's template is wrong: report INVALID and keep maintaining the last good generation.
@@ -190,17 +238,19 @@ class Engine:
         if nested:
             inputs = spec.to_inputs(len(definition.resources))
         outcome = self._store.record_generation(
-            stack, commit_sha=commit, definition_digest=definition.digest(), inputs=inputs
+            stack, commit_sha=commit, definition_digest=spec.generation_digest(definition), inputs=inputs
         )
         generation = outcome.generation
         if nested and self._shard_of(stack) not in self._held:
             self.remote.watch(stack, definition)  # its holder rebuilds it from the lineage
             return generation.generation
         self.remote.forget(stack)
+        self._abandoned.pop(stack, None)
         run = self._runs.get(stack)
         if run is None:
             run = self._open_run(stack, spec.policy.cloud)
-        if isinstance(outcome, NewGeneration) or not run.at_generation(generation.generation):
+        adopting = spec.adopt is not None and spec.adopt != run.spec.adopt  # not known when it was made
+        if isinstance(outcome, NewGeneration) or not run.at_generation(generation.generation) or adopting:
             run.set_desired(Desire(generation.generation, generation.commit_sha, definition, spec))
         root = self._runs.get(spec.lineage.root)
         if nested and root is not None and root.approved and root.commit == run.commit:
@@ -236,8 +286,15 @@ class Engine:
         self._dropped_at.pop(run.name, None)
         return self._reopen(run)
 
-    def _reopen(self, run: StackRun) -> StackRun:
-        """After a takeover: forget what memory held, rebuild from the records, same desired state."""
+    def _reopen(self, run: StackRun) -> StackRun | None:
+        """After a takeover: forget what memory held, rebuild from the records, same desired state.
+
+        A stack abandoned meanwhile (`reconciler abandon` moved the shard's epoch on) is dropped.
+        """
+        if self._is_abandoned(run.name):
+            del self._runs[run.name]
+            self._abandoned.setdefault(run.name, abandoned_report(run.name, run.commit))
+            return None
         fresh = run.rebuilt(state_from_record(record) for record in self._store.read_records(run.name))
         fresh.summary.tally = run.summary.tally
         self._runs[run.name] = fresh
@@ -469,7 +526,7 @@ class Engine:
             if root_definition is None:
                 return False  # this worker has not read the root's commit yet
             definition = rebuild(root_definition, spec.lineage)
-            if definition is None or definition.digest() != seen.definition_digest:
+            if definition is None or spec.generation_digest(definition) != seen.definition_digest:
                 return False  # the root here is at another commit: wait for the one that matches
         if run is None:
             run = self._open_run(seen.stack, spec.policy.cloud)
@@ -483,6 +540,8 @@ class Engine:
         """The stack's status at its newest commit, counts, and failures with reasons."""
         if stack in self._invalid:
             return self._invalid[stack]
+        if stack in self._abandoned:
+            return self._abandoned[stack]
         run = self._runs.get(stack)
         if run is not None:
             return run.report()
@@ -521,7 +580,7 @@ class Engine:
     def _settled(self, stack: str) -> bool:
         """Whether `stack`'s report would say settled (without building it: a report counts resources)."""
         run = self._runs.get(stack)
-        if stack in self._invalid or run is None:
+        if stack in self._invalid or stack in self._abandoned or run is None:
             return self.report(stack).settled
         return run.status() in SETTLED_STATUSES
 
@@ -591,6 +650,7 @@ class Engine:
         run = self._runs.get(child)
         if run is None:
             if not self._store.count_records(child):
+                self._forget_abandonment(child)
                 return True
             newest = self._store.newest_generation(child)
             cloud = str(newest.inputs.get("cloud", "sim")) if newest is not None else "sim"
@@ -600,6 +660,20 @@ class Engine:
             del self._runs[child]
             return True
         return False
+
+    def _forget_abandonment(self, stack: str) -> None:
+        """A stack removed after it was abandoned: declared again later, it is made anew."""
+        if "/" in stack or not self._is_abandoned(stack):
+            return
+        self._abandoned.pop(stack, None)
+        shard = self._shard_of(stack)
+        epoch = self._leases.held().get(shard)
+        if epoch is not None:
+            with contextlib.suppress(*SHARD_STOPPED):
+                reason = "removed from reconciler.yaml after it was abandoned"
+                self._store.set_status(
+                    stack, StackStatus.PENDING, reasons=(reason,), fence=Fence(shard, epoch)
+                )
 
     def _record_removal(self, child: str) -> int | None:
         """The generation asking nested stack `child` to go away, recorded once (None: never made)."""
@@ -612,6 +686,18 @@ class Engine:
             child, commit_sha=newest.commit_sha, definition_digest=REMOVED, inputs=newest.inputs
         )
         return outcome.generation.generation
+
+
+ABANDONED_REASON = (
+    "abandoned: not managed; its resources are left in the cloud as they are. Adopt it "
+    "(`adopt_from:` or `reconciler adopt`) to manage it again, or remove it from reconciler.yaml"
+)
+
+
+def abandoned_report(stack: str, commit: str | None) -> StackReport:
+    return StackReport(
+        stack, StackStatus.ABANDONED, commit, None, failures=(Failure("stack", ABANDONED_REASON),)
+    )
 
 
 class _LeaseGuards:

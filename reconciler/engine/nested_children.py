@@ -17,7 +17,7 @@ from reconciler.engine.pass_result import ChildRequest, RemoveChild, SubmitChild
 from reconciler.engine.record_rows import plain_json
 from reconciler.engine.resource_state import RecordStatus, ResourceState
 from reconciler.engine.run_spec import RunSpec
-from reconciler.engine.stack_status import StackStatus
+from reconciler.engine.stack_status import AT_REST, StackStatus
 from reconciler.templates.errors import Unresolved
 
 if TYPE_CHECKING:
@@ -93,10 +93,12 @@ class NestedChildren:
             return
         resources = run.resources
         summary = run.summary
+        adopt = run.spec.adopt
+        adopted = adopt.get(name) if adopt is not None and state is None else None
         if state is None:
             state = ResourceState(name, type_name, RecordStatus.CREATE_IN_PROGRESS, run.generation)
             resources.records[name] = state
-            summary.count("created")
+            summary.count("created" if adopted is None else "adopted")
             resources.acting_on(name)
         elif state.properties != desired or state.type != type_name:
             summary.count("updated")
@@ -108,7 +110,12 @@ class NestedChildren:
         run.writes.mark(state)
         policy = run.policy
         inherited = Policy(
-            policy.cloud, policy.self_heal, policy.prune, policy.observe_interval, policy.require_approval
+            policy.cloud,
+            policy.self_heal,
+            policy.prune,
+            policy.observe_interval,
+            require_approval=policy.require_approval,
+            state=policy.state,
         )
         resource = definition.resources[name]
         is_group = resource.nested_kind in GROUP_KINDS
@@ -123,6 +130,7 @@ class NestedChildren:
             group_member=run.in_group,
             is_group=is_group,
             batch=batch,
+            adopt=None if adopted is None else adopted.nested,
         )
         self._requests.append(SubmitChild(name, child, run.commit or "", nested, spec))
         self._waiting[name] = ASKED
@@ -172,7 +180,7 @@ class NestedChildren:
             return
         del self._waiting[name]
         run.writes.mark(state)
-        if report.status is StackStatus.CONVERGED:
+        if report.status in AT_REST:
             state.status = RecordStatus.READY
             state.attributes = plain_json(dict(nested.nested_outputs(state.physical_id)))
             state.last_error = None

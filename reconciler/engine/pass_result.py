@@ -14,7 +14,7 @@ from typing import Any
 from reconciler.engine.desired import DesiredStack
 from reconciler.engine.resource_state import ResourceState
 from reconciler.engine.run_spec import RunSpec
-from reconciler.engine.stack_status import StackStatus
+from reconciler.engine.stack_status import AT_REST, StackStatus
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,8 +70,8 @@ class PassResult:
 
     @property
     def converged_again(self) -> bool:
-        """A new status of CONVERGED: a nested stack's parent reads its values anew."""
-        return self.status is not None and self.status.status is StackStatus.CONVERGED
+        """A new status of CONVERGED (or SUSPENDED): a nested stack's parent reads its values anew."""
+        return self.status is not None and self.status.status in AT_REST
 
     def then(self, later: PassResult) -> PassResult:
         """This pass's result followed by a later one's in the same engine pass (merged, later wins).

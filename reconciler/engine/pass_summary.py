@@ -14,7 +14,7 @@ from typing import Any
 from reconciler.engine.drift_tally import DriftTally
 from reconciler.engine.pass_result import StatusWrite
 from reconciler.engine.report import ActionCounts, Failure
-from reconciler.engine.stack_status import StackStatus, summarize_status
+from reconciler.engine.stack_status import AT_REST, StackStatus, summarize_status
 
 OWN_ACTIONS = ("replace", "delete")  # else what waits is a nested stack's, already explained
 
@@ -59,7 +59,7 @@ class PassSummary:
         self._status_due = True
 
     def settled(self) -> bool:
-        return self.status in (StackStatus.CONVERGED, StackStatus.FAILED)
+        return self.status in AT_REST or self.status is StackStatus.FAILED
 
     def recommitted(self) -> None:
         """A newer commit with the same definition: its status is written again (it may have been
@@ -137,6 +137,7 @@ class PassSummary:
         *,
         complete: bool,
         waiting: bool,
+        suspended: bool = False,
         resolve_outputs: Callable[[], dict[str, Any]],
     ) -> None:
         status = summarize_status(
@@ -145,11 +146,12 @@ class PassSummary:
             failed=bool(self._failures or self._escalations),
             drifted=bool(self._drifted),
             awaiting_approval=bool(self.awaiting),
+            suspended=suspended,
         )
         reasons = tuple(str(failure) for failure in self.failure_list(graph)) + self._awaiting_reasons()
         # A FAILED stack's outputs follow its other resources too (a repair, a replacement): an
         # output of the failed resource itself reads as None, as Heat shows it.
-        if self.outputs_stale and status in (StackStatus.CONVERGED, StackStatus.FAILED):
+        if self.outputs_stale and (status in AT_REST or status is StackStatus.FAILED):
             self.outputs_stale = False
             outputs = resolve_outputs()
             if outputs != self.outputs or not self.outputs:

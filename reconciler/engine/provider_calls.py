@@ -16,6 +16,7 @@ from providers.interface import (
     ProviderError,
     Retryable,
     Snapshotting,
+    Suspending,
 )
 from reconciler.engine.outcomes import (
     Applied,
@@ -119,6 +120,17 @@ def call_take_external(provider: Provider, type_name: str, physical_id: str) -> 
     if found is None:
         return Failed(f"{type_name} {physical_id} does not exist: external_id must name an existing resource")
     return Applied(found, adopted=True)
+
+
+def call_suspension(provider: Provider, type_name: str, physical_id: str, *, suspend: bool) -> CallOutcome:
+    """Suspend (or resume) one resource: Applied with it once it is there; gone is Vanished."""
+    if not isinstance(provider, Suspending):
+        return Failed(f"{type_name} cannot be suspended on this cloud")
+    try:
+        moved = provider.suspend if suspend else provider.resume
+        return Applied(moved(type_name, physical_id))
+    except Exception as error:
+        return _failure(error, gone=Vanished())
 
 
 def call_observe(provider: Provider, type_name: str, physical_ids: Collection[str]) -> ObserveOutcome:

@@ -140,6 +140,7 @@ class ReadinessWaits:
             remember_baseline(state, live)
             run.writes.mark(state)
             run.finished(state, values_changed=True)
+            run.suspension.follow(state, live, now)
         elif live.status is LiveStatus.FAILED:
             reason = live.status_reason or "the cloud reports the resource FAILED"
             run.actions.replace_failed(state, reason, now)

@@ -9,7 +9,14 @@ from state.stacks import StackStatus
 
 # PENDING_APPROVAL rests too: nothing moves until a person approves
 SETTLED_STATUSES = frozenset(
-    {StackStatus.CONVERGED, StackStatus.FAILED, StackStatus.INVALID, StackStatus.PENDING_APPROVAL}
+    {
+        StackStatus.CONVERGED,
+        StackStatus.SUSPENDED,
+        StackStatus.FAILED,
+        StackStatus.INVALID,
+        StackStatus.ABANDONED,
+        StackStatus.PENDING_APPROVAL,
+    }
 )
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from reconciler.engine.desired import DesiredGeneration
 from reconciler.engine.engine import Engine
 from reconciler.engine.report import Failure, StackReport
-from reconciler.engine.stack_status import StackStatus
+from reconciler.engine.stack_status import AT_REST, StackStatus
 from reconciler.templates import (
     FileSource,
     RepositoryConfig,
@@ -23,6 +23,7 @@ from reconciler.templates import (
     load_stack,
     stack_order,
 )
+from reconciler.templates.adopt_data import Adoption, load_adoption
 from reconciler.templates.hidden_values import hidden_values
 from reconciler.templates.stack_wiring import (
     MissingOutputs,
@@ -31,6 +32,8 @@ from reconciler.templates.stack_wiring import (
     wired_stacks,
 )
 
+# An upstream stack whose outputs a wired stack may take: at rest, or abandoned (its last outputs stand).
+OUTPUTS_FINAL = AT_REST | {StackStatus.ABANDONED}
 HideValues = Callable[[str, Iterable[str]], None]  # `Store.hide`: a stack's hidden values, sealed at rest
 
 
@@ -42,8 +45,11 @@ def submit_stack(
     commit: str,
     *,
     hide: HideValues | None = None,
+    adoption: Adoption | None = None,
 ) -> bool:
-    """Load and submit one stack; False (and the stack INVALID) when its wiring or template is wrong."""
+    """Load and submit one stack; False (and the stack INVALID) when its wiring or template is wrong.
+
+    `adoption` (else the file its `adopt_from` names) is taken instead of creating what it names."""
     spec = config.stacks[name]
     # the wave order converged every wired stack before this one, so none is awaited: its outputs are final
     resolution = resolve_parameters(spec, {stack: engine.outputs(stack) for stack in wired_stacks(spec)})
@@ -53,12 +59,14 @@ def submit_stack(
     assert isinstance(resolution, ResolvedParameters)
     try:
         definition = load_stack(files, spec, parameters=resolution.values)
+        if adoption is None and spec.adopt_from is not None:
+            adoption = load_adoption(files, spec.adopt_from)
     except TemplateError as error:
         engine.invalid(name, commit, [str(problem) for problem in error.problems])
         return False
     if hide is not None:
         hide(name, hidden_values(definition.parameters, definition.hidden_parameters))
-    engine.submit(name, DesiredGeneration(commit, spec, definition))
+    engine.submit(name, DesiredGeneration(commit, spec, definition, adoption))
     return True
 
 
@@ -67,7 +75,7 @@ def unconverged_sources(spec: StackSpec, reports: Mapping[str, StackReport]) -> 
     return [
         Failure(f"from_stack {source}", f"waits for stack {source}, which is {reports[source].status.value}")
         for source in sorted(wired_stacks(spec))
-        if source in reports and reports[source].status is not StackStatus.CONVERGED
+        if source in reports and reports[source].status not in OUTPUTS_FINAL
     ]
 
 

@@ -293,6 +293,43 @@ class ResourceActions:
             abandon = partial(done, RetryLater("looking it up timed out"))
             run.flights.dispatch(name, spec, provider, done, abandon, now=now)
 
+    def adopt(
+        self, name: str, type_name: str, physical_id: str, desired: dict[str, Any], *, policy: str, now: float
+    ) -> None:
+        """Take the existing `physical_id` as this resource, fully managed from now on (Heat's adopt).
+
+        Its properties are recorded as the template's, as Heat's adopt stores them: nothing is
+        applied now, later changes of the template update it, and its deletion policy is the
+        template's, so removing it deletes it unless the policy keeps it.
+        """
+        run = self._run
+        provider = run.provider(name, type_name)
+        if provider is None:
+            return
+        taken = ResourceState(name, type_name, RecordStatus.CREATE_IN_PROGRESS, run.generation)
+        taken.properties, taken.deletion_policy = desired, policy
+        run.resources.records[name] = taken
+        run.resources.acting_on(name)
+        run.writes.mark(taken)
+
+        def done(outcome: CallOutcome, at: float) -> None:
+            run.writes.mark(taken)
+            if isinstance(outcome, Applied):
+                run.summary.count("adopted")
+                self.apply_live(taken, outcome.live, at, new_physical=True)
+            elif isinstance(outcome, RetryLater):
+                self.retry(taken, outcome, at)
+            elif isinstance(outcome, Failed):
+                message = outcome.message.replace("external_id must name", "adopt data must name")
+                self.fail_state(taken, message, sent_for=taken.generation)
+
+        spec = CallSpec("take_external", run.policy.cloud, type_name, (physical_id,))
+        if run.providers.is_inline(type_name):
+            done(cast("CallOutcome", spec.run_with(provider)), now)
+        else:
+            abandon = partial(done, RetryLater("looking it up timed out"))
+            run.flights.dispatch(name, spec, provider, done, abandon, now=now)
+
     def replace(
         self, state: ResourceState, type_name: str, desired: dict[str, Any], *, failing: bool, now: float
     ) -> None:
@@ -334,6 +371,7 @@ class ResourceActions:
         if live.status is LiveStatus.READY:
             state.status = RecordStatus.READY
             run.finished(state, values_changed=new_physical or state.attributes != previous_attributes)
+            run.suspension.follow(state, live, now)
         elif live.status is LiveStatus.IN_PROGRESS:
             run.readiness.wait(state.name, now)
         else:

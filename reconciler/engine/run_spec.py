@@ -7,12 +7,15 @@ child's shard, maybe another, can rebuild the same child (`nested_handoff`).
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from reconciler.engine.batching import BatchPolicy
-from reconciler.engine.desired import Policy
+from reconciler.engine.desired import ACTIVE, DesiredStack, Policy
+from reconciler.templates.adopt_data import AdoptMap, adopt_map_from_json, adopt_map_json
 
 LINEAGE = "lineage"  # the key of `inputs` holding a nested stack's lineage
 
@@ -42,10 +45,12 @@ class RunSpec:
     group_member: bool = False
     is_group: bool = False
     batch: BatchPolicy | None = None
+    # Existing resources to take instead of creating (Heat's adopt), stored with a nested generation.
+    adopt: AdoptMap | None = None
 
     @classmethod
-    def root(cls, stack: str, policy: Policy) -> RunSpec:
-        return cls(Lineage(stack), policy)
+    def root(cls, stack: str, policy: Policy, adopt: AdoptMap | None = None) -> RunSpec:
+        return cls(Lineage(stack), policy, adopt=adopt)
 
     def to_inputs(self, resources: int) -> dict[str, Any]:
         """What a nested generation stores in its `inputs`."""
@@ -59,11 +64,24 @@ class RunSpec:
                 "prune": self.policy.prune,
                 "observe_interval": self.policy.observe_interval,
                 "require_approval": sorted(self.policy.require_approval),
+                "state": self.policy.state,
                 "group_member": self.group_member,
                 "is_group": self.is_group,
                 "batch": None if self.batch is None else [self.batch.max_batch_size, self.batch.pause_time],
+                "adopt": None if self.adopt is None else adopt_map_json(self.adopt),
             },
         }
+
+    def generation_digest(self, definition: DesiredStack) -> str:
+        """What makes a generation new: the definition, the lifecycle state it is kept in, and the
+        resources it adopts (so adopting a stack abandoned before is a generation of its own)."""
+        digest = definition.digest()
+        if self.policy.suspended:
+            digest = f"{digest}:{self.policy.state}"
+        if self.adopt is not None:
+            taken = json.dumps(adopt_map_json(self.adopt), sort_keys=True).encode()
+            digest = f"{digest}:adopt:{hashlib.sha256(taken).hexdigest()[:16]}"
+        return digest
 
     @classmethod
     def from_inputs(cls, inputs: Mapping[str, Any]) -> RunSpec | None:
@@ -81,8 +99,10 @@ class RunSpec:
                 bool(stored["prune"]),
                 float(stored["observe_interval"]),
                 frozenset(stored.get("require_approval", ())),
+                str(stored.get("state", ACTIVE)),
             ),
             bool(stored["group_member"]),
             bool(stored["is_group"]),
             None if batch is None else BatchPolicy(int(batch[0]), float(batch[1])),
+            None if stored.get("adopt") is None else adopt_map_from_json(stored["adopt"]),
         )

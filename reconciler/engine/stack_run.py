@@ -13,6 +13,7 @@ engine writes in one fenced batch per shard. The concerns live beside this modul
 - `retirement`: replaced and pruned records, deleted once nothing refers to them;
 - `failure_retries`: resources FAILED for a permanent cause, tried again slowly or when asked;
 - `nested_children`: nested stacks the stack waits on;
+- `suspension`: the declared `state` (suspended or active) kept on the stack's servers;
 - `pass_summary` and `dirty_records`: status, outputs and the records to write.
 
 A new generation never waits for the old one: calls in flight complete and their results are
@@ -49,6 +50,7 @@ from reconciler.engine.retirement import Retirement
 from reconciler.engine.run_context import RunContext
 from reconciler.engine.run_spec import RunSpec
 from reconciler.engine.stack_status import StackStatus
+from reconciler.engine.suspension import Suspension
 from reconciler.engine.unchanged_inputs import inputs_beside_template_unchanged
 from reconciler.plan import Action, RecordedResource, plan_resource
 
@@ -103,6 +105,7 @@ class StackRun:
         self.values = NestedValues(self)
         self.options = ResourceOptions(self)
         self.failure_retries = FailureRetries(self)
+        self.suspension = Suspension(self)
 
     @property
     def policy(self) -> Policy:
@@ -155,7 +158,9 @@ class StackRun:
         self.removing = definition is None
         self.generation = desire.generation
         self.commit = desire.commit
+        was_suspended = self.spec.policy.suspended
         self.spec = desire.spec
+        self.suspension.declared(was_suspended)
         graph = definition.graph() if definition is not None else {}
         self.resources.reset(graph)
         self.failure_retries.reset()
@@ -331,12 +336,15 @@ class StackRun:
             or self.children.moving(self.summary.awaiting)
             or flights.awaiting_ids()
         )
-        waiting = pending_work or self.resources.any_retrying() or bool(self.retirement)
+        waiting = (
+            pending_work or self.resources.any_retrying() or bool(self.retirement) or self.suspension.busy()
+        )
         observing = bool(self.resources.records) and not self.observation.observed_once and not self.removing
         self.summary.summarize(
             self.resources.graph,
             complete=self.resources.complete(),
             waiting=waiting or observing,
+            suspended=self.policy.suspended,
             resolve_outputs=self._resolve_outputs,
         )
 
@@ -360,6 +368,27 @@ class StackRun:
         resources = self.resources
         return resources.retrying(name) or self.summary.failed(name) or resources.is_settled(name)
 
+    def _take_existing(
+        self,
+        name: str,
+        type_name: str,
+        desired: dict[str, Any],
+        *,
+        state: ResourceState | None,
+        external_id: str | None,
+        deletion_policy: str,
+        now: float,
+    ) -> bool:
+        """Take `name` as it exists in the cloud (its external id, or the id adopt data gives it)."""
+        if external_id is not None:
+            self.actions.take_external(name, type_name, external_id, desired, state, now=now)
+            return True
+        adopted = self.adopted_id(name, state)
+        if adopted is not None:
+            self.actions.adopt(name, type_name, adopted, desired, policy=deletion_policy, now=now)
+            return True
+        return False
+
     def _decide(self, name: str, now: float) -> None:
         if self._under_way(name):
             return
@@ -380,8 +409,15 @@ class StackRun:
             if self.children.usable(name, resource):
                 self.children.converge(name, type_name=resource.type, desired=desired, state=state, now=now)
             return
-        if external_id is not None:
-            self.actions.take_external(name, resource.type, external_id, desired, state, now=now)
+        if self._take_existing(
+            name,
+            resource.type,
+            desired,
+            state=state,
+            external_id=external_id,
+            deletion_policy=deletion_policy,
+            now=now,
+        ):
             return
         recorded = None
         if state is not None:
@@ -415,6 +451,12 @@ class StackRun:
             return False
         previous = self._previous_definition.resources.get(name) if self._previous_definition else None
         return previous is not None and resource.nested_kind is None and previous == resource
+
+    def adopted_id(self, name: str, state: ResourceState | None) -> str | None:
+        """The physical id the adopt data names for `name`, while it has no record (never made)."""
+        adopt = self.spec.adopt
+        entry = adopt.get(name) if adopt is not None and state is None else None
+        return None if entry is None else entry.physical_id
 
     def already_applied(self, state: ResourceState, now: float) -> None:
         if state.status is RecordStatus.READY:

@@ -32,6 +32,8 @@ STATUS_FINALITY = {
     "INVALID": 3,
     "FAILED": 3,
     "CONVERGED": 3,
+    "SUSPENDED": 3,
+    "ABANDONED": 3,
     "PLANNED": 3,
     "UNCHANGED": 3,
 }

@@ -53,6 +53,8 @@ class StackSpec:
     prune: bool
     observe_interval: float
     require_approval: frozenset[str] = frozenset()  # actions that wait for `reconciler approve`
+    state: str = "active"  # `suspended`: every server of the stack suspended (Heat's stack suspend)
+    adopt_from: str | None = None  # a file of the repository: Heat abandon data or {resource: physical id}
 
 
 @dataclass(frozen=True)
@@ -141,6 +143,8 @@ def _stack(name: str, raw: Mapping[str, Any], defaults: Mapping[str, Any]) -> St
         prune=bool(merged["prune"]),
         observe_interval=float(merged["observe_interval"]),
         require_approval=frozenset(merged["require_approval"]),
+        state=str(raw.get("state", "active")),
+        adopt_from=raw.get("adopt_from"),
     )
 
 

@@ -28,6 +28,7 @@ from reconciler.engine import (
     SoleWorkerLeases,
     StackReport,
 )
+from reconciler.templates.adopt_data import Adoption
 from reconciler.templates.file_source import DirectorySource
 from reconciler.templates.loading import load_stack
 from state.store import Store, open_store
@@ -97,6 +98,11 @@ class World:
             settings=self.settings,
         )
 
+    def rejoin(self) -> None:
+        """Take again every shard this worker lost (as a daemon's shard keeper does on its next tick)."""
+        for shard in range(self.store.settings.shard_count):
+            self.leases.want(shard)
+
     def close(self) -> None:
         self.clock.release()
         self.engine.close()
@@ -118,10 +124,18 @@ class World:
             (self.repo_dir / path).unlink()
 
     # when
-    def submit(self, stack: str, template: str, parameters: dict[str, Any] | None = None) -> int:
+    def submit(
+        self,
+        stack: str,
+        template: str,
+        parameters: dict[str, Any] | None = None,
+        *,
+        adoption: Adoption | None = None,
+    ) -> int:
+        """`adoption`: existing resources taken instead of created (Heat's adopt)."""
         definition = load_stack(DirectorySource(self.repo_dir), template, parameters=parameters or {})
         commit = self.repo.head.commit.hexsha
-        return self.engine.submit(stack, DesiredGeneration(commit, self.policy, definition))
+        return self.engine.submit(stack, DesiredGeneration(commit, self.policy, definition, adoption))
 
     def converge(self, *stacks: str, within: float = 3_600.0) -> dict[str, StackReport]:
         return self.engine.converge(stacks, self.clock.now() + within)

@@ -25,6 +25,8 @@ EXPECTED = {
     "shards",
     "stacks",
     "approve",
+    "abandon",
+    "adopt",
 }
 
 

@@ -24,7 +24,7 @@ STACK_TAG_PREFIX = f"{Marker.PREFIX}-stack:"
 INTERNAL_FIELDS = ("_ports", "_created_ports", "_user_data", "_scheduler_hints", "_flavor_id", "_old_flavor",
                    "_next_host")  # fmt: skip
 INTERNAL_FIELD_SET = frozenset(INTERNAL_FIELDS)
-READY_STATUSES = frozenset({"ACTIVE", "available", "in-use", "DOWN", "SHUTOFF"})
+READY_STATUSES = frozenset({"ACTIVE", "available", "in-use", "DOWN", "SHUTOFF", "SUSPENDED"})
 FAILED_STATUSES = frozenset({"ERROR", "error", "error_extending", "error_deleting"})
 
 
@@ -145,6 +145,7 @@ class TaggedCollection:
             attributes={**self.attributes_of(cloud, body), "show": shown(body)},
             marker=marker,
             status_reason=str((body.get("fault") or {}).get("message", "")),
+            suspended=body.get("status") == "SUSPENDED",
         )
 
     def properties_of(self, body: Body) -> dict[str, Any]:

@@ -123,6 +123,19 @@ class Server(TaggedCollection):
             if sorted(port["security_groups"]) != sorted(groups):
                 cloud.update("ports", port["id"], {"security_groups": groups})
 
+    def suspend(self, cloud: SimulatedCloud, physical_id: str) -> LiveResource:
+        return self._moved_to(cloud, physical_id, "suspend", "SUSPENDED")
+
+    def resume(self, cloud: SimulatedCloud, physical_id: str) -> LiveResource:
+        return self._moved_to(cloud, physical_id, "resume", "ACTIVE")
+
+    def _moved_to(self, cloud: SimulatedCloud, physical_id: str, action: str, status: str) -> LiveResource:
+        """Nova's suspend or resume, not sent when the server is there already (idempotent)."""
+        body = cloud.get("servers", physical_id)
+        if body["status"] != status:
+            body = cloud.act("servers", physical_id, action, {})
+        return self.live(cloud, body)
+
     def properties_of(self, body: Body) -> dict[str, Any]:
         observed = super().properties_of(body)
         observed.pop("user_data", None)
