@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from reconciler.engine.batching import batch_policy, check_update_policy
 from reconciler.engine.desired import Policy
+from reconciler.engine.group_removals import with_removed_names
 from reconciler.engine.pass_result import ChildRequest, RemoveChild, SubmitChild
 from reconciler.engine.record_rows import plain_json
 from reconciler.engine.resource_state import RecordStatus, ResourceState
@@ -82,6 +83,9 @@ class NestedChildren:
         definition = run.definition
         assert definition is not None
         child = f"{run.name}/{name}"
+        if definition.resources[name].nested_kind == "group":
+            recorded = state.properties if state is not None else None
+            desired = with_removed_names(desired, recorded, run.values.member_references(child))
         nested = definition.nested(name, desired)
         if nested is None:
             run.actions.fail(name, f"{type_name} has no nested definition")
