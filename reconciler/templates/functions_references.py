@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from reconciler.templates.errors import FunctionError, Unresolved
@@ -79,7 +79,7 @@ def get_attr(args: Any, scope: Evaluation) -> Any:
     name = args[1] if len(args) > 1 else ALL_ATTRIBUTES
     if not isinstance(name, str):
         raise FunctionError('Function "get_attr": the attribute name must be a string')
-    path = args[2:]
+    path: Sequence[Any] = args[2:]
     grouped = resource in scope.group_resources
     if grouped:
         from reconciler.templates.group_attributes import member_reference_path
