@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from reconciler.engine.batching import batch_policy, check_update_policy
+from reconciler.engine.deletion_policies import RETAIN
 from reconciler.engine.desired import Policy
 from reconciler.engine.group_removals import with_removed_names
 from reconciler.engine.pass_result import ChildRequest, RemoveChild, SubmitChild
@@ -180,13 +181,24 @@ class NestedChildren:
         if run.resources.is_settled(name) and name not in self._waiting and name not in run.flights:
             run.resources.unsettle(name)
 
-    def remove(self, child: str) -> None:
-        """Ask for the child to converge to nothing (`removed` once it holds no resources any more)."""
-        self._requests.append(RemoveChild(child))
+    def remove(self, child: str, *, retain: bool = False) -> None:
+        """Ask for the child to converge to nothing (`removed` once it holds no resources any more);
+        `retain`: everything it holds stays in the cloud."""
+        self._requests.append(RemoveChild(child, retain))
 
     def removed(self, child: str) -> None:
-        """The child holds no resources any more: its record, retiring, is deleted."""
-        retirement = self._run.retirement
+        """The child holds no resources any more: its record, retiring, is deleted (or retained)."""
+        run = self._run
+        retirement = run.retirement
         for state in list(retirement):
-            if state.physical_id == child:
+            if state.physical_id != child:
+                continue
+            if state.deletion_policy == RETAIN or run.spec.retain_all:
+                run.summary.keep(
+                    f"{state.name} ({child})",
+                    "retained: every resource of its nested stack left in the cloud, no longer managed",
+                )
+                run.summary.count("retained")
+                retirement.forget(state)
+            else:
                 retirement.forget(state, deleted=True)

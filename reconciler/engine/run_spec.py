@@ -42,6 +42,7 @@ class RunSpec:
     group_member: bool = False
     is_group: bool = False
     batch: BatchPolicy | None = None
+    retain_all: bool = False  # removed under a `Retain` policy: every resource stays in the cloud
 
     @classmethod
     def root(cls, stack: str, policy: Policy) -> RunSpec:
@@ -61,6 +62,7 @@ class RunSpec:
                 "group_member": self.group_member,
                 "is_group": self.is_group,
                 "batch": None if self.batch is None else [self.batch.max_batch_size, self.batch.pause_time],
+                "retain_all": self.retain_all,
             },
         }
 
@@ -83,4 +85,13 @@ class RunSpec:
             bool(stored["group_member"]),
             bool(stored["is_group"]),
             None if batch is None else BatchPolicy(int(batch[0]), float(batch[1])),
+            bool(stored.get("retain_all", False)),
         )
+
+
+def retained_inputs(inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """A nested generation's `inputs` marked to keep every resource when the stack is removed."""
+    stored = inputs.get(LINEAGE)
+    if not isinstance(stored, Mapping):
+        return dict(inputs)
+    return {**inputs, LINEAGE: {**stored, "retain_all": True}}

@@ -170,10 +170,14 @@ class StackRun:
         """Whether the stack converges to a definition at `generation` already."""
         return self.definition is not None and self.generation == generation
 
-    def remove(self, generation: int) -> None:
-        """Converge to nothing from `generation` on (once: a stack being removed stays so)."""
+    def remove(self, generation: int, *, retain: bool = False) -> None:
+        """Converge to nothing from `generation` on (once: a stack being removed stays so).
+
+        `retain`: the stack goes under a `Retain` policy, so every resource in it stays in the cloud.
+        """
         if not self.removing:
-            spec = RunSpec(self.spec.lineage, self.policy)  # no longer a group: nothing is paced
+            # no longer a group: nothing is paced
+            spec = RunSpec(self.spec.lineage, self.policy, retain_all=retain or self.spec.retain_all)
             self.set_desired(Desire(generation, self.commit or "", None, spec))
 
     def empty(self) -> bool:
@@ -341,6 +345,7 @@ class StackRun:
         if resource.nested_kind is not None:
             if self.children.usable(name, resource):
                 self.children.converge(name, type_name=resource.type, desired=desired, state=state, now=now)
+                self.options.keep_deletion_policy(self.resources.records.get(name), deletion_policy)
             return
         if external_id is not None:
             self.actions.take_external(name, resource.type, external_id, desired, state, now=now)
