@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Any
 from reconciler.engine.batching import batch_policy, check_update_policy
 from reconciler.engine.deletion_policies import RETAIN
 from reconciler.engine.desired import Policy
-from reconciler.engine.group_removals import with_removed_names
 from reconciler.engine.pass_result import ChildRequest, RemoveChild, SubmitChild
 from reconciler.engine.record_rows import plain_json
 from reconciler.engine.resource_state import RecordStatus, ResourceState
 from reconciler.engine.run_spec import RunSpec
 from reconciler.engine.stack_status import StackStatus
 from reconciler.templates.errors import Unresolved
+from reconciler.templates.removal_policies import with_removed_names
 
 if TYPE_CHECKING:
     from reconciler.engine.stack_run import StackRun
