@@ -93,6 +93,7 @@ class NestedChildren:
             return
         resources = run.resources
         summary = run.summary
+        previous = None if state is None else state.properties
         if state is None:
             state = ResourceState(name, type_name, RecordStatus.CREATE_IN_PROGRESS, run.generation)
             resources.records[name] = state
@@ -112,9 +113,10 @@ class NestedChildren:
         is_group = resource.nested_kind in GROUP_KINDS
         batch = None
         if is_group:
-            batch = batch_policy(
-                self._resolved_update_policy(resource), creating=state.status is not RecordStatus.READY
-            )
+            creating = state.status is not RecordStatus.READY
+            members_key = "resource_def" if resource.nested_kind == "group" else "resource"
+            renewing = previous is None or previous.get(members_key) != desired.get(members_key)
+            batch = batch_policy(self._resolved_update_policy(resource), creating=creating, renewing=renewing)
         spec = RunSpec(
             run.spec.lineage.child(name, desired),
             inherited,

@@ -61,7 +61,7 @@ class RunSpec:
                 "observe_interval": self.policy.observe_interval,
                 "group_member": self.group_member,
                 "is_group": self.is_group,
-                "batch": None if self.batch is None else [self.batch.max_batch_size, self.batch.pause_time],
+                "batch": None if self.batch is None else _batch_inputs(self.batch),
                 "retain_all": self.retain_all,
             },
         }
@@ -84,7 +84,7 @@ class RunSpec:
             ),
             bool(stored["group_member"]),
             bool(stored["is_group"]),
-            None if batch is None else BatchPolicy(int(batch[0]), float(batch[1])),
+            None if batch is None else BatchPolicy(int(batch[0]), float(batch[1]), int(([*batch, 0])[2])),
             bool(stored.get("retain_all", False)),
         )
 
@@ -95,3 +95,7 @@ def retained_inputs(inputs: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(stored, Mapping):
         return dict(inputs)
     return {**inputs, LINEAGE: {**stored, "retain_all": True}}
+
+
+def _batch_inputs(batch: BatchPolicy) -> list[float]:
+    return [batch.max_batch_size, batch.pause_time, batch.min_in_service]
