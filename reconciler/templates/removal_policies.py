@@ -35,6 +35,8 @@ def with_removed_names(
     kept = set(removed_members(recorded)) if recorded is not None else set()
     start = set() if desired.get(MODE, APPEND) == UPDATE else set(kept)
     names = start | set(_entries_named(desired, kept, members, made=recorded is not None))
+    if not names and POLICIES not in desired:
+        return dict(desired)  # nothing ever removed: the properties as written
     return {**desired, POLICIES: [{RESOURCE_LIST: sorted(names)}]}
 
 
