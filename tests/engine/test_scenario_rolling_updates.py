@@ -127,3 +127,37 @@ def test_a_count_change_alone_is_made_at_once(tmp_path: Path, sqlite_url: str) -
     assert len(seen[-1]) == 8
     assert took < 60  # four new members together, no pause
     world.close()
+
+
+SCALING_GROUP = """
+heat_template_version: 2018-08-31
+parameters:
+  value: {type: string, default: old}
+resources:
+  nodes:
+    type: OS::Heat::AutoScalingGroup
+    update_policy:
+      rolling_update: {min_in_service: 3, max_batch_size: 2, pause_time: 0}
+    properties:
+      min_size: 1
+      max_size: 10
+      desired_capacity: 3
+      resource:
+        type: OS::Heat::TestResource
+        properties: {value: {get_param: value}, wait_secs: 10}
+"""
+
+
+def test_an_autoscaling_group_rolls_in_the_same_batches(tmp_path: Path, sqlite_url: str) -> None:
+    """3 members, 2 at a time, 3 in service: Heat's batches (5, 2) with two temporary members, (5, 2),
+    (4, 1), (3, 0); members are named by index here, so the temporary ones are the highest."""
+    world = World(tmp_path, sqlite_url)
+    world.commit({"stack.yaml": SCALING_GROUP})
+    world.submit("rolling", "stack.yaml")
+    assert world.converge("rolling")["rolling"].status is StackStatus.CONVERGED
+
+    seen, _ = _watch_update(world, {"value": "new"})
+
+    assert [len(members) for members in seen] == [3, 5, 5, 4, 3]  # the third batch removes one, renews one
+    assert seen[-1] == {"0": "new", "1": "new", "2": "new"}
+    world.close()
