@@ -88,4 +88,3 @@ def _number(path: str, value: Any, *, integer: bool) -> float:
 
 def _shown(value: Any) -> str:
     return f"{type(value).__name__} {value!r}"[:80]
-
