@@ -37,6 +37,8 @@ class RecordedState(Protocol):
 
     def read_records(self, stack: str) -> list[StoredRecord]: ...
 
+    def read_records_under(self, stack: str) -> dict[str, list[StoredRecord]]: ...
+
 
 def recorded_for_plan(records: Iterable[StoredRecord]) -> dict[str, RecordedResource]:
     """The store's current records of one stack as the plan layer sees them (replaced ones skipped)."""
@@ -56,13 +58,20 @@ def recorded_for_plan(records: Iterable[StoredRecord]) -> dict[str, RecordedReso
 
 
 class StoredRecords:
-    """The plan layer's `NestedRecords` over the store: any stack's current records."""
+    """The plan layer's `NestedRecords` over the store: the records of nested stacks, read once
+    per root stack (one read for the whole tree, not one per nested stack)."""
 
     def __init__(self, store: RecordedState) -> None:
         self._store = store
+        self._trees: dict[str, dict[str, list[StoredRecord]]] = {}
 
     def records(self, stack: str) -> Mapping[str, RecordedResource]:
-        return recorded_for_plan(self._store.read_records(stack))
+        root = stack.split("/", 1)[0]
+        if root == stack:
+            return recorded_for_plan(self._store.read_records(stack))
+        if root not in self._trees:
+            self._trees[root] = self._store.read_records_under(root)
+        return recorded_for_plan(self._trees[root].get(stack, []))
 
 
 def planned_actions(plan: StackPlan) -> PlannedActions:
