@@ -63,6 +63,12 @@ class GroupBatches:
         """Whether an update is under way batch by batch (the group is not converged before its end)."""
         return self.policy is not None and self._batch is not None and not self._stopped()
 
+    def can_advance(self) -> bool:
+        """Whether the next pass would move on: the batch under way is over and no pause is set yet."""
+        if self.policy is None or self._resume_at is not None or self._stopped():
+            return False
+        return self._batch is None or self._batch_over()
+
     def resume_at(self) -> float | None:
         """When a pause between batches ends (None: no pause under way)."""
         return self._resume_at

@@ -267,7 +267,10 @@ class StackRun:
 
     def _busy(self) -> bool:
         """Something can move without time passing: calls to collect, decisions to take."""
-        return bool(len(self.flights) or self.resources.has_ready() or self.flights.awaiting_ids())
+        flights = self.flights
+        return bool(
+            len(flights) or self.resources.has_ready() or flights.awaiting_ids() or self.batches.can_advance()
+        )
 
     def has_calls_out(self) -> bool:
         """Whether a call of this stack was sent and has not come back (safe from any thread)."""
