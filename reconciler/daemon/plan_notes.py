@@ -39,6 +39,8 @@ class RecordedState(Protocol):
 
     def read_records_under(self, stack: str) -> dict[str, list[StoredRecord]]: ...
 
+    def newest_digests_under(self, stack: str) -> dict[str, str]: ...
+
 
 def recorded_for_plan(records: Iterable[StoredRecord]) -> dict[str, RecordedResource]:
     """The store's current records of one stack as the plan layer sees them (replaced ones skipped)."""
@@ -64,6 +66,7 @@ class StoredRecords:
     def __init__(self, store: RecordedState) -> None:
         self._store = store
         self._trees: dict[str, dict[str, list[StoredRecord]]] = {}
+        self._digests: dict[str, dict[str, str]] = {}
 
     def records(self, stack: str) -> Mapping[str, RecordedResource]:
         root = stack.split("/", 1)[0]
@@ -72,6 +75,14 @@ class StoredRecords:
         if root not in self._trees:
             self._trees[root] = self._store.read_records_under(root)
         return recorded_for_plan(self._trees[root].get(stack, []))
+
+    def digest(self, stack: str) -> str | None:
+        root = stack.split("/", 1)[0]
+        if root == stack:
+            return None
+        if root not in self._digests:
+            self._digests[root] = self._store.newest_digests_under(root)
+        return self._digests[root].get(stack)
 
 
 def planned_actions(plan: StackPlan) -> PlannedActions:

@@ -27,6 +27,10 @@ class NestedRecords(Protocol):
 
     def records(self, stack: str) -> Mapping[str, RecordedResource]: ...
 
+    def digest(self, stack: str) -> str | None:
+        """The definition digest the stack was last given (None: never given one)."""
+        ...
+
 
 def nested_child(stack: str, resource: str) -> str:
     """The name of the nested stack owned by `resource` of `stack`."""

@@ -51,6 +51,8 @@ class DesiredStack(Protocol):
 
     def nested(self, name: str, properties: Mapping[str, Any]) -> DesiredStack | None: ...
 
+    def digest(self) -> str: ...
+
 
 class _RecordedValues:
     """Values as recorded, except those of resources whose values are about to change."""
@@ -147,6 +149,19 @@ def _nested_resource_plan(
     plan = plan_resource(name, definition.resources[name].type, desired, record, rules)
     child_definition = definition.nested(name, desired)
     inside = StackPlan(())
-    if child_definition is not None and nested is not None:
+    if (
+        child_definition is not None
+        and nested is not None
+        and not _as_last_given(plan, child_definition, nested, child)
+    ):
         inside = plan_stack(child_definition, held, rules, prune=prune, stack=child, nested=nested)
     return nested_update(plan, inside, record)
+
+
+def _as_last_given(
+    plan: ResourcePlan, child_definition: DesiredStack, nested: NestedRecords, child: str
+) -> bool:
+    """The nested stack would be given the very definition it was last given: nothing in it changes.
+
+    Planned without walking it, so an unchanged nested stack costs one digest however large it is."""
+    return plan.action is Action.UNCHANGED and nested.digest(child) == child_definition.digest()

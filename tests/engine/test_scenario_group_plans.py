@@ -120,3 +120,29 @@ def test_the_plan_note_lists_each_member_and_what_it_holds(tmp_path: Path, sqlit
     assert set(actions.delete) == {"nodes.2", "nodes.2.server", "nodes.2.port", "nodes.2.volume"}
     assert actions.unchanged == 1  # the network
     world.close()
+
+
+def test_a_changed_member_template_is_planned_and_an_unchanged_tree_is_not_walked(
+    tmp_path: Path, sqlite_url: str
+) -> None:
+    """The group's properties are the same both times: only the member template tells them apart."""
+    world = World(tmp_path, sqlite_url)
+    world.commit({"stack.yaml": GROUP, "node.yaml": NODE})
+    _apply(world, {"count": 2})
+    assert _plan(world, {"count": 2}) == {}
+
+    extra = NODE.replace("outputs:", "  extra:\n    type: OS::Heat::None\noutputs:")
+    world.commit({"node.yaml": extra}, "every member gains a resource")
+    planned = _plan(world, {"count": 2})
+    created, deleted, _ = _apply(world, {"count": 2})
+
+    assert planned == {
+        "nodes": Action.UPDATE,
+        "nodes.0": Action.UPDATE,
+        "nodes.0.extra": Action.CREATE,
+        "nodes.1": Action.UPDATE,
+        "nodes.1.extra": Action.CREATE,
+    }
+    assert created == {"nodes.0.extra", "nodes.1.extra"}
+    assert deleted == set()
+    world.close()

@@ -240,3 +240,10 @@ def test_the_records_of_a_stacks_nested_stacks_are_read_in_one_go_by_stack(store
 
     assert sorted(under) == ["a_b/nodes", "a_b/nodes/0"]
     assert [record.logical_name for record in under["a_b/nodes/0"]] == ["member"]
+
+
+def test_the_newest_digest_of_each_nested_stack_is_read_in_one_go(store: Store) -> None:
+    for stack, digest in [("a_b/nodes", "d1"), ("a_b/nodes", "d2"), ("a_b/nodes/0", "m1"), ("axb/nodes", "x")]:
+        store.record_generation(stack, commit_sha="c" * 40, definition_digest=digest, inputs={})
+
+    assert store.newest_digests_under("a_b") == {"a_b/nodes": "d2", "a_b/nodes/0": "m1"}
