@@ -243,7 +243,8 @@ def test_the_records_of_a_stacks_nested_stacks_are_read_in_one_go_by_stack(store
 
 
 def test_the_newest_digest_of_each_nested_stack_is_read_in_one_go(store: Store) -> None:
-    for stack, digest in [("a_b/nodes", "d1"), ("a_b/nodes", "d2"), ("a_b/nodes/0", "m1"), ("axb/nodes", "x")]:
+    given = [("a_b/nodes", "d1"), ("a_b/nodes", "d2"), ("a_b/nodes/0", "m1"), ("axb/nodes", "x")]
+    for stack, digest in given:
         store.record_generation(stack, commit_sha="c" * 40, definition_digest=digest, inputs={})
 
     assert store.newest_digests_under("a_b") == {"a_b/nodes": "d2", "a_b/nodes/0": "m1"}
