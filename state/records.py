@@ -89,6 +89,20 @@ def read_records(
     return [_opened(record, sealer) for record in found]
 
 
+def read_records_under(
+    connection: sa.Connection, stack: str, sealer: Sealer | None = None
+) -> dict[str, list[RecordedResource]]:
+    """Every record of the stacks nested under `stack` ("app/nodes", "app/nodes/0", ...), by stack."""
+    columns = [RECORDS.c[name] for name in COLUMNS]
+    nested = RECORDS.c.stack.startswith(f"{stack}/", autoescape=True)
+    rows = connection.execute(sa.select(*columns).where(nested).order_by(RECORDS.c.id))
+    found: dict[str, list[RecordedResource]] = {}
+    for row in rows:
+        record = RecordedResource(*row)
+        found.setdefault(record.stack, []).append(record if sealer is None else _opened(record, sealer))
+    return found
+
+
 def _opened(record: RecordedResource, sealer: Sealer) -> RecordedResource:
     if not (is_sealed(record.properties) or is_sealed(record.attributes)):
         return record

@@ -139,6 +139,22 @@ def newest_generation(connection: sa.Connection, stack: str) -> Generation | Non
     return None if row is None else Generation(*row)
 
 
+def newest_digests_under(connection: sa.Connection, stack: str) -> dict[str, str]:
+    """The definition digest of the newest generation of every stack nested under `stack`."""
+    nested = GENERATIONS.c.stack.startswith(f"{stack}/", autoescape=True)
+    newest = (
+        sa.select(GENERATIONS.c.stack, sa.func.max(GENERATIONS.c.generation).label("generation"))
+        .where(nested)
+        .group_by(GENERATIONS.c.stack)
+        .subquery()
+    )
+    joined = sa.and_(GENERATIONS.c.stack == newest.c.stack, GENERATIONS.c.generation == newest.c.generation)
+    rows = connection.execute(
+        sa.select(GENERATIONS.c.stack, GENERATIONS.c.definition_digest).join(newest, joined)
+    )
+    return {row.stack: row.definition_digest for row in rows}
+
+
 def record_generation(
     connection: sa.Connection,
     stack: str,

@@ -384,6 +384,16 @@ class Store:
         """Every record of a stack."""
         return self._tx.read("read records", lambda c: records.read_records(c, stack, self._sealer))
 
+    def newest_digests_under(self, stack: str) -> dict[str, str]:
+        """The newest generation's definition digest of every stack nested under `stack`, in one read."""
+        return self._tx.read("nested digests", lambda c: stacks.newest_digests_under(c, stack))
+
+    def read_records_under(self, stack: str) -> dict[str, list[RecordedResource]]:
+        """Every record of the stacks nested under `stack`, by stack, in one read."""
+        return self._tx.read(
+            "read nested records", lambda c: records.read_records_under(c, stack, self._sealer)
+        )
+
     def write_records(
         self, fence: Fence, upserts: Sequence[RecordWrite] = (), deletes: Sequence[int] = ()
     ) -> RecordsWritten:

@@ -34,7 +34,7 @@ from typing import Any, Protocol
 
 from reconciler.daemon.collector import collector_paused
 from reconciler.daemon.note_recorder import NoteRecorder
-from reconciler.daemon.plan_notes import plan_line, plan_pull_request, recorded_for_plan
+from reconciler.daemon.plan_notes import StoredRecords, plan_line, plan_pull_request, recorded_for_plan
 from reconciler.daemon.revisions_ahead import RevisionsAhead
 from reconciler.daemon.undeclared_stacks import undeclared_stacks
 from reconciler.daemon.upstream_outputs import UpstreamOutputs
@@ -436,7 +436,8 @@ class GitOps:
             return []
         recorded = recorded_for_plan(self.store.read_records(revision.name))
         rules = self.rules_for(revision.spec.cloud)
-        plan = plan_line(revision, recorded, rules, at=self.clock.now(), writer=self.writer)
+        nested = StoredRecords(self.store)
+        plan = plan_line(revision, recorded, rules, at=self.clock.now(), writer=self.writer, nested=nested)
         waiting = self.notes.convergence(
             revision.name,
             revision.commit,

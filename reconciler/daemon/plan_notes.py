@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any, Protocol
 
-from reconciler.plan import Action, RecordedResource, StackPlan, UpdateRules, plan_stack
+from reconciler.plan import Action, NestedRecords, RecordedResource, StackPlan, UpdateRules, plan_stack
 from reconciler.source.commit_files import CommitFileSource
 from reconciler.source.note_lines import PLAN, REPOSITORY_SCOPE, NoteLine, PlannedActions, Replacement
 from reconciler.source.revisions import (
@@ -37,6 +37,10 @@ class RecordedState(Protocol):
 
     def read_records(self, stack: str) -> list[StoredRecord]: ...
 
+    def read_records_under(self, stack: str) -> dict[str, list[StoredRecord]]: ...
+
+    def newest_digests_under(self, stack: str) -> dict[str, str]: ...
+
 
 def recorded_for_plan(records: Iterable[StoredRecord]) -> dict[str, RecordedResource]:
     """The store's current records of one stack as the plan layer sees them (replaced ones skipped)."""
@@ -55,23 +59,51 @@ def recorded_for_plan(records: Iterable[StoredRecord]) -> dict[str, RecordedReso
     }
 
 
+class StoredRecords:
+    """The plan layer's `NestedRecords` over the store: the records of nested stacks, read once
+    per root stack (one read for the whole tree, not one per nested stack)."""
+
+    def __init__(self, store: RecordedState) -> None:
+        self._store = store
+        self._trees: dict[str, dict[str, list[StoredRecord]]] = {}
+        self._digests: dict[str, dict[str, str]] = {}
+
+    def records(self, stack: str) -> Mapping[str, RecordedResource]:
+        root = stack.split("/", 1)[0]
+        if root == stack:
+            return recorded_for_plan(self._store.read_records(stack))
+        if root not in self._trees:
+            self._trees[root] = self._store.read_records_under(root)
+        return recorded_for_plan(self._trees[root].get(stack, []))
+
+    def digest(self, stack: str) -> str | None:
+        root = stack.split("/", 1)[0]
+        if root == stack:
+            return None
+        if root not in self._digests:
+            self._digests[root] = self._store.newest_digests_under(root)
+        return self._digests[root].get(stack)
+
+
 def planned_actions(plan: StackPlan) -> PlannedActions:
-    """A stack plan reduced to what a note shows."""
+    """A stack plan reduced to what a note shows: what happens inside nested stacks is listed too,
+    by path (`nodes.2`, `nodes.2.server`); `unchanged` counts the stack's own resources."""
+    everything = list(plan.flattened())
 
     def named(action: Action) -> tuple[str, ...]:
-        return tuple(item.name for item in plan.resources if item.action is action)
+        return tuple(path for path, item in everything if item.action is action)
 
     return PlannedActions(
         create=named(Action.CREATE),
         update=named(Action.UPDATE),
         replace=tuple(
-            Replacement(item.name, tuple(sorted(item.replace_reasons)))
-            for item in plan.resources
+            Replacement(path, tuple(sorted(item.replace_reasons)))
+            for path, item in everything
             if item.action is Action.REPLACE
         ),
         delete=named(Action.DELETE),
         retain=named(Action.RETAIN),
-        unchanged=len(named(Action.UNCHANGED)),
+        unchanged=sum(1 for item in plan.resources if item.action is Action.UNCHANGED),
         deferred=named(Action.DEFERRED),
     )
 
@@ -83,9 +115,13 @@ def plan_line(
     *,
     at: float,
     writer: str,
+    nested: NestedRecords | None = None,
 ) -> NoteLine:
-    """The plan note line of `revision`'s stack against its recorded resources."""
-    plan = plan_stack(revision.definition, recorded, rules, prune=revision.spec.prune)
+    """The plan note line of `revision`'s stack against its recorded resources (and, with `nested`,
+    its nested stacks' records)."""
+    plan = plan_stack(
+        revision.definition, recorded, rules, prune=revision.spec.prune, stack=revision.name, nested=nested
+    )
     return NoteLine(
         kind=PLAN,
         stack=revision.name,
@@ -140,7 +176,7 @@ def plan_for_stack(
             failures=(reason,),
         )
     recorded = recorded_for_plan(store.read_records(spec.name))
-    return plan_line(outcome, recorded, rules, at=at, writer=writer)
+    return plan_line(outcome, recorded, rules, at=at, writer=writer, nested=StoredRecords(store))
 
 
 def plan_pull_request(

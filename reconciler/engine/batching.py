@@ -1,7 +1,11 @@
 """A group's pace: Heat's `batch_create` and `rolling_update` update policies, read from the group.
 
-`max_batch_size` members are worked on at once; after a batch the group waits `pause_time` seconds
-before starting the next. Without a policy a group works on as many members as the pool allows.
+The batches themselves are Heat's (`rolling_batches`, worked through by `group_batches`): at most
+`max_batch_size` members renewed per batch, `min_in_service` members kept in service (with
+temporary extra members when needed), `pause_time` seconds between batches on the engine's clock.
+`batch_create` paces a group's creation; `rolling_update` an update that changes the members'
+definition (a change of the count alone is made at once, as Heat makes it). Without a policy a
+group works on as many members as the pool allows.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Any
 class BatchPolicy:
     max_batch_size: int
     pause_time: float = 0.0
+    min_in_service: int = 0
 
 
 class InvalidUpdatePolicy(ValueError):
@@ -35,13 +40,14 @@ def check_update_policy(update_policy: Any) -> None:
             _read_entry(key, update_policy[key])
 
 
-def batch_policy(update_policy: Any, *, creating: bool) -> BatchPolicy | None:
+def batch_policy(update_policy: Any, *, creating: bool, renewing: bool = True) -> BatchPolicy | None:
     """The pace for creating (`batch_create`) or updating (`rolling_update`) members, if any.
 
+    `renewing`: the members' definition changes (Heat rolls an update only then).
     Raises InvalidUpdatePolicy (see `check_update_policy`) for an entry Heat would refuse.
     """
     check_update_policy(update_policy)
-    if update_policy is None:
+    if update_policy is None or not (creating or renewing):
         return None
     key = ENTRIES[0] if creating else ENTRIES[1]
     entry = update_policy.get(key)
@@ -57,7 +63,13 @@ def _read_entry(key: str, entry: Any) -> BatchPolicy:
     pause = _number(f"update_policy.{key}.pause_time", entry.get("pause_time", 0), integer=False)
     if pause < 0:
         raise InvalidUpdatePolicy(f"update_policy.{key}.pause_time must not be negative, not {pause}")
-    return BatchPolicy(int(size), float(pause))
+    in_service = 0.0
+    if key == "rolling_update":
+        path = f"update_policy.{key}.min_in_service"
+        in_service = _number(path, entry.get("min_in_service", 0), integer=True)
+        if in_service < 0:
+            raise InvalidUpdatePolicy(f"{path} must not be negative, not {int(in_service)}")
+    return BatchPolicy(int(size), float(pause), int(in_service))
 
 
 def _number(path: str, value: Any, *, integer: bool) -> float:
@@ -76,30 +88,3 @@ def _number(path: str, value: Any, *, integer: bool) -> float:
 
 def _shown(value: Any) -> str:
     return f"{type(value).__name__} {value!r}"[:80]
-
-
-class GroupPace:
-    """A group's pace in its coordinator: `max_batch_size` members in progress, then a pause."""
-
-    def __init__(self) -> None:
-        self.policy: BatchPolicy | None = None
-        self._resume_at = 0.0
-        self.full = False  # ready work held back by the batch size or pause in the last pass
-
-    def has_room(self, now: float, in_progress: int) -> bool:
-        """Whether another member may start now, with `in_progress` members under way."""
-        batch = self.policy
-        if batch is None:
-            return True
-        if in_progress == 0 and self._resume_at == -1.0:
-            self._resume_at = now + batch.pause_time  # a batch just finished
-        if now < self._resume_at:
-            return False
-        if in_progress >= batch.max_batch_size:
-            self._resume_at = -1.0  # full: pause once it empties
-            return False
-        return True
-
-    def resume_at(self) -> float | None:
-        """When work held back by a pause may start (None: nothing held back on the clock)."""
-        return self._resume_at if self.full and self._resume_at > 0 else None

@@ -40,7 +40,7 @@ from reconciler.engine.report import SETTLED_STATUSES, Failure, StackReport
 from reconciler.engine.resource_state import ResourceState
 from reconciler.engine.retry_requests import RetryRequests
 from reconciler.engine.run_context import RunContext
-from reconciler.engine.run_spec import RunSpec
+from reconciler.engine.run_spec import RunSpec, retained_inputs
 from reconciler.engine.settings import EngineSettings
 from reconciler.engine.shared_calls import SharedCalls, SharedDispatch
 from reconciler.engine.stack_run import Desire, StackRun
@@ -398,7 +398,7 @@ class Engine:
                 if isinstance(request, SubmitChild):
                     generation = self._submit(request.child, request.commit, request.definition, request.spec)
                     run.child_submitted(request.resource, generation)
-                elif self.remove_nested(request.child):
+                elif self.remove_nested(request.child, retain=request.retain):
                     run.child_removed(request.child)
             result = result.then(run.answered(now))
         return result
@@ -634,14 +634,14 @@ class Engine:
             return None
         return run
 
-    def remove_nested(self, child: str) -> bool:
+    def remove_nested(self, child: str, *, retain: bool = False) -> bool:
         """Converge a stack (nested or not) to nothing; True once it holds no resources any more.
 
         A nested stack's removal is a generation of its own (digest `REMOVED`), so whichever
         worker holds its shard, now or after a takeover, converges it to nothing and never
         rebuilds it from an older generation.
         """
-        removal = self._record_removal(child) if "/" in child else None
+        removal = self._record_removal(child, retain=retain) if "/" in child else None
         if "/" in child and self._shard_of(child) not in self._held:
             if self._store.count_records(child):
                 return False
@@ -655,7 +655,7 @@ class Engine:
             newest = self._store.newest_generation(child)
             cloud = str(newest.inputs.get("cloud", "sim")) if newest is not None else "sim"
             run = self._open_run(child, cloud)
-        run.remove(run.desire().generation if removal is None else removal)
+        run.remove(run.desire().generation if removal is None else removal, retain=retain)
         if run.empty():
             del self._runs[child]
             return True
@@ -675,15 +675,19 @@ class Engine:
                     stack, StackStatus.PENDING, reasons=(reason,), fence=Fence(shard, epoch)
                 )
 
-    def _record_removal(self, child: str) -> int | None:
-        """The generation asking nested stack `child` to go away, recorded once (None: never made)."""
+    def _record_removal(self, child: str, *, retain: bool) -> int | None:
+        """The generation asking nested stack `child` to go away, recorded once (None: never made).
+
+        Its inputs say whether the child's resources are retained, for whichever worker removes it.
+        """
         newest = self._store.newest_generation(child)
         if newest is None:
             return None
         if newest.definition_digest == REMOVED:
             return newest.generation
+        inputs = retained_inputs(newest.inputs) if retain else newest.inputs
         outcome = self._store.record_generation(
-            child, commit_sha=newest.commit_sha, definition_digest=REMOVED, inputs=newest.inputs
+            child, commit_sha=newest.commit_sha, definition_digest=REMOVED, inputs=inputs
         )
         return outcome.generation.generation
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from reconciler.engine.batching import batch_policy, check_update_policy
+from reconciler.engine.deletion_policies import RETAIN
 from reconciler.engine.desired import Policy
 from reconciler.engine.pass_result import ChildRequest, RemoveChild, SubmitChild
 from reconciler.engine.record_rows import plain_json
@@ -19,6 +20,7 @@ from reconciler.engine.resource_state import RecordStatus, ResourceState
 from reconciler.engine.run_spec import RunSpec
 from reconciler.engine.stack_status import AT_REST, StackStatus
 from reconciler.templates.errors import Unresolved
+from reconciler.templates.removal_policies import with_removed_names
 
 if TYPE_CHECKING:
     from reconciler.engine.stack_run import StackRun
@@ -87,6 +89,9 @@ class NestedChildren:
         definition = run.definition
         assert definition is not None
         child = f"{run.name}/{name}"
+        if definition.resources[name].nested_kind == "group":
+            recorded = state.properties if state is not None else None
+            desired = with_removed_names(desired, recorded, run.values.member_references(child))
         nested = definition.nested(name, desired)
         if nested is None:
             run.actions.fail(name, f"{type_name} has no nested definition")
@@ -95,6 +100,7 @@ class NestedChildren:
         summary = run.summary
         adopt = run.spec.adopt
         adopted = adopt.get(name) if adopt is not None and state is None else None
+        previous = None if state is None else state.properties
         if state is None:
             state = ResourceState(name, type_name, RecordStatus.CREATE_IN_PROGRESS, run.generation)
             resources.records[name] = state
@@ -121,9 +127,10 @@ class NestedChildren:
         is_group = resource.nested_kind in GROUP_KINDS
         batch = None
         if is_group:
-            batch = batch_policy(
-                self._resolved_update_policy(resource), creating=state.status is not RecordStatus.READY
-            )
+            creating = state.status is not RecordStatus.READY
+            members_key = "resource_def" if resource.nested_kind == "group" else "resource"
+            renewing = previous is None or previous.get(members_key) != desired.get(members_key)
+            batch = batch_policy(self._resolved_update_policy(resource), creating=creating, renewing=renewing)
         spec = RunSpec(
             run.spec.lineage.child(name, desired),
             inherited,
@@ -208,13 +215,24 @@ class NestedChildren:
         elif converged and run.resources.is_settled(name):
             run.resources.unsettle(name)
 
-    def remove(self, child: str) -> None:
-        """Ask for the child to converge to nothing (`removed` once it holds no resources any more)."""
-        self._requests.append(RemoveChild(child))
+    def remove(self, child: str, *, retain: bool = False) -> None:
+        """Ask for the child to converge to nothing (`removed` once it holds no resources any more);
+        `retain`: everything it holds stays in the cloud."""
+        self._requests.append(RemoveChild(child, retain))
 
     def removed(self, child: str) -> None:
-        """The child holds no resources any more: its record, retiring, is deleted."""
-        retirement = self._run.retirement
+        """The child holds no resources any more: its record, retiring, is deleted (or retained)."""
+        run = self._run
+        retirement = run.retirement
         for state in list(retirement):
-            if state.physical_id == child:
+            if state.physical_id != child:
+                continue
+            if state.deletion_policy == RETAIN or run.spec.retain_all:
+                run.summary.keep(
+                    f"{state.name} ({child})",
+                    "retained: every resource of its nested stack left in the cloud, no longer managed",
+                )
+                run.summary.count("retained")
+                retirement.forget(state)
+            else:
                 retirement.forget(state, deleted=True)

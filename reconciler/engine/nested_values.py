@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from reconciler.engine.drift import BASELINE
 from reconciler.templates.errors import Unresolved
-from reconciler.templates.group_attributes import MemberValues, nested_attribute
+from reconciler.templates.group_attributes import STACK_ID_OUTPUT, MemberValues, nested_attribute
+from reconciler.templates.nesting import removed_members
 
 if TYPE_CHECKING:
     from reconciler.engine.resource_state import ResourceState
@@ -34,9 +35,27 @@ class NestedValues:
         return state
 
     def physical_id(self, resource: str) -> str:
-        physical_id = self._state(resource).physical_id
-        assert physical_id is not None
-        return physical_id
+        """What `get_resource` gives: the physical id, or a template resource's `OS::stack_id` output."""
+        state = self._state(resource)
+        assert state.physical_id is not None
+        if self._kind(resource) == "template" and STACK_ID_OUTPUT in state.attributes:
+            return str(state.attributes[STACK_ID_OUTPUT])
+        return state.physical_id
+
+    def _kind(self, resource: str) -> str | None:
+        definition = self._run.definition
+        found = None if definition is None else definition.resources.get(resource)
+        return None if found is None else found.nested_kind
+
+    def member_references(self, child: str) -> dict[str, str | None]:
+        """A group's members there now (nested stack `child`): name -> what `get_resource` gives."""
+        return {name: member.reference for name, member in self._members(child).items()}
+
+    def _members(self, child: str) -> dict[str, MemberValues]:
+        return {
+            member: MemberValues(values.get("physical_id"), values.get("attributes") or {})
+            for member, values in self._run.context.children.nested_members(child).items()
+        }
 
     def attribute(self, resource: str, name: str) -> Any:
         state = self._state(resource)
@@ -49,10 +68,7 @@ class NestedValues:
         resource_definition: Any = definition.resources[resource]
         if kind in ("template", "stack"):
             members = {"": MemberValues(state.physical_id, state.attributes)}
-        else:
-            assert state.physical_id is not None
-            members = {
-                member: MemberValues(values.get("physical_id"), values.get("attributes") or {})
-                for member, values in self._run.context.children.nested_members(state.physical_id).items()
-            }
-        return nested_attribute(resource_definition, members, name)
+            return nested_attribute(resource_definition, members, name)
+        assert state.physical_id is not None
+        removed = removed_members(state.properties)
+        return nested_attribute(resource_definition, self._members(state.physical_id), name, removed=removed)

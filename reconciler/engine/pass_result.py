@@ -39,9 +39,12 @@ class SubmitChild:
 
 @dataclass(frozen=True, slots=True)
 class RemoveChild:
-    """Converge the nested stack `child` to nothing; answered once it holds no resources any more."""
+    """Converge the nested stack `child` to nothing; answered once it holds no resources any more.
+
+    `retain`: its resource's policy is `Retain`, so what the child holds stays in the cloud."""
 
     child: str
+    retain: bool = False
 
 
 ChildRequest = SubmitChild | RemoveChild

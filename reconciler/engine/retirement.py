@@ -133,7 +133,8 @@ class Retirement:
 
     def _delete(self, state: ResourceState, key: tuple[str, int], now: float) -> None:
         run = self._run
-        if state.deletion_policy == RETAIN and not run.is_nested_record(state):
+        retained = state.deletion_policy == RETAIN or run.spec.retain_all
+        if retained and not run.is_nested_record(state):
             self._retain(state)
             return
         if state.physical_id is None:
@@ -146,7 +147,7 @@ class Retirement:
                 self.forget(state)
             return
         if state.type and state.physical_id == f"{run.name}/{state.name}" and run.is_nested_record(state):
-            run.children.remove(state.physical_id)  # forgotten once the child holds nothing
+            run.children.remove(state.physical_id, retain=retained)  # forgotten once the child holds nothing
             return
         provider = run.providers.provider_for(state.type)
         if provider is None:

@@ -47,6 +47,7 @@ class RunSpec:
     batch: BatchPolicy | None = None
     # Existing resources to take instead of creating (Heat's adopt), stored with a nested generation.
     adopt: AdoptMap | None = None
+    retain_all: bool = False  # removed under a `Retain` policy: every resource stays in the cloud
 
     @classmethod
     def root(cls, stack: str, policy: Policy, adopt: AdoptMap | None = None) -> RunSpec:
@@ -67,8 +68,9 @@ class RunSpec:
                 "state": self.policy.state,
                 "group_member": self.group_member,
                 "is_group": self.is_group,
-                "batch": None if self.batch is None else [self.batch.max_batch_size, self.batch.pause_time],
+                "batch": None if self.batch is None else _batch_inputs(self.batch),
                 "adopt": None if self.adopt is None else adopt_map_json(self.adopt),
+                "retain_all": self.retain_all,
             },
         }
 
@@ -103,6 +105,19 @@ class RunSpec:
             ),
             bool(stored["group_member"]),
             bool(stored["is_group"]),
-            None if batch is None else BatchPolicy(int(batch[0]), float(batch[1])),
+            None if batch is None else BatchPolicy(int(batch[0]), float(batch[1]), int(([*batch, 0])[2])),
             None if stored.get("adopt") is None else adopt_map_from_json(stored["adopt"]),
+            bool(stored.get("retain_all", False)),
         )
+
+
+def retained_inputs(inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """A nested generation's `inputs` marked to keep every resource when the stack is removed."""
+    stored = inputs.get(LINEAGE)
+    if not isinstance(stored, Mapping):
+        return dict(inputs)
+    return {**inputs, LINEAGE: {**stored, "retain_all": True}}
+
+
+def _batch_inputs(batch: BatchPolicy) -> list[float]:
+    return [batch.max_batch_size, batch.pause_time, batch.min_in_service]

@@ -27,13 +27,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from providers.interface import Provider
-from reconciler.engine.batching import GroupPace
 from reconciler.engine.call_flights import CallFlights
 from reconciler.engine.call_pool import PendingCall
 from reconciler.engine.desired import DesiredStack, Policy
 from reconciler.engine.dirty_records import DirtyRecords
 from reconciler.engine.drift_observation import DriftObservation
 from reconciler.engine.failure_retries import FailureRetries
+from reconciler.engine.group_batches import GroupBatches
 from reconciler.engine.nested_children import NestedChildren
 from reconciler.engine.nested_values import NestedValues
 from reconciler.engine.pass_result import PassResult
@@ -82,7 +82,8 @@ class StackRun:
         self.shard = shard
         self.providers = providers
         self.context = context
-        self.definition: DesiredStack | None = None
+        self.definition: DesiredStack | None = None  # what it works on (a group's batch may resize it)
+        self._desired_definition: DesiredStack | None = None
         self.spec = RunSpec.root(name, Policy())
         self.generation = 0
         self.commit: str | None = None
@@ -96,7 +97,7 @@ class StackRun:
         self.writes = DirtyRecords()
         self.flights = CallFlights(name, shard, context)
         self.summary = PassSummary()
-        self.pace = GroupPace()
+        self.batches = GroupBatches(self)
         self.actions = ResourceActions(self)
         self.readiness = ReadinessWaits(self)
         self.observation = DriftObservation(self)
@@ -143,17 +144,17 @@ class StackRun:
 
     def set_desired(self, desire: Desire) -> None:
         """Converge to `desire` from now on (a definition of None: nothing, the stack is going away)."""
-        definition = desire.definition
-        self.pace.policy = desire.spec.batch
         self.summary.new_generation(self.commit, self.generation, desire.commit)
         if desire.commit != self.commit:
             self.approved = False  # an approval is of one commit
         self._previous_definition = self.definition
         self._reuse_decisions = (
-            self.definition is not None
-            and definition is not None
-            and inputs_beside_template_unchanged(self.definition, definition)
+            self._desired_definition is not None
+            and desire.definition is not None
+            and inputs_beside_template_unchanged(self._desired_definition, desire.definition)
         )
+        self._desired_definition = desire.definition
+        definition = self.batches.start(desire.spec.batch, desire.definition)
         self.definition = definition
         self.removing = definition is None
         self.generation = desire.generation
@@ -199,17 +200,30 @@ class StackRun:
         fresh.set_desired(self.desire())
         return fresh
 
+    def work_on(self, definition: DesiredStack) -> None:
+        """A group's batch works on `definition`: its members with or without temporary ones."""
+        self.definition = definition
+        graph = definition.graph()
+        self.resources.reset(graph)
+        self.retirement.retire_pruned()
+        for name in graph:
+            self.resources.consider(name)
+
     def desire(self) -> Desire:
-        return Desire(self.generation, self.commit or "", self.definition, self.spec)
+        return Desire(self.generation, self.commit or "", self._desired_definition, self.spec)
 
     def at_generation(self, generation: int) -> bool:
         """Whether the stack converges to a definition at `generation` already."""
         return self.definition is not None and self.generation == generation
 
-    def remove(self, generation: int) -> None:
-        """Converge to nothing from `generation` on (once: a stack being removed stays so)."""
+    def remove(self, generation: int, *, retain: bool = False) -> None:
+        """Converge to nothing from `generation` on (once: a stack being removed stays so).
+
+        `retain`: the stack goes under a `Retain` policy, so every resource in it stays in the cloud.
+        """
         if not self.removing:
-            spec = RunSpec(self.spec.lineage, self.policy)  # no longer a group: nothing is paced
+            # no longer a group: nothing is paced
+            spec = RunSpec(self.spec.lineage, self.policy, retain_all=retain or self.spec.retain_all)
             self.set_desired(Desire(generation, self.commit or "", None, spec))
 
     def empty(self) -> bool:
@@ -226,6 +240,7 @@ class StackRun:
                 self.resources.consider(key)
         self.failure_retries.due(now)
         self.children.check_all()
+        self.batches.advance(now)
         self._drain_ready(now)
         self.readiness.poll(now)
         self.observation.observe_if_due(now)
@@ -275,7 +290,7 @@ class StackRun:
         """When this stack next needs a pass without any call coming back (None: never)."""
         times = [
             self.resources.next_retry(),
-            self.pace.resume_at(),
+            self.batches.resume_at(),
             self.readiness.next_wake(),
             self.flights.next_deadline(),
             self.writes.next_due(),
@@ -288,18 +303,16 @@ class StackRun:
 
     def can_move(self) -> bool:
         """Whether another pass now would do something: ready work, or a nested stack that settled."""
-        if (
-            self.resources.has_ready()
-            and not self.pace.full
-            and self.flights.outstanding() < self.context.settings.in_flight_limit
-        ):
+        if self.resources.has_ready() and self.flights.outstanding() < self.context.settings.in_flight_limit:
             return True
         return self.children.any_settled()
 
     def _busy(self) -> bool:
         """Something can move without time passing: calls to collect, decisions to take."""
-        ready = self.resources.has_ready() and not self.pace.full
-        return bool(len(self.flights) or ready or self.flights.awaiting_ids())
+        flights = self.flights
+        return bool(
+            len(flights) or self.resources.has_ready() or flights.awaiting_ids() or self.batches.can_advance()
+        )
 
     def has_calls_out(self) -> bool:
         """Whether a call of this stack was sent and has not come back (safe from any thread)."""
@@ -311,20 +324,11 @@ class StackRun:
 
     def _drain_ready(self, now: float) -> None:
         limit = self.context.settings.in_flight_limit
-        resources, flights, pace = self.resources, self.flights, self.pace
-        pace.full = False
+        resources, flights, batches = self.resources, self.flights, self.batches
         while resources.has_ready() and flights.outstanding() < limit:
-            if not pace.has_room(now, self._members_in_progress()):
-                pace.full = True
-                break
-            self._decide(resources.next_ready(), now)
-
-    def _members_in_progress(self) -> int:
-        if self.pace.policy is None:
-            return 0
-        flights = self.flights
-        acting = flights.acting_on_resources() + flights.awaiting_ids()
-        return acting + len(self.children) + len(self.readiness)
+            name = resources.next_ready()
+            if batches.allows(name):
+                self._decide(name, now)
 
     def _summarize(self, now: float) -> None:
         self.failure_retries.schedule(now)
@@ -335,6 +339,7 @@ class StackRun:
             or len(self.readiness)
             or self.children.moving(self.summary.awaiting)
             or flights.awaiting_ids()
+            or self.batches.holding()
         )
         waiting = (
             pending_work or self.resources.any_retrying() or bool(self.retirement) or self.suspension.busy()
@@ -408,6 +413,7 @@ class StackRun:
         if resource.nested_kind is not None:
             if self.children.usable(name, resource):
                 self.children.converge(name, type_name=resource.type, desired=desired, state=state, now=now)
+                self.options.keep_deletion_policy(self.resources.records.get(name), deletion_policy)
             return
         if self._take_existing(
             name,

@@ -8,12 +8,14 @@ ready); `plan_stack` decides a whole stack ahead of time (what the daemon render
 
 from reconciler.plan.actions import Action, ResourcePlan, StackPlan
 from reconciler.plan.deletion_order import deletion_waves, recorded_references
+from reconciler.plan.nested_plans import NestedRecords
 from reconciler.plan.recorded import RecordedResource
 from reconciler.plan.resource_diff import UpdateRules, changed_properties, plan_resource
 from reconciler.plan.stack_plan import plan_stack
 
 __all__ = [
     "Action",
+    "NestedRecords",
     "RecordedResource",
     "ResourcePlan",
     "StackPlan",

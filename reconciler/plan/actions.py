@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +32,7 @@ class ResourcePlan:
     changed: frozenset[str] = frozenset()
     replace_reasons: frozenset[str] = frozenset()  # property names (or "type", "status") forcing it
     waiting_on: frozenset[str] = frozenset()  # for DEFERRED: the resources whose values are unknown
+    nested: StackPlan | None = None  # a resource owning a nested stack: what happens inside it
 
 
 @dataclass(frozen=True)
@@ -52,3 +53,11 @@ class StackPlan:
     @property
     def changes_anything(self) -> bool:
         return any(plan.action is not Action.UNCHANGED for plan in self.resources)
+
+    def flattened(self, prefix: str = "") -> Iterator[tuple[str, ResourcePlan]]:
+        """Every plan, nested ones after their owner, named by path: `nodes`, `nodes.2`, `nodes.2.server`."""
+        for plan in self.resources:
+            path = f"{prefix}{plan.name}"
+            yield path, plan
+            if plan.nested is not None:
+                yield from plan.nested.flattened(f"{path}.")

@@ -13,6 +13,13 @@ from typing import Any, Protocol
 
 from reconciler.plan.actions import Action, ResourcePlan, StackPlan
 from reconciler.plan.deletion_order import deletion_waves
+from reconciler.plan.nested_plans import (
+    NestedRecords,
+    effective_properties,
+    nested_child,
+    nested_update,
+    removal_plan,
+)
 from reconciler.plan.recorded import RecordedResource
 from reconciler.plan.resource_diff import UpdateRules, plan_resource
 from reconciler.templates.errors import Unresolved
@@ -28,6 +35,9 @@ class DesiredResource(Protocol):
     @property
     def type(self) -> str: ...
 
+    @property
+    def nested_kind(self) -> str | None: ...
+
 
 class DesiredStack(Protocol):
     """What planning needs of a `StackDefinition`."""
@@ -38,6 +48,10 @@ class DesiredStack(Protocol):
     def graph(self) -> Mapping[str, frozenset[str]]: ...
 
     def resolve_properties(self, name: str, source: AttributeSource) -> dict[str, Any]: ...
+
+    def nested(self, name: str, properties: Mapping[str, Any]) -> DesiredStack | None: ...
+
+    def digest(self) -> str: ...
 
 
 class _RecordedValues:
@@ -76,8 +90,14 @@ def plan_stack(
     rules: UpdateRules,
     *,
     prune: bool = True,
+    stack: str = "",
+    nested: NestedRecords | None = None,
 ) -> StackPlan:
-    """Every resource's action converging `recorded` to `definition`; deletions only when pruning."""
+    """Every resource's action converging `recorded` to `definition`; deletions only when pruning.
+
+    With `nested` (the records of nested stacks) and the `stack`'s name, a resource owning a nested
+    stack carries the plan of that stack, planned against its own records, at every level.
+    """
     graph = definition.graph()
     changing: set[str] = set()
     values = _RecordedValues(recorded, changing)
@@ -94,16 +114,54 @@ def plan_stack(
                 plans.append(ResourcePlan(name, type_name, Action.DEFERRED, waiting_on=waiting))
             changing.add(name)
             continue
-        plan = plan_resource(name, type_name, desired, recorded.get(name), rules)
+        kind = definition.resources[name].nested_kind
+        if kind is not None:
+            plan = _nested_resource_plan(
+                definition, name, desired, recorded.get(name), rules, stack=stack, nested=nested, prune=prune
+            )
+        else:
+            plan = plan_resource(name, type_name, desired, recorded.get(name), rules)
         if plan.action in (Action.CREATE, Action.REPLACE):
             changing.add(name)
         plans.append(plan)
     doomed = frozenset(recorded.keys() - graph.keys()) if prune else frozenset()
     waves = deletion_waves(doomed, recorded)
     for wave in waves:
-        plans.extend(ResourcePlan(name, recorded[name].type, _removal(recorded[name])) for name in wave)
+        plans.extend(removal_plan(stack, recorded[name], nested) for name in wave)
     return StackPlan(tuple(plans), waves)
 
 
-def _removal(record: RecordedResource) -> Action:
-    return Action.RETAIN if record.deletion_policy == "Retain" else Action.DELETE
+def _nested_resource_plan(
+    definition: DesiredStack,
+    name: str,
+    desired: dict[str, Any],
+    record: RecordedResource | None,
+    rules: UpdateRules,
+    *,
+    stack: str,
+    nested: NestedRecords | None,
+    prune: bool,
+) -> ResourcePlan:
+    """A resource owning a nested stack: updated in place, with the plan of what it holds."""
+    child = nested_child(stack, name)
+    held = nested.records(child) if nested is not None and record is not None else {}
+    desired = effective_properties(definition.resources[name].nested_kind, desired, record, held)
+    plan = plan_resource(name, definition.resources[name].type, desired, record, rules)
+    child_definition = definition.nested(name, desired)
+    inside = StackPlan(())
+    if (
+        child_definition is not None
+        and nested is not None
+        and not _as_last_given(plan, child_definition, nested, child)
+    ):
+        inside = plan_stack(child_definition, held, rules, prune=prune, stack=child, nested=nested)
+    return nested_update(plan, inside, record)
+
+
+def _as_last_given(
+    plan: ResourcePlan, child_definition: DesiredStack, nested: NestedRecords, child: str
+) -> bool:
+    """The nested stack would be given the very definition it was last given: nothing in it changes.
+
+    Planned without walking it, so an unchanged nested stack costs one digest however large it is."""
+    return plan.action is Action.UNCHANGED and nested.digest(child) == child_definition.digest()

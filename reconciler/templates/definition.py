@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -113,8 +113,10 @@ class StackDefinition:
         pseudo_parameters: Mapping[str, str] | None = None,
         needs_evaluation: frozenset[str] | None = None,
         identity: Any = None,
+        resize: Callable[[int], StackDefinition] | None = None,
     ) -> None:
         self.template_path = template_path
+        self._resize = resize  # a group's nested stack: the same group with another member count
         self.parameters = MappingProxyType(dict(parameters))
         self.hidden_parameters = hidden_parameters
         self.missing_parameters = missing_parameters
@@ -140,6 +142,12 @@ class StackDefinition:
 
     def __repr__(self) -> str:
         return f"StackDefinition({self.template_path!r}, {len(self.resources)} resources)"
+
+    def with_member_count(self, count: int) -> StackDefinition | None:
+        """A group's nested stack with `count` members, named on from its own (None: not a group's).
+
+        A rolling update holds temporary members beyond the group's size while it runs."""
+        return None if self._resize is None else self._resize(count)
 
     @property
     def warnings(self) -> tuple[Problem, ...]:

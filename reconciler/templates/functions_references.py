@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from reconciler.templates.errors import FunctionError, Unresolved
@@ -79,14 +79,20 @@ def get_attr(args: Any, scope: Evaluation) -> Any:
     name = args[1] if len(args) > 1 else ALL_ATTRIBUTES
     if not isinstance(name, str):
         raise FunctionError('Function "get_attr": the attribute name must be a string')
+    path: Sequence[Any] = args[2:]
+    grouped = resource in scope.group_resources
+    if grouped:
+        from reconciler.templates.group_attributes import member_reference_path
+
+        name, path = member_reference_path(name, path)
     value = scope.live(resource, lambda: scope.source.attribute(resource, name))
-    if value is UNKNOWN or value is None:
-        return value
-    if resource in scope.group_resources:
+    if grouped:
         from reconciler.templates.group_attributes import select_group_path
 
-        return select_group_path(name, value, args[2:])
-    return select_from_attribute(value, args[2:])
+        return value if value is UNKNOWN else select_group_path(name, value, path)
+    if value is UNKNOWN or value is None:
+        return value
+    return select_from_attribute(value, list(path))
 
 
 def select_from_attribute(value: Any, path: list[Any]) -> Any:

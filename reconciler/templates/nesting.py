@@ -218,6 +218,20 @@ def group_stack(
 ) -> StackDefinition:
     """The nested stack of a group: lazily produced members, no parameters, no outputs."""
     resources = LazyMapping(spec.names, lambda name: member_definition(parent, spec, name))
+
+    def resize(count: int) -> StackDefinition:
+        removed = set(removed_members(properties)) if resource.nested_kind == "group" else set()
+        resized = MemberSpec(
+            _names(count, removed),
+            spec.member_type,
+            spec.properties,
+            metadata=spec.metadata,
+            index_var=spec.index_var,
+            chained=spec.chained,
+            types=spec.types,
+        )
+        return group_stack(parent, resource, resized, properties, pseudo)
+
     parsed = LazyMapping(spec.names, lambda name: resources[name].properties)
     graph = LazyMapping(spec.names, lambda name: resources[name].depends_on)
     return StackDefinition(
@@ -242,4 +256,5 @@ def group_stack(
             # member templates and the files they read: a change there is a change of the group
             "files": parent.context.file_digests(parent.input_files - {parent.template_path}),
         },
+        resize=resize,
     )

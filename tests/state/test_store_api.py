@@ -224,3 +224,27 @@ def test_a_generation_decided_from_an_older_one_is_not_recorded_after_a_newer(st
     newest = store.newest_generation("app/web/0")
     assert isinstance(late, NewerGeneration) and late.generation == newest
     assert newest is not None and (newest.generation, newest.definition_digest) == (2, "d2")
+
+
+def test_the_records_of_a_stacks_nested_stacks_are_read_in_one_go_by_stack(store: Store) -> None:
+    """A name's `_` is no wildcard: `a_b`'s nested stacks are not `axb`'s."""
+    names = ["a_b", "a_b/nodes", "a_b/nodes/0", "axb/nodes"]
+    fences = {}
+    for stack in names:
+        shard = store.ensure_stack(stack).shard
+        if shard not in fences:
+            fences[shard] = _fence(store, "w1", shard)
+        store.write_records(fences[shard], [RecordWrite(stack, "member", "OS::Heat::None", "CREATED", 1)])
+
+    under = store.read_records_under("a_b")
+
+    assert sorted(under) == ["a_b/nodes", "a_b/nodes/0"]
+    assert [record.logical_name for record in under["a_b/nodes/0"]] == ["member"]
+
+
+def test_the_newest_digest_of_each_nested_stack_is_read_in_one_go(store: Store) -> None:
+    given = [("a_b/nodes", "d1"), ("a_b/nodes", "d2"), ("a_b/nodes/0", "m1"), ("axb/nodes", "x")]
+    for stack, digest in given:
+        store.record_generation(stack, commit_sha="c" * 40, definition_digest=digest, inputs={})
+
+    assert store.newest_digests_under("a_b") == {"a_b/nodes": "d2", "a_b/nodes/0": "m1"}
