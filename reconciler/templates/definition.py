@@ -286,6 +286,14 @@ class StackDefinition:
         """`text` with the values of the hidden parameters redacted (the rule of `hidden_values`)."""
         return redact(text, hidden_values(self.parameters, self.hidden_parameters))
 
+    def parsed_properties(self, name: str) -> Any:
+        """Resource `name`'s properties as parsed (calls unresolved, `if` branches chosen)."""
+        return self._parsed_properties.get(name, {})
+
+    def parsed_output(self, name: str) -> Any:
+        """Output `name`'s value as parsed (calls unresolved)."""
+        return self._parsed_outputs.get(name)
+
     def problems_without_cloud(self) -> list[Problem]:
         """Functions that fail with only what is known without a cloud, at their positions.
 
