@@ -37,8 +37,12 @@ EXPECTED_FAILURES = {
     "heat-tempest-plugin-scenario/test_server_software_config.yaml": "is an absolute path",
     # Tempest maps these test types in an environment it writes at run time; without it Heat
     # answers the same.
-    "heat-tempest-plugin-scenario/app_server_neutron.yaml": "The Resource Type (OS::Test::WebAppConfig) could not be found.",
-    "heat-tempest-plugin-scenario/octavia_lbaas.yaml": "The Resource Type (OS::Test::PoolMember) could not be found.",
+    "heat-tempest-plugin-scenario/app_server_neutron.yaml": (
+        "The Resource Type (OS::Test::WebAppConfig) could not be found."
+    ),
+    "heat-tempest-plugin-scenario/octavia_lbaas.yaml": (
+        "The Resource Type (OS::Test::PoolMember) could not be found."
+    ),
     # Heat's Octavia health monitor has no max_retries_down property.
     "heat-templates-hot/octavia/servers_with_octavia.yaml": "Unknown Property max_retries_down",
     # StructuredConfig's config is a map; this example gives a list. Heat's template-validate does

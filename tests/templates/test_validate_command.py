@@ -125,7 +125,9 @@ def test_malformed_parameter_arguments_are_usage_errors(tmp_path: Path, argument
 
 def test_text_format_reports_validity(tmp_path: Path) -> None:
     path = str(
-        _repository(tmp_path, {"heat_template_version": "2018-08-31", "resources": {"a": {"type": "OS::Heat::None"}}})
+        _repository(
+            tmp_path, {"heat_template_version": "2018-08-31", "resources": {"a": {"type": "OS::Heat::None"}}}
+        )
     )
     result = CliRunner().invoke(cli, ["validate", path])
     assert result.exit_code == 0 and "valid (1 resources, 0 nested stacks)" in result.output
