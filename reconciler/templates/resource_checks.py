@@ -125,15 +125,19 @@ def _attribute_problems(definition: StackDefinition, document: Document) -> Iter
                 )
 
 
-def _get_attr_calls(node: Any) -> Iterator[Call]:
-    kind = type(node)
-    if kind is Call:
-        if node.name == "get_attr":
-            yield node
-        yield from _get_attr_calls(node.args)
-    elif kind is dict:
-        for value in node.values():
-            yield from _get_attr_calls(value)
-    elif kind is list:
-        for value in node:
-            yield from _get_attr_calls(value)
+def _get_attr_calls(node: Any) -> list[Call]:
+    """Every get_attr call in `node` (a loop, not recursion: this runs over every resource)."""
+    found: list[Call] = []
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        kind = type(current)
+        if kind is Call:
+            if current.name == "get_attr":
+                found.append(current)
+            pending.append(current.args)
+        elif kind is dict:
+            pending.extend(current.values())
+        elif kind is list:
+            pending.extend(current)
+    return found
