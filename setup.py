@@ -40,7 +40,10 @@ setup(
     license="Apache-2.0",
     python_requires=">=3.11",
     packages=find_packages(include=["reconciler*", "providers*", "state*", "schemas*", "timekeeping*"]),
-    package_data={"schemas": ["*.json"], "state": ["migrations/*.ini", "migrations/*.mako"]},
+    package_data={
+        "schemas": ["*.json", "resource_types/*.yaml"],
+        "state": ["migrations/*.ini", "migrations/*.mako"],
+    },
     include_package_data=True,
     install_requires=RUNTIME,
     extras_require={"test": TEST},

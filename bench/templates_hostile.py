@@ -26,7 +26,7 @@ CASES = {
     "100,000 levels of nesting": {"t.yaml": HEADER + "resources: " + "[" * 100_000 + "]" * 100_000},
     "get_file ../../etc/passwd": {
         "t.yaml": HEADER
-        + "resources:\n  r:\n    type: T\n    properties: {p: {get_file: ../../etc/passwd}}\n"
+        + "resources:\n  r:\n    type: OS::Heat::None\n    properties: {p: {get_file: ../../etc/passwd}}\n"
     },
     "recursive template resources": {
         "t.yaml": HEADER + "resources:\n  a: {type: a.yaml}\n",

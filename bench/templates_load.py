@@ -36,12 +36,12 @@ def generated_template(count: int) -> dict[str, Any]:
     resources: dict[str, Any] = {}
     for index in range(count):
         properties: dict[str, Any] = {
-            "name": {"list_join": ["-", [{"get_param": "prefix"}, f"r{index}"]]},
-            "size": {"get_param": "size"},
+            "value": {"list_join": ["-", [{"get_param": "prefix"}, f"r{index}"]]},
+            "wait_secs": {"get_param": "size"},
         }
-        entry: dict[str, Any] = {"type": "OS::Heat::Value", "properties": properties}
+        entry: dict[str, Any] = {"type": "OS::Heat::TestResource", "properties": properties}
         if index >= WIDTH:
-            properties["value"] = {"get_attr": [f"r{index - WIDTH}", "value"]}
+            properties["entity_name"] = {"get_attr": [f"r{index - WIDTH}", "output"]}
             entry["depends_on"] = [f"r{index - WIDTH + 1 if (index + 1) % WIDTH else index - WIDTH}"]
         resources[f"r{index}"] = entry
     return {
@@ -51,7 +51,7 @@ def generated_template(count: int) -> dict[str, Any]:
             "size": {"type": "number", "default": 1},
         },
         "resources": resources,
-        "outputs": {"last": {"value": {"get_attr": [f"r{count - 1}", "value"]}}},
+        "outputs": {"last": {"value": {"get_attr": [f"r{count - 1}", "output"]}}},
     }
 
 

@@ -1,4 +1,4 @@
-"""The shared catalog of cloud resource types, as Heat's resource type reference documents them.
+"""The shared catalog of cloud resource types, read from the resource type schemas (`schemas/`).
 
 Every backend that serves these types (the OpenStack SDK provider, the simulated cloud) answers
 `resource_types()` from here, so the engine plans updates and replacements from one source:

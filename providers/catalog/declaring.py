@@ -1,50 +1,58 @@
-"""Short constructors for catalog entries, so each type reads like Heat's reference table.
+"""Catalog entries made from the resource type schemas (`schemas/resource_types/`).
 
-`updatable(...)` is a property changed in place, `replacing(...)` one whose change replaces the
-resource, `immutable(...)` one that may never change; `resource_type` gathers them by name.
+A property Heat changes in place (`update_allowed`) is `UpdateRule.UPDATE`, one it refuses to
+change (`immutable`) is `IMMUTABLE`, and any other is `REPLACE`. A server's flavor, image and
+user_data follow their update-policy properties: a change replaces the server when the desired
+policy (or its default) says REPLACE, as Heat's Server does.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from providers.interface import PropertySchema, ResourceType, UpdateRule
+from schemas.resource_schemas import PolicyRule, PropertyFacts, resource_type_schemas
 
 
-def updatable(
-    name: str, type_: str, *, required: bool = False, default: Any = None, description: str = ""
-) -> PropertySchema:
-    """A property Heat changes in place (its reference says "Can be updated without replacement")."""
-    return PropertySchema(name, type_, required, default, UpdateRule.UPDATE, description)
+@dataclass(frozen=True)
+class SchemaResourceType(ResourceType):
+    """A catalog entry read from the schemas, with its replacement policies."""
+
+    policies: Mapping[str, PolicyRule] = field(default_factory=dict)
+
+    def replace_reasons_given(self, changed: Collection[str], desired: Mapping[str, Any]) -> frozenset[str]:
+        """The replacement reasons once the desired values (and so the update policies) are known."""
+        reasons = set(self.replace_reasons(changed))
+        for name in changed:
+            rule = self.policies.get(name)
+            if rule is None:
+                continue
+            policy = desired.get(rule.policy, self.properties[rule.policy].default)
+            if policy in rule.replace_when:
+                reasons.add(name)
+        return frozenset(reasons)
 
 
-def replacing(
-    name: str, type_: str, *, required: bool = False, default: Any = None, description: str = ""
-) -> PropertySchema:
-    """A property whose change replaces the resource ("Updates cause replacement")."""
-    return PropertySchema(name, type_, required, default, UpdateRule.REPLACE, description)
+def rule_of(facts: PropertyFacts) -> UpdateRule:
+    """The update rule a property's schema gives it."""
+    if facts.immutable:
+        return UpdateRule.IMMUTABLE
+    return UpdateRule.UPDATE if facts.update_allowed else UpdateRule.REPLACE
 
 
-def immutable(
-    name: str, type_: str, *, required: bool = False, default: Any = None, description: str = ""
-) -> PropertySchema:
-    """A property that may never change once the resource exists (Heat's `immutable=True`)."""
-    return PropertySchema(name, type_, required, default, UpdateRule.IMMUTABLE, description)
-
-
-def resource_type(
-    name: str,
-    properties: Iterable[PropertySchema],
-    attributes: Iterable[str],
-    *,
-    asynchronous: bool = False,
-) -> ResourceType:
-    """A catalog entry; every type also exposes Heat's `show` attribute (the whole live body)."""
-    by_name = {schema.name: schema for schema in properties}
-    return ResourceType(
+def from_schema(name: str, *, asynchronous: bool = False) -> SchemaResourceType:
+    """The catalog entry of type `name`, as its schema file describes it."""
+    facts = resource_type_schemas()[name]
+    properties = {
+        prop.name: PropertySchema(prop.name, prop.type, prop.required, prop.default, rule_of(prop))
+        for prop in facts.properties.values()
+    }
+    return SchemaResourceType(
         name=name,
-        properties=by_name,
-        attributes=frozenset(attributes) | {"show"},
+        properties=properties,
+        attributes=facts.attributes,
         asynchronous=asynchronous,
+        policies=facts.replaced_by_policy,
     )

@@ -1,4 +1,4 @@
-"""Catalog entries of the native Heat types, as Heat's resource type reference documents them."""
+"""Catalog entries of the native Heat types, read from their schemas (`schemas/resource_types/heat.yaml`)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from providers.interface import PropertySchema, ResourceType, UpdateRule
+from providers.catalog.declaring import from_schema
+from providers.interface import ResourceType
 
 NONE = "OS::Heat::None"
 VALUE = "OS::Heat::Value"
@@ -35,47 +36,14 @@ class TestResourceType(ResourceType):
         return self.replace_reasons(changed)
 
 
-def _schema(*properties: PropertySchema) -> Mapping[str, PropertySchema]:
-    return {schema.name: schema for schema in properties}
+def _from_schema(name: str, kind: type[ResourceType] = ResourceType) -> ResourceType:
+    entry = from_schema(name)
+    return kind(name=name, properties=entry.properties, attributes=entry.attributes)
 
-
-_UPDATE = UpdateRule.UPDATE
-_REPLACE = UpdateRule.REPLACE
 
 NATIVE_TYPES: Mapping[str, ResourceType] = {
     NONE: OpenResourceType(name=NONE, properties={}),
-    VALUE: ResourceType(
-        name=VALUE,
-        properties=_schema(
-            PropertySchema("value", "any", required=True, update=_UPDATE),
-            PropertySchema("type", "string", update=_UPDATE),
-        ),
-        attributes=frozenset({"value"}),
-    ),
-    RANDOM_STRING: ResourceType(
-        name=RANDOM_STRING,
-        properties=_schema(
-            PropertySchema("length", "integer", default=32),
-            PropertySchema("sequence", "string"),
-            PropertySchema("character_classes", "list"),
-            PropertySchema("character_sequences", "list"),
-            PropertySchema("salt", "string"),
-        ),
-        attributes=frozenset({"value"}),
-    ),
-    TEST_RESOURCE: TestResourceType(
-        name=TEST_RESOURCE,
-        properties=_schema(
-            PropertySchema("value", "string", default="test_string", update=_UPDATE),
-            PropertySchema("update_replace", "boolean", default=False, update=_UPDATE),
-            PropertySchema("fail", "boolean", default=False, update=_UPDATE),
-            PropertySchema("wait_secs", "number", default=0, update=_UPDATE),
-            PropertySchema("action_wait_secs", "map", update=_UPDATE),
-            PropertySchema("attr_wait_secs", "number", default=0, update=_UPDATE),
-            PropertySchema("client_name", "string", update=_UPDATE),
-            PropertySchema("entity_name", "string", update=_UPDATE),
-            PropertySchema("constraint_prop_secs", "number", default=0, update=_UPDATE),
-        ),
-        attributes=frozenset({"output"}),
-    ),
+    VALUE: _from_schema(VALUE),
+    RANDOM_STRING: _from_schema(RANDOM_STRING),
+    TEST_RESOURCE: _from_schema(TEST_RESOURCE, TestResourceType),
 }

@@ -1,7 +1,8 @@
 """Plans for pull-request heads: a stack's definition at the head diffed against what is recorded.
 
 The plan layer decides; this module only feeds it the recorded resources and renders its answer as
-a plan note line (names per action, the property names that force each replacement).
+a plan note line (names per action, the property names that force each replacement, and each
+changed property's old and new value, secrets masked).
 """
 
 from __future__ import annotations
@@ -11,7 +12,15 @@ from typing import Any, Protocol
 
 from reconciler.plan import Action, NestedRecords, RecordedResource, StackPlan, UpdateRules, plan_stack
 from reconciler.source.commit_files import CommitFileSource
-from reconciler.source.note_lines import PLAN, REPOSITORY_SCOPE, NoteLine, PlannedActions, Replacement
+from reconciler.source.note_lines import (
+    PLAN,
+    REPOSITORY_SCOPE,
+    NoteLine,
+    PlannedActions,
+    Replacement,
+    ResourceDiff,
+)
+from reconciler.source.property_diffs import plan_diffs
 from reconciler.source.revisions import (
     CommitConfig,
     InvalidCommit,
@@ -85,9 +94,10 @@ class StoredRecords:
         return self._digests[root].get(stack)
 
 
-def planned_actions(plan: StackPlan) -> PlannedActions:
-    """A stack plan reduced to what a note shows: what happens inside nested stacks is listed too,
-    by path (`nodes.2`, `nodes.2.server`); `unchanged` counts the stack's own resources."""
+def planned_actions(plan: StackPlan, diffs: tuple[ResourceDiff, ...] = ()) -> PlannedActions:
+    """A stack plan reduced to what a note shows, with the property changes of each resource: what
+    happens inside nested stacks is listed too, by path (`nodes.2`, `nodes.2.server`); `unchanged`
+    counts the stack's own resources."""
     everything = list(plan.flattened())
 
     def named(action: Action) -> tuple[str, ...]:
@@ -105,6 +115,7 @@ def planned_actions(plan: StackPlan) -> PlannedActions:
         retain=named(Action.RETAIN),
         unchanged=sum(1 for item in plan.resources if item.action is Action.UNCHANGED),
         deferred=named(Action.DEFERRED),
+        diffs=diffs,
     )
 
 
@@ -129,7 +140,7 @@ def plan_line(
         status=PLANNED,
         at=at,
         writer=writer,
-        plan=planned_actions(plan),
+        plan=planned_actions(plan, plan_diffs(plan, recorded, revision.definition)),
     )
 
 

@@ -6,7 +6,8 @@ hold several lines for one stack (PROGRESSING from one writer, CONVERGED from an
 the newest per (kind, stack), by the writer's clock and then by how final the status is.
 
 Keys are written sorted and without spaces, so equal objects are equal lines and `uniq` collapses
-them. Nothing here ever carries a parameter value: hidden parameters cannot leak through a note.
+them. A plan line carries the property values a change touches (old and new), with every value that
+comes from or contains a hidden parameter already masked by whoever made the line.
 """
 
 from __future__ import annotations
@@ -65,6 +66,27 @@ class Replacement:
     because: tuple[str, ...]
 
 
+ABSENT = "(none)"  # a property's side of a change where it is not set
+MASKED = "******"
+
+
+@dataclass(frozen=True)
+class PropertyChange:
+    """One property a plan changes: its value now and after (ABSENT or MASKED where so)."""
+
+    property: str
+    old: Any
+    new: Any
+
+
+@dataclass(frozen=True)
+class ResourceDiff:
+    """The property changes planned for one resource (updated or replaced)."""
+
+    resource: str
+    changes: tuple[PropertyChange, ...]
+
+
 @dataclass(frozen=True)
 class PlannedActions:
     """What a plan would do to one stack's resources."""
@@ -76,6 +98,11 @@ class PlannedActions:
     retain: tuple[str, ...] = ()  # leave the template and stay in the cloud (`Retain`)
     unchanged: int = 0
     deferred: tuple[str, ...] = ()  # decided once the resources they read from have converged
+    diffs: tuple[ResourceDiff, ...] = ()  # per updated or replaced resource, its property changes
+
+    def diff_of(self, resource: str) -> tuple[PropertyChange, ...]:
+        """The property changes planned for `resource` (none when not recorded)."""
+        return next((diff.changes for diff in self.diffs if diff.resource == resource), ())
 
     @property
     def changes(self) -> int:
@@ -139,7 +166,16 @@ def _plan_json(plan: PlannedActions) -> dict[str, Any]:
         **({"retain": list(plan.retain)} if plan.retain else {}),
         "unchanged": plan.unchanged,
         "deferred": list(plan.deferred),
+        **(
+            {"diffs": {d.resource: [_change_json(c) for c in d.changes] for d in plan.diffs}}
+            if plan.diffs
+            else {}
+        ),
     }
+
+
+def _change_json(change: PropertyChange) -> dict[str, Any]:
+    return {"property": change.property, "old": change.old, "new": change.new}
 
 
 def _plan_from_json(body: Mapping[str, Any]) -> PlannedActions:
@@ -154,6 +190,13 @@ def _plan_from_json(body: Mapping[str, Any]) -> PlannedActions:
         retain=tuple(body.get("retain", ())),
         unchanged=int(body.get("unchanged", 0)),
         deferred=tuple(body.get("deferred", ())),
+        diffs=tuple(
+            ResourceDiff(
+                resource,
+                tuple(PropertyChange(c["property"], c.get("old"), c.get("new")) for c in changes),
+            )
+            for resource, changes in (body.get("diffs") or {}).items()
+        ),
     )
 
 

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from reconciler.source.note_lines import (
+    ABSENT,
     CONVERGENCE,
     COUNT_NAMES,
+    MASKED,
     PLAN,
     REPOSITORY_SCOPE,
     NoteLine,
@@ -24,6 +27,7 @@ from reconciler.source.note_lines import (
 )
 
 MARKDOWN_LIMIT = 65_000
+VALUE_WIDTH = 60  # a property value longer than this is shown cut, with "..."
 DETAIL_LEVELS = (None, 20, 0)  # names listed per action: all, the first 20, none
 
 
@@ -56,15 +60,38 @@ def _limited(names: Sequence[str], limit: int | None) -> tuple[list[str], int]:
     return list(names[:limit]), len(names) - limit
 
 
+def _shown_value(value: Any) -> str:
+    if value in (ABSENT, MASKED):
+        return str(value)
+    text = json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= VALUE_WIDTH else text[: VALUE_WIDTH - 3] + "..."
+
+
+def _reasons(because: Sequence[str]) -> str:
+    return ", ".join(because) or "unknown"
+
+
+def _with_diff(plan: PlannedActions, resource: str, text: str) -> str:
+    changes = plan.diff_of(resource)
+    if not changes:
+        return text
+    shown = "; ".join(f"{c.property}: {_shown_value(c.old)} -> {_shown_value(c.new)}" for c in changes)
+    return f"{text}: {shown}"
+
+
 def _plan_items(plan: PlannedActions, limit: int | None) -> list[tuple[str, str]]:
     """(symbol, text) per planned resource, at most `limit` per action, then an 'and N more' item."""
     groups: list[tuple[str, list[str]]] = [
         ("+", list(plan.create)),
-        ("~", list(plan.update)),
+        ("~", [_with_diff(plan, name, name) for name in plan.update]),
         (
             "±",
             [
-                f"{r.resource} (replaced because of: {', '.join(r.because) or 'unknown'})"
+                _with_diff(
+                    plan,
+                    r.resource,
+                    f"{r.resource} (replaced because of: {', '.join(r.because) or 'unknown'})",
+                )
                 for r in plan.replace
             ],
         ),

@@ -77,17 +77,21 @@ def bind(model: TemplateModel, context: LoadContext, binding: Binding) -> StackD
         limits=context.limits,
         validating=True,
     )
-    scope.conditions = _Conditions(model, scope, problems)
+    # Heat needs these values to validate: a parameter without one is an error where it is read.
+    needed = _NeededValues(model, frozenset(missing) if binding.top_level else frozenset(), problems)
+    scope.conditions = _Conditions(model, scope, problems, needed)
     active = {
         name
         for name, resource in model.resources.items()
-        if _holds(resource.condition, scope, problems, model, resource.where)
+        if needed.check(resource.condition, (*resource.where, "condition"))
+        and _holds(resource.condition, scope, problems, model, resource.where)
     }
     scope.resources = frozenset(active)
     resources: dict[str, ResourceDefinition] = {}
     parsed_properties: dict[str, Any] = {}
     for name, resource in model.resources.items():
         if name in active:
+            needed.check(resource.deletion_policy, (*resource.where, "deletion_policy"))
             resources[name], parsed_properties[name] = _resource(model, resource, scope, context, problems)
     scope.group_resources = frozenset(
         name
@@ -101,7 +105,8 @@ def bind(model: TemplateModel, context: LoadContext, binding: Binding) -> StackD
             name=name,
             value=output.raw,
             description=output.description,
-            active=_holds(output.condition, scope, problems, model, output.where),
+            active=needed.check(output.condition, (*output.where, "condition"))
+            and _holds(output.condition, scope, problems, model, output.where),
         )
         for name, output in model.outputs.items()
     }
@@ -203,13 +208,62 @@ def _parameters(
     return values, hidden, missing
 
 
+class _NeededValues:
+    """Parameters without a value read where validation needs the value: conditions, policies.
+
+    Heat validates a template with parameters left unset ("strict" off), but evaluates every
+    condition and deletion policy it meets: reading a parameter that has neither a value nor a
+    default there fails with "The Parameter (X) was not provided." (reported once per parameter).
+    """
+
+    def __init__(self, model: TemplateModel, missing: frozenset[str], problems: list[Problem]) -> None:
+        self._model = model
+        self._missing = missing
+        self._problems = problems
+        self._reported: set[str] = set()
+
+    def check(self, snippet: Any, where: Any) -> bool:
+        """False (with the problem reported) when `snippet` reads a parameter without a value."""
+        if not self._missing or snippet is None:
+            return True
+        for name, at in _parameters_read(snippet, where):
+            if name in self._missing:
+                if name not in self._reported:
+                    self._reported.add(name)
+                    self._problems.append(
+                        self._model.document.problem(at, f"The Parameter ({name}) was not provided.")
+                    )
+                return False
+        return True
+
+
+def _parameters_read(node: Any, where: Any) -> Iterator[tuple[str, Any]]:
+    kind = type(node)
+    if kind is Call:
+        args = node.args
+        if node.name == "get_param":
+            name = args[0] if isinstance(args, list) and args else args
+            if isinstance(name, str):
+                yield name, node.where
+        yield from _parameters_read(args, node.where)
+    elif kind is dict:
+        for value in node.values():
+            yield from _parameters_read(value, where)
+    elif kind is list:
+        for value in node:
+            yield from _parameters_read(value, where)
+
+
 class _Conditions(Mapping[str, Any]):
     """Condition values, evaluated on first use (conditions may name one another; cycles are errors)."""
 
-    def __init__(self, model: TemplateModel, scope: Evaluation, problems: list[Problem]) -> None:
+    def __init__(
+        self, model: TemplateModel, scope: Evaluation, problems: list[Problem], needed: _NeededValues
+    ) -> None:
         self._model = model
         self._scope = scope
         self._problems = problems
+        self._needed = needed
         self._values: dict[str, Any] = {}
         self._evaluating: list[str] = []
 
@@ -222,6 +276,10 @@ class _Conditions(Mapping[str, Any]):
             cycle = " -> ".join([*self._evaluating[self._evaluating.index(name) :], name])
             raise FunctionError(f"Circular definition of conditions: {cycle}")
         self._evaluating.append(name)
+        if not self._needed.check(self._model.conditions[name], ("conditions", name)):
+            self._evaluating.pop()
+            self._values[name] = UNKNOWN
+            return UNKNOWN
         try:
             value = condition_value(self._model.conditions[name], self._scope)
         except FunctionError as error:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from reconciler.templates.errors import FunctionError, Problem
+from reconciler.templates.errors import FunctionError, Problem, ResolutionError
 from reconciler.templates.evaluation import OMITTED, UNKNOWN, AttributeSource, Evaluation, NoCloud
 from reconciler.templates.hidden_values import hidden_values, redact
 from reconciler.templates.nodes import Parser, References
@@ -294,6 +294,14 @@ class StackDefinition:
         """`text` with the values of the hidden parameters redacted (the rule of `hidden_values`)."""
         return redact(text, hidden_values(self.parameters, self.hidden_parameters))
 
+    def parsed_properties(self, name: str) -> Any:
+        """Resource `name`'s properties as parsed (calls unresolved, `if` branches chosen)."""
+        return self._parsed_properties.get(name, {})
+
+    def parsed_output(self, name: str) -> Any:
+        """Output `name`'s value as parsed (calls unresolved)."""
+        return self._parsed_outputs.get(name)
+
     def problems_without_cloud(self) -> list[Problem]:
         """Functions that fail with only what is known without a cloud, at their positions.
 
@@ -304,15 +312,22 @@ class StackDefinition:
         scope = self._scope(NoCloud(), validating=True)
         document = self._context.model(self.template_path).document
         snippets = [
-            parsed
+            (parsed, False)
             for name, parsed in self._parsed_properties.items()
             if self._needs_evaluation is None or name in self._needs_evaluation
         ]
-        snippets += [parsed for name, parsed in self._parsed_outputs.items() if self.outputs[name].active]
+        snippets += [
+            (parsed, True) for name, parsed in self._parsed_outputs.items() if self.outputs[name].active
+        ]
 
-        def check(parsed: Any) -> Problem | None:
+        def check(snippet: tuple[Any, bool]) -> Problem | None:
+            parsed, is_output = snippet
             try:
                 scope.evaluate(parsed)
+            except ResolutionError as error:
+                if is_output:
+                    return None  # as Heat: the output's own error when resolved, the stack stays valid
+                return document.problem(error.where or (), self.without_secrets(str(error)))
             except FunctionError as error:
                 return document.problem(error.where or (), self.without_secrets(str(error)))
             return None

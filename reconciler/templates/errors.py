@@ -47,6 +47,14 @@ class FunctionError(Exception):
         self.where = where
 
 
+class ResolutionError(FunctionError):
+    """Well-formed arguments whose value cannot be made (str_replace_strict's missing params).
+
+    Heat finds these when it resolves the value, not when it validates the template: in an
+    output they are that output's error, and the stack stays valid.
+    """
+
+
 class Unresolved(Exception):
     """A value needs a resource's physical id or attribute that is not known yet."""
 

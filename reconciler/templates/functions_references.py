@@ -39,11 +39,14 @@ def get_param(args: Any, scope: Evaluation) -> Any:
 
 
 def _select_path(value: Any, path: list[Any]) -> Any:
-    # As Heat: a missing map key gives {}, a bad index or a non-collection gives "".
+    # As Heat: a missing map key gives {}; a bad index, a key that is not a string (an integer
+    # into a map, a map) or a non-collection gives "": Heat's path walk never fails a template.
     for key in path:
+        if key is UNKNOWN:
+            return UNKNOWN
         if isinstance(value, Mapping):
             if not isinstance(key, str):
-                raise FunctionError(f"Path components in get_param must be strings or integers, not {key!r}")
+                return ""
             value = value.get(key, {})
         elif isinstance(value, list):
             try:

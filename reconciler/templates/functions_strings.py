@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote, urlencode, urlunsplit
 
-from reconciler.templates.errors import FunctionError
+from reconciler.templates.errors import FunctionError, ResolutionError
 from reconciler.templates.evaluation import Evaluation
 
 DIGEST_ALGORITHMS = ("md5", "sha1", "sha224", "sha256", "sha384", "sha512")
@@ -45,11 +45,13 @@ def _str_replace(args: Any, scope: Evaluation, name: str, strictness: int) -> st
     if strictness >= 1:
         missing = sorted(key for key in replacements if key not in template)
         if missing:
-            raise FunctionError(f"The following params were not found in the template: {', '.join(missing)}")
+            raise ResolutionError(
+                f"The following params were not found in the template: {', '.join(missing)}"
+            )
     if strictness >= 2:
         empty = sorted(key for key, value in replacements.items() if value == "")
         if empty:
-            raise FunctionError(f"The following params have empty values: {', '.join(empty)}")
+            raise ResolutionError(f"The following params have empty values: {', '.join(empty)}")
     if not replacements:
         return template
     pattern = re.compile("|".join(re.escape(key) for key in sorted(replacements, key=len, reverse=True)))

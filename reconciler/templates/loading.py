@@ -23,6 +23,7 @@ from reconciler.templates.evaluation import UNKNOWN
 from reconciler.templates.file_source import FileSource, IdentifiedFileSource, relative_to
 from reconciler.templates.limits import Limits
 from reconciler.templates.repository_config import StackOutputRef
+from reconciler.templates.resource_checks import resource_problems
 from reconciler.templates.template_model import TemplateModel, build_model
 
 
@@ -233,7 +234,7 @@ def _load_stack(
         {"template": template_path, "environments": list(environments), "values": values, "pseudo": pseudo}
     )
     check_nested_tree(definition, chain=(template_path,), depth=0)
-    problems = definition.problems_without_cloud()
+    problems = definition.problems_without_cloud() + resource_problems(definition)
     if problems:
         raise TemplateError(problems)
     return definition

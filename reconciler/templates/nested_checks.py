@@ -25,6 +25,7 @@ from reconciler.templates.parameters import (
     check_constraints,
     typed_value,
 )
+from reconciler.templates.resource_checks import resource_problems
 from reconciler.templates.versions import ALL_FUNCTIONS
 
 Chain = tuple[str, ...]
@@ -129,7 +130,7 @@ def _check_template(
     if template_file in context.checked:
         return
     nested = bind(model, context, Binding(values={}, top_level=False))
-    problems = nested.problems_without_cloud()
+    problems = nested.problems_without_cloud() + resource_problems(nested)
     if problems:
         raise TemplateError(problems)
     check_nested_tree(nested, (*chain, template_file), depth)

@@ -217,7 +217,11 @@ def _conditions(model: TemplateModel, section: Mapping[str, Any], parser: Parser
     conditions_parser = parser.conditions_parser()
     for name, raw in section.items():
         references = References()
-        model.conditions[str(name)] = conditions_parser.parse(raw, ("conditions", name), references)
+        parsed = conditions_parser.parse(raw, ("conditions", name), references)
+        model.conditions[str(name)] = parsed
+        if not isinstance(parsed, bool | Call):
+            # As Heat: a definition is a boolean or a function, never the bare name of another.
+            check.error(("conditions", name), f'The definition of condition "{name}" is invalid: {raw}')
         for parameter, where in references.parameters.items():
             if parameter not in model.parameters and parameter not in PSEUDO_PARAMETERS:
                 check.error(where, f"The Parameter ({parameter}) was not defined in template.")

@@ -57,3 +57,41 @@ def test_plan_of_a_broken_reconciler_yaml_names_the_file_and_exits_1(tmp_path: P
     )
     assert shown.exit_code == 1
     assert "reconciler.yaml:" in shown.output
+
+
+def test_plan_shows_each_changed_property_old_and_new_with_secrets_masked(tmp_path: Path) -> None:
+    repo, first = sample_repository(tmp_path / "repo")
+    daemon = DaemonWorld(str(tmp_path / "repo"), tmp_path / "state")
+    try:
+        daemon.follow()
+        daemon.converge(["network", "app"], first)
+    finally:
+        daemon.close()
+    path = tmp_path / "repo" / "stacks" / "network" / "template.yaml"
+    template = path.read_text()
+    template = template.replace("      name: app-net\n", "      name: app-net-2\n")
+    template = template.replace(
+        "      description: HTTP and SSH in\n", "      description: {get_param: secret_text}\n"
+    )
+    template = template.replace(
+        "parameters:\n",
+        "parameters:\n  secret_text:\n    type: string\n    hidden: true\n    default: s3cr3t\n",
+        1,
+    )
+    commit_files(repo, {"stacks/network/template.yaml": template}, "Rename the network, hide a description")
+    database = f"sqlite:///{tmp_path / 'state' / 'state.sqlite'}"
+
+    shown = CliRunner().invoke(
+        cli, ["plan", "--repo", str(tmp_path / "repo"), "--database", database, "--format", "json"]
+    )
+
+    assert shown.exit_code == 0, shown.output
+    plan = {stack["stack"]: stack for stack in json.loads(shown.output)["stacks"]}["network"]["plan"]
+    assert plan["update"] == ["net", "web_security_group"]
+    assert plan["diffs"]["net"] == [{"property": "name", "old": "app-net", "new": "app-net-2"}]
+    assert plan["diffs"]["web_security_group"] == [
+        {"property": "description", "old": "******", "new": "******"}
+    ]
+    assert "s3cr3t" not in shown.output
+    text = CliRunner().invoke(cli, ["plan", "--repo", str(tmp_path / "repo"), "--database", database])
+    assert '~ net: name: "app-net" -> "app-net-2"' in text.output

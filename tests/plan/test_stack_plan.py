@@ -21,6 +21,7 @@ resources:
   server:
     type: OS::Nova::Server
     properties:
+      flavor: m1.small
       name: {get_param: name}
       image: {get_param: image}
       networks: [{network: {get_resource: net}}]
@@ -45,7 +46,7 @@ RECORDED = {
         "server",
         "OS::Nova::Server",
         "s-1",
-        {"name": "web", "image": "cirros", "networks": [{"network": "n-1"}]},
+        {"flavor": "m1.small", "name": "web", "image": "cirros", "networks": [{"network": "n-1"}]},
     ),
     "label": RecordedResource("label", "OS::Heat::Value", "l-1", {"value": "s-1"}),
     "old_port": RecordedResource("old_port", "OS::Neutron::Port", "p-1", {"network": "n-1"}),

@@ -39,7 +39,7 @@ def test_catalog_holds_exactly_the_cloud_types() -> None:
         ("OS::Nova::Server", "metadata", UpdateRule.UPDATE),
         ("OS::Nova::Server", "networks", UpdateRule.UPDATE),
         ("OS::Nova::Server", "availability_zone", UpdateRule.REPLACE),
-        ("OS::Nova::Server", "user_data", UpdateRule.REPLACE),
+        ("OS::Nova::Server", "user_data", UpdateRule.UPDATE),
         ("OS::Nova::Server", "scheduler_hints", UpdateRule.REPLACE),
         ("OS::Nova::KeyPair", "public_key", UpdateRule.REPLACE),
         ("OS::Nova::ServerGroup", "rules", UpdateRule.IMMUTABLE),
@@ -62,6 +62,27 @@ def test_catalog_holds_exactly_the_cloud_types() -> None:
 def test_update_rules_follow_the_heat_reference(type_name: str, property_name: str, rule: UpdateRule) -> None:
     """A property's update rule decides between update in place and replacement."""
     assert CATALOG[type_name].properties[property_name].update is rule
+
+
+POLICIES = [
+    ("new user_data replaces by default", {"user_data"}, {}, {"user_data"}),
+    ("unless its policy says IGNORE", {"user_data"}, {"user_data_update_policy": "IGNORE"}, set()),
+    ("a new flavor resizes by default", {"flavor"}, {}, set()),
+    ("or replaces when its policy says so", {"flavor"}, {"flavor_update_policy": "REPLACE"}, {"flavor"}),
+    ("a new image rebuilds by default", {"image"}, {}, set()),
+    ("an unknown property replaces", {"bogus"}, {}, {"bogus"}),
+]
+
+
+@pytest.mark.parametrize(
+    ("changed", "desired", "reasons"), [p[1:] for p in POLICIES], ids=[p[0] for p in POLICIES]
+)
+def test_server_update_policies_decide_replacement(
+    changed: set[str], desired: dict[str, str], reasons: set[str]
+) -> None:
+    """Heat's Server: flavor, image and user_data follow their update-policy properties."""
+    server = CATALOG["OS::Nova::Server"]
+    assert server.replace_reasons_given(frozenset(changed), desired) == reasons  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(

@@ -20,9 +20,9 @@ TEMPLATE = {
         "secret": {"type": "string", "default": "s"},
     },
     "resources": {
-        "server": {"type": "OS::Nova::Server"},
+        "server": {"type": "OS::Nova::Server", "properties": {"flavor": "m1.small"}},
         "old": {"type": "OS::Quantum::Net"},
-        "special": {"type": "OS::Nova::Server"},
+        "special": {"type": "OS::Nova::Server", "properties": {"flavor": "m1.small"}},
     },
 }
 
@@ -140,13 +140,13 @@ def test_registry_aliases_wildcards_and_per_resource_entries() -> None:
             "OS::Quantum*": "OS::Neutron*",
             "OS::Nova::Server": "My::Server",
             "My::Server": "OS::Heat::None",
-            "resources": {"special": {"OS::Nova::Server": "OS::Heat::TestResource", "hooks": "pre-create"}},
+            "resources": {"special": {"OS::Nova::Server": "OS::Heat::None", "hooks": "pre-create"}},
         }
     }
     definition = _load(environment)
     assert definition.resources["old"].type == "OS::Neutron::Net"
     assert definition.resources["server"].type == "OS::Heat::None"
-    assert definition.resources["special"].type == "OS::Heat::TestResource"
+    assert definition.resources["special"].type == "OS::Heat::None"
 
 
 def test_encrypted_param_names_are_hidden() -> None:

@@ -57,7 +57,8 @@ CASES = [
         "get_file escaping the tree",
         {
             "t.yaml": HEADER
-            + "resources:\n  r:\n    type: T\n    properties: {p: {get_file: ../../etc/passwd}}\n"
+            + "resources:\n  r:\n    type: OS::Heat::None\n"
+            + "    properties: {p: {get_file: ../../etc/passwd}}\n"
         },
         "t.yaml:5:",
     ),
@@ -88,7 +89,11 @@ CASES = [
     ("missing file", {}, "t.yaml: file not found"),
     (
         "cyclic dependencies",
-        {"t.yaml": HEADER + "resources:\n  a: {type: T, depends_on: b}\n  b: {type: T, depends_on: a}\n"},
+        {
+            "t.yaml": HEADER
+            + "resources:\n  a: {type: OS::Heat::None, depends_on: b}\n"
+            + "  b: {type: OS::Heat::None, depends_on: a}\n"
+        },
         "Circular Dependency Found",
     ),
 ]
@@ -106,7 +111,8 @@ def test_get_file_escape_names_the_problem(tmp_path: Path) -> None:
         tmp_path,
         {
             "t.yaml": HEADER
-            + "resources:\n  r:\n    type: T\n    properties: {p: {get_file: ../../etc/passwd}}\n"
+            + "resources:\n  r:\n    type: OS::Heat::None\n"
+            + "    properties: {p: {get_file: ../../etc/passwd}}\n"
         },
     )
     assert "escapes the repository tree" in _error(source)
@@ -117,7 +123,10 @@ def test_symlink_out_of_the_repository_is_refused(tmp_path: Path) -> None:
     secret.write_text("password", encoding="utf-8")
     source = _repository(
         tmp_path,
-        {"t.yaml": HEADER + "resources:\n  r:\n    type: T\n    properties: {p: {get_file: link.txt}}\n"},
+        {
+            "t.yaml": HEADER
+            + "resources:\n  r:\n    type: OS::Heat::None\n    properties: {p: {get_file: link.txt}}\n"
+        },
     )
     os.symlink(secret, tmp_path / "repo" / "link.txt")
     message = _error(source)
@@ -150,10 +159,11 @@ def test_hidden_values_never_appear_in_errors(tmp_path: Path) -> None:
 
 
 def test_json_templates_load_and_errors_have_lines(tmp_path: Path) -> None:
-    valid = '{"heat_template_version": "2018-08-31",\n "resources": {"a": {"type": "T"}}}\n'
+    valid = '{"heat_template_version": "2018-08-31",\n "resources": {"a": {"type": "OS::Heat::None"}}}\n'
     assert list(load_stack(_repository(tmp_path, {"t.json": valid}), "t.json").resources) == ["a"]
     broken = (
-        '{"heat_template_version": "2018-08-31",\n "resources": {"a": {"type": "T", "depends_on": "b"}}}\n'
+        '{"heat_template_version": "2018-08-31",\n'
+        ' "resources": {"a": {"type": "OS::Heat::None", "depends_on": "b"}}}\n'
     )
     with pytest.raises(TemplateError) as raised:
         load_stack(_repository(tmp_path, {"u.json": broken}), "u.json")
@@ -171,7 +181,7 @@ def test_the_size_limit_is_configurable(tmp_path: Path) -> None:
 def test_hidden_values_are_scrubbed_from_function_errors(tmp_path: Path) -> None:
     template = HEADER + (
         "parameters:\n  password: {type: string, hidden: true, default: hunter2-secret}\n"
-        "resources:\n  r:\n    type: T\n    properties:\n"
+        "resources:\n  r:\n    type: OS::Heat::None\n    properties:\n"
         "      p: {list_join: [',', [{get_param: password}, {str_split: [',', 'a', 3]}]]}\n"
         "      q: {Fn::Select: [0, {get_param: password}]}\n"
     ).replace("2018-08-31", "2015-04-30")

@@ -25,10 +25,14 @@ SERVER = {
     **HEADER,
     "parameters": {"name": {"type": "string"}, "size": {"type": "number", "default": 1}},
     "resources": {
-        "port": {"type": "OS::Neutron::Port"},
+        "port": {"type": "OS::Neutron::Port", "properties": {"network": "private"}},
         "server": {
             "type": "OS::Nova::Server",
-            "properties": {"name": {"get_param": "name"}, "port": {"get_resource": "port"}},
+            "properties": {
+                "name": {"get_param": "name"},
+                "flavor": "m1.small",
+                "networks": [{"port": {"get_resource": "port"}}],
+            },
         },
         "meta": {"type": "OS::Heat::Value", "properties": {"value": {"resource_facade": "metadata"}}},
     },

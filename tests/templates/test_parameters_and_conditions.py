@@ -159,10 +159,10 @@ CONDITIONAL = {
         "either": {"or": ["prod", {"contains": ["te", ["te", "st"]]}]},
     },
     "resources": {
-        "big": {"type": "T", "condition": "prod"},
-        "small": {"type": "T", "condition": "not_prod"},
+        "big": {"type": "OS::Heat::None", "condition": "prod"},
+        "small": {"type": "OS::Heat::None", "condition": "not_prod"},
         "user": {
-            "type": "T",
+            "type": "OS::Heat::None",
             "properties": {
                 "size": {"if": ["prod", "large", "tiny"]},
                 "big_id": {"get_resource": "big"},
@@ -201,7 +201,7 @@ def test_conditions_in_a_cycle_are_an_error() -> None:
     template = {
         "heat_template_version": ROCKY,
         "conditions": {"a": {"not": "b"}, "b": {"not": "a"}},
-        "resources": {"r": {"type": "T", "condition": "a"}},
+        "resources": {"r": {"type": "OS::Heat::None", "condition": "a"}},
     }
     with pytest.raises(TemplateError, match="Circular definition of conditions"):
         load_template(template)

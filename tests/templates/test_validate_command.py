@@ -55,7 +55,7 @@ OUTPUTS_TEMPLATE: dict[str, Any] = {
         "flag": {"type": "boolean", "default": False},
     },
     "conditions": {"on": {"get_param": "flag"}},
-    "resources": {"server": {"type": "OS::Nova::Server"}},
+    "resources": {"server": {"type": "OS::Nova::Server", "properties": {"flavor": "m1.small"}}},
     "outputs": {
         "pure": {"value": {"str_replace": {"template": "name=N", "params": {"N": {"get_param": "name"}}}}},
         "live": {"value": {"get_attr": ["server", "first_address"]}},
@@ -94,7 +94,7 @@ def test_outputs_shape_when_valid(tmp_path: Path) -> None:
 def test_invalid_template_exits_1_with_located_errors(tmp_path: Path) -> None:
     template = {
         "heat_template_version": "2018-08-31",
-        "resources": {"r": {"type": "T", "depends_on": "nope"}},
+        "resources": {"r": {"type": "OS::Heat::None", "depends_on": "nope"}},
     }
     code, report = _validate(str(_repository(tmp_path, template)))
     assert code == 1
@@ -125,7 +125,9 @@ def test_malformed_parameter_arguments_are_usage_errors(tmp_path: Path, argument
 
 def test_text_format_reports_validity(tmp_path: Path) -> None:
     path = str(
-        _repository(tmp_path, {"heat_template_version": "2018-08-31", "resources": {"a": {"type": "T"}}})
+        _repository(
+            tmp_path, {"heat_template_version": "2018-08-31", "resources": {"a": {"type": "OS::Heat::None"}}}
+        )
     )
     result = CliRunner().invoke(cli, ["validate", path])
     assert result.exit_code == 0 and "valid (1 resources, 0 nested stacks)" in result.output

@@ -146,13 +146,13 @@ SECTION_ROWS = [
     (
         "resource condition before 2016-10-14",
         "2016-04-08",
-        {"resources": {"r": {"type": "T", "condition": True}}},
+        {"resources": {"r": {"type": "OS::Heat::None", "condition": True}}},
         '"condition" is not a valid keyword',
     ),
     (
         "resource external_id before 2016-10-14",
         "2016-04-08",
-        {"resources": {"r": {"type": "T", "external_id": "x"}}},
+        {"resources": {"r": {"type": "OS::Heat::None", "external_id": "x"}}},
         '"external_id" is not a valid keyword',
     ),
     (
@@ -164,20 +164,20 @@ SECTION_ROWS = [
     (
         "unknown resource key",
         "2018-08-31",
-        {"resources": {"r": {"type": "T", "propertiez": {}}}},
+        {"resources": {"r": {"type": "OS::Heat::None", "propertiez": {}}}},
         '"propertiez" is not a valid keyword',
     ),
     ("resource without type", "2018-08-31", {"resources": {"r": {"properties": {}}}}, 'missing "type"'),
     (
         "bad deletion policy",
         "2018-08-31",
-        {"resources": {"r": {"type": "T", "deletion_policy": "Keep"}}},
+        {"resources": {"r": {"type": "OS::Heat::None", "deletion_policy": "Keep"}}},
         'Invalid deletion policy "Keep"',
     ),
     (
         "lowercase policy before 2016-10-14",
         "2016-04-08",
-        {"resources": {"r": {"type": "T", "deletion_policy": "retain"}}},
+        {"resources": {"r": {"type": "OS::Heat::None", "deletion_policy": "retain"}}},
         'Invalid deletion policy "retain"',
     ),
     (
@@ -195,7 +195,7 @@ SECTION_ROWS = [
     (
         "depends_on unknown",
         "2018-08-31",
-        {"resources": {"r": {"type": "T", "depends_on": "s"}}},
+        {"resources": {"r": {"type": "OS::Heat::None", "depends_on": "s"}}},
         'depends_on names "s"',
     ),
     (
@@ -224,7 +224,7 @@ def test_sections_and_keys_per_version(version: str, sections: dict[str, Any], m
 def test_external_id_and_condition_keys(version: str, allowed: bool) -> None:
     template = {
         "heat_template_version": version,
-        "resources": {"r": {"type": "T", "external_id": "abc"}},
+        "resources": {"r": {"type": "OS::Heat::None", "external_id": "abc"}},
     }
     if allowed:
         assert load_template(template).resources["r"].external_id == "abc"
@@ -253,7 +253,7 @@ def test_unadmitted_function_warning_names_file_and_line() -> None:
 def test_lowercase_deletion_policies_from_2016_10_14() -> None:
     template = {
         "heat_template_version": "2016-10-14",
-        "resources": {"r": {"type": "T", "deletion_policy": "retain"}},
+        "resources": {"r": {"type": "OS::Heat::None", "deletion_policy": "retain"}},
     }
     assert load_template(template).resources["r"].deletion_policy == "Retain"
 

@@ -1,0 +1,143 @@
+"""Checking a stack's resources against the resource type schemas, as Heat's validation does.
+
+For every resource whose condition holds: its type must be one Heat knows (or an environment must
+map it to a template or to a known type): "The Resource Type (X) could not be found."; every
+property must be one of the type's (deprecated names are translated as Heat translates them),
+every required one present, every literal value of the right type and inside its constraints;
+every `get_attr` must name an attribute the type has. A type Heat knows is valid here whether or
+not a provider serves it on some cloud: that is for `plan` and `apply` to say.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from reconciler.templates.definition import ResourceDefinition, StackDefinition
+from reconciler.templates.documents import Document, PathKey
+from reconciler.templates.environment import TEMPLATE_SUFFIXES
+from reconciler.templates.errors import Problem
+from reconciler.templates.nodes import Call
+from reconciler.templates.property_values import value_problem
+from schemas.resource_schemas import TypeFacts, type_schema
+
+Where = tuple[PathKey, ...]
+MEMBER_KEYS = {"group": "resource_def", "autoscaling": "resource"}
+
+
+def resource_problems(definition: StackDefinition) -> list[Problem]:
+    """Every problem of the resources of `definition` against their types' schemas."""
+    document = definition.context.model(definition.template_path).document
+    problems: list[Problem] = []
+    for resource in definition.resources.values():
+        if resource.nested_kind == "template":
+            continue  # a template resource's properties are its template's parameters (nested_checks)
+        at = ("resources", resource.name)
+        facts = type_schema(resource.type)
+        if facts is None:
+            problems.append(document.problem((*at, "type"), _not_found(resource.type)))
+            continue
+        if resource.external_id is not None:
+            continue  # Heat checks an external resource against the cloud, not its properties
+        parsed = definition.parsed_properties(resource.name)
+        if not facts.placeholder:
+            problems.extend(_property_problems(document, at, facts, parsed))
+        if resource.nested_kind in MEMBER_KEYS and type(parsed) is dict:
+            problems.extend(_member_problems(definition, document, resource, parsed))
+    problems.extend(_attribute_problems(definition, document))
+    return problems
+
+
+def _not_found(type_name: str) -> str:
+    return f"The Resource Type ({type_name}) could not be found."
+
+
+def _member_problems(
+    definition: StackDefinition, document: Document, resource: ResourceDefinition, parsed: dict[str, Any]
+) -> Iterator[Problem]:
+    """A group's member definition: its type must exist and its properties fit it, as Heat checks."""
+    key = MEMBER_KEYS[resource.nested_kind or ""]
+    member = parsed.get(key)
+    if type(member) is not dict or not isinstance(member.get("type"), str):
+        return
+    written = member["type"]
+    if written.endswith(TEMPLATE_SUFFIXES) and "::" not in written:
+        return
+    mapped = definition.context.environment.registry.resolve("0", written)
+    if mapped.problem or mapped.is_file:
+        return  # a mapping's own problem is reported where nested templates are checked
+    at = ("resources", resource.name, "properties", key)
+    facts = type_schema(mapped.target)
+    if facts is None:
+        yield document.problem((*at, "type"), _not_found(mapped.target))
+    elif not facts.placeholder:
+        yield from _property_problems(document, at, facts, member.get("properties") or {})
+
+
+def _property_problems(document: Document, at: Where, facts: TypeFacts, parsed: Any) -> Iterator[Problem]:
+    if type(parsed) is not dict:
+        return  # the whole properties map comes from a function: known once resolved
+    prefix = "Property error: " + ".".join(str(step) for step in at) + ".properties"
+    given: set[str] = set()
+    for name, value in parsed.items():
+        schema = facts.properties.get(name)
+        if schema is None:
+            yield document.problem((*at, "properties", name), f"{prefix}: Unknown Property {name}")
+            continue
+        target = schema.translated_to or name
+        if target in given:
+            both = ", ".join(sorted({target, name}))
+            message = f"{prefix}: Cannot define the following properties at the same time: {both}"
+            yield document.problem((*at, "properties", name), message)
+        given.add(target)
+        problem = value_problem(facts.properties.get(target, schema), value)
+        if problem is not None:
+            yield document.problem((*at, "properties", name), f"{prefix}.{name}: {problem}")
+    for name, schema in facts.properties.items():
+        if schema.required and name not in given:
+            yield document.problem(
+                (*at, "properties") if parsed else at, f"{prefix}: Property {name} not assigned"
+            )
+
+
+def _attribute_problems(definition: StackDefinition, document: Document) -> Iterator[Problem]:
+    snippets = [definition.parsed_properties(name) for name in definition.resources]
+    snippets += [
+        definition.parsed_output(name) for name, output in definition.outputs.items() if output.active
+    ]
+    for snippet in snippets:
+        for call in _get_attr_calls(snippet):
+            args = call.args
+            if not (
+                isinstance(args, list)
+                and len(args) >= 2
+                and isinstance(args[0], str)
+                and isinstance(args[1], str)
+            ):
+                continue
+            target = definition.resources.get(args[0])
+            if target is None or target.nested_kind == "template":
+                continue
+            facts = type_schema(target.type)
+            if facts is not None and not facts.has_attribute(args[1]):
+                yield document.problem(
+                    call.where, f"The Referenced Attribute ({args[0]} {args[1]}) is incorrect."
+                )
+
+
+def _get_attr_calls(node: Any) -> list[Call]:
+    """Every get_attr call in `node` (a loop, not recursion: this runs over every resource)."""
+    found: list[Call] = []
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        kind = type(current)
+        if kind is Call:
+            if current.name == "get_attr":
+                found.append(current)
+            pending.append(current.args)
+        elif kind is dict:
+            pending.extend(current.values())
+        elif kind is list:
+            pending.extend(current)
+    return found
