@@ -48,6 +48,8 @@ def _settings(config: Path | None, **flags: object) -> DaemonSettings:
 @click.option("--state-dir", help="Where the SQLite file and the repository cache live.")
 @click.option("--fetch-interval", type=float, help="Seconds between fetches of a remote repository.")
 @click.option("--sim-latency", help="Latency of the simulated cloud's calls, e.g. 0.05 or 0.05,create=0.2.")
+@click.option("--agent-listen", help="HOST:PORT of the agent API VMs poll and signal (default: none).")
+@click.option("--agent-url", help="The agent API's URL as VMs reach it (default: http://AGENT_LISTEN).")
 @click.option("--follower", is_flag=True, hidden=True, help="Run as a non-leading worker of --workers.")
 @click.option("--worker-name", hidden=True, help="This worker's id (default: host, pid and a random tag).")
 def command(
@@ -60,6 +62,8 @@ def command(
     state_dir: str | None,
     fetch_interval: float | None,
     sim_latency: str | None,
+    agent_listen: str | None,
+    agent_url: str | None,
     follower: bool,
     worker_name: str | None,
 ) -> None:
@@ -75,6 +79,8 @@ def command(
         "state_dir": state_dir,
         "fetch_interval": fetch_interval,
         "sim_latency": sim_latency,
+        "agent_listen": agent_listen,
+        "agent_url": agent_url,
     }
     settings = _settings(config, **flags)
     stopped_early = _stop_on_sigterm_while_starting()
@@ -103,6 +109,8 @@ def command(
                 repo=settings.repo,  # a URL: followers read the leader's cache and never fetch
                 database=database_url(settings, state_dir_path),
                 state_dir=str(state_dir_path),
+                # followers make the same signal URLs; only the leader listens for agents
+                extra=("--agent-url", settings.agent_base_url()),
             ),
             settings.workers - 1,
         )

@@ -19,7 +19,9 @@ from typing import Any
 
 import platformdirs
 
+from providers.heat.agent_links import AgentLinks
 from providers.simulated.settings import CloudSettings, Latency
+from reconciler.daemon.agent_api import AgentApi, AgentServer
 from reconciler.daemon.clouds import CloudRoot, sim_cloud_path
 from reconciler.daemon.collector import tune_process
 from reconciler.daemon.gitops import Followed, GitOps
@@ -30,6 +32,7 @@ from reconciler.daemon.progress import ProgressMonitor
 from reconciler.daemon.sd_notify import SystemdNotifier
 from reconciler.daemon.service import Loop, Service, watchdog_interval
 from reconciler.daemon.settings import DaemonSettings, SettingsError
+from reconciler.daemon.software_records import StoredSoftware
 from reconciler.daemon.state_key import state_sealer
 from reconciler.engine.engine import Engine
 from reconciler.engine.engine_loop import EngineLoop
@@ -74,7 +77,17 @@ def database_url(settings: DaemonSettings, state_dir: Path) -> str:
     return settings.database or f"sqlite:///{state_dir / DATABASE_FILE}"
 
 
-RESTART_ONLY = ("repo", "database", "state_dir", "state_key_file", "listen", "workers", "sim_latency")
+RESTART_ONLY = (
+    "repo",
+    "database",
+    "state_dir",
+    "state_key_file",
+    "listen",
+    "workers",
+    "sim_latency",
+    "agent_listen",
+    "agent_url",
+)
 
 
 def _apply_reloaded(service: Service, current: DaemonSettings, reread: Callable[[], DaemonSettings]) -> None:
@@ -125,6 +138,7 @@ class AssembledDaemon:
     clouds: CloudRoot
     repository: FollowedRepository
     executor: SharedExecutor
+    agent: AgentServer | None = None
 
     def run(self) -> int:
         """Serve until SIGTERM (from the main thread: it installs the signal handlers)."""
@@ -134,9 +148,18 @@ class AssembledDaemon:
         self.http.start()
         host, port = self.http.address
         LOG.info("listening on http://%s:%d (/healthz, /metrics, POST /hooks/git)", host, port)
+        if self.agent is not None:
+            self.agent.start()
+            LOG.info(
+                "agent API on http://%s:%d (VMs reach it at %s)",
+                *self.agent.address,
+                self.settings.agent_base_url(),
+            )
         try:
             return self.service.run()
         finally:
+            if self.agent is not None:
+                self.agent.stop()
             self.http.stop()
 
     def _close_calls(self) -> None:
@@ -192,6 +215,15 @@ def _keeper_and_engine(
     return keeper, engine
 
 
+def _agent_server(settings: DaemonSettings, store: Store, *, leader: bool) -> AgentServer | None:
+    """The agent API's listener; one per host: followers of --workers make the same URLs but
+    leave serving to the leader."""
+    if not settings.agent_listen or not leader:
+        return None
+    host, port = parse_listen(settings.agent_listen)
+    return AgentServer(host, port, lambda links: AgentApi(store.software(), links), settings.agent_url)
+
+
 def assemble(
     settings: DaemonSettings,
     *,
@@ -220,7 +252,14 @@ def assemble(
         host=socket.gethostname(),
         pid=os.getpid(),
     )
-    clouds = CloudRoot(clock, sim_path=sim_cloud_path(url), sim_options=sim_options)
+    agent = _agent_server(settings, store, leader=leader)
+    links = AgentLinks(settings.agent_base_url()) if agent is None else agent.links
+    clouds = CloudRoot(
+        clock,
+        sim_path=sim_cloud_path(url),
+        sim_options=sim_options,
+        software=(StoredSoftware(store.software()), links),
+    )
     meter = CallMeter()
     keeper, engine = _keeper_and_engine(store, identity, clock, MeteredClouds(clouds, meter))
     repository = FollowedRepository(settings.repo, state_dir / "repositories")
@@ -331,5 +370,6 @@ def assemble(
         repository,
         # cloud calls other workers' coordinators queue when their own pools are full (DESIGN.md §5)
         SharedExecutor(store, MeteredClouds(clouds, meter), identity.id, threads=engine.settings.pool_size),
+        agent,
     )
     return daemon

@@ -41,6 +41,17 @@ class DaemonSettings:
     shutdown_deadline: float = 60.0  # SIGTERM: how long in-flight cloud calls may take to finish
     watchdog_allowance: float = 60.0  # a loop without progress for this long stops WATCHDOG=1
     sim_latency: str = ""  # the simulated cloud's call latency, e.g. "0.05" or "0.05,create=0.2"
+    # HOST:PORT of the agent API VMs poll and signal (see reconciler.daemon.agent_api); "": none
+    agent_listen: str = ""
+    agent_url: str = ""  # the agent API's address as VMs reach it; "": http://{agent_listen}
+
+    def agent_base_url(self) -> str:
+        """Where VMs reach the agent API: `agent_url`, else the listen address over http."""
+        if self.agent_url:
+            return self.agent_url
+        if self.agent_listen:
+            return f"http://{self.agent_listen}"
+        return "http://agent-api-not-configured.invalid"
 
     def overridden(self, **flags: Any) -> DaemonSettings:
         """These settings with every flag that was given (not None) taking precedence."""
@@ -56,6 +67,8 @@ _TYPES: Mapping[str, tuple[type, ...]] = {
     "workers": (int,),
     "listen": (str,),
     "sim_latency": (str,),
+    "agent_listen": (str,),
+    "agent_url": (str,),
 }
 
 

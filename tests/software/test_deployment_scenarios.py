@@ -75,7 +75,7 @@ def test_the_deployment_lists_heats_derived_inputs_and_waits_for_its_signal(worl
     assert inputs["deploy_stack_id"].startswith("app/")
     assert inputs["deploy_signal_transport"] == "TEMP_URL_SIGNAL"
     assert inputs["deploy_signal_verb"] == "PUT"
-    assert inputs["deploy_signal_id"].startswith("http://agent.invalid:8788/v1/signal/")
+    assert inputs["deploy_signal_id"].startswith(f"{world.agent_url}/v1/signal/")
     assert len(inputs["deploy_config_hash"]) == 64
     assert entry["group"] == "script"
     assert world.converge("app", within=30)["app"].status is StackStatus.PROGRESSING
