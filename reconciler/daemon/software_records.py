@@ -9,7 +9,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Collection, Mapping, Sequence
 
+from providers.heat.agent_links import AgentLinks
 from providers.heat.software_records import Deployment, HandleSignal, SoftwareObject
+from reconciler.daemon.settings import DaemonSettings
+from state import Store
 from state.software import DeploymentRow, ObjectRow, SignalRow, SoftwareStore
 
 
@@ -72,3 +75,12 @@ class StoredSoftware:
 
 def signal_row(signal: HandleSignal) -> SignalRow:
     return SignalRow(signal.signal_id, signal.status, signal.reason, signal.data)
+
+
+def stored_software(store: Store, agent_url: str = "") -> tuple[StoredSoftware, AgentLinks]:
+    """What `CloudRoot(software=...)` takes: the store's software rows and the agent API's URLs.
+
+    Commands that run no agent API (`apply`, `plan`, `check`) still serve the software types; a
+    deployment waiting for a signal then waits until a daemon's agent API receives it.
+    """
+    return StoredSoftware(store.software()), AgentLinks(DaemonSettings(agent_url=agent_url).agent_base_url())
