@@ -13,9 +13,10 @@ must still be two different times.
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Mapping, Sequence
+import threading
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 
@@ -29,6 +30,8 @@ from state.software_tables import (
 from state.transactions import Transactor
 from state.upserts import dialect_insert
 from timekeeping import Clock
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,17 @@ class ServerMetadata:
     modified_at: float | None
 
 
+@dataclass(frozen=True)
+class MetadataVersion:
+    """The server a metadata token reads, and when its metadata last changed (None: never)."""
+
+    server_id: str
+    modified_at: float | None
+
+
+# What a deployment's signal comes to, decided from its metadata entry: (status, reason, outputs).
+Judge = Callable[[Mapping[str, Any]], tuple[str, str, Mapping[str, Any]]]
+
 _DEPLOYMENT_COLUMNS = (
     "id",
     "server_id",
@@ -99,6 +113,15 @@ _DEPLOYMENT_COLUMNS = (
 )
 
 
+# The statements every poll and signal runs, built once: building one costs as much as running it.
+_METADATA_VERSION = (
+    sa.select(AGENT_TOKENS.c.kind, AGENT_TOKENS.c.server_id, AGENT_SERVERS.c.modified_at)
+    .select_from(AGENT_TOKENS.outerjoin(AGENT_SERVERS, AGENT_SERVERS.c.server_id == AGENT_TOKENS.c.server_id))
+    .where(AGENT_TOKENS.c.digest == sa.bindparam("digest"))
+)
+_GRANT = sa.select(AGENT_TOKENS).where(AGENT_TOKENS.c.digest == sa.bindparam("digest"))
+
+
 def _deployment(row: sa.Row[Any]) -> DeploymentRow:
     return DeploymentRow(**{name: getattr(row, name) for name in _DEPLOYMENT_COLUMNS})
 
@@ -109,6 +132,16 @@ class SoftwareStore:
     def __init__(self, transactor: Transactor, clock: Clock) -> None:
         self._tx = transactor
         self._clock = clock
+        # SQLite has one writer at a time, and a writer that finds the lock taken sleeps in steps
+        # of up to 100 ms before it tries again: signals arriving together on the agent API's
+        # threads queue here instead, where the next one starts the moment the last commits.
+        self._sqlite_writes = threading.Lock() if transactor.engine.dialect.name == "sqlite" else None
+
+    def _write(self, operation: str, work: Callable[[sa.Connection], T]) -> T:
+        if self._sqlite_writes is None:
+            return self._tx.run(operation, work)
+        with self._sqlite_writes:
+            return self._tx.run(operation, work)
 
     # Configs, wait conditions, groups
     def put_object(self, item: ObjectRow) -> None:
@@ -182,6 +215,27 @@ class SoftwareStore:
 
         self._tx.run("delete deployment", work)
 
+    def judge_deployment_signal(self, deployment_id: str, judge: Judge) -> bool:
+        """Read the deployment's metadata entry, let `judge` decide the signal's (status, reason,
+        outputs) from it, and keep them, in one transaction; False when the deployment is gone."""
+
+        def work(connection: sa.Connection) -> bool:
+            table = SOFTWARE_DEPLOYMENTS
+            entry = connection.execute(sa.select(table.c.entry).where(table.c.id == deployment_id)).scalar()
+            if entry is None:
+                return False
+            status, reason, outputs = judge(entry)
+            connection.execute(
+                sa.update(table)
+                .where(table.c.id == deployment_id)
+                .values(
+                    status=status, status_reason=reason, outputs=dict(outputs), updated_at=self._clock.now()
+                )
+            )
+            return True
+
+        return self._write("deployment signal", work)
+
     def record_deployment_signal(
         self, deployment_id: str, *, status: str, reason: str, outputs: Mapping[str, Any]
     ) -> bool:
@@ -198,7 +252,7 @@ class SoftwareStore:
             ).scalar()
             return server_id is not None
 
-        return self._tx.run("deployment signal", work)
+        return self._write("deployment signal", work)
 
     # Tokens
     def issue_token(self, digest: str, kind: str, subject: str) -> None:
@@ -236,10 +290,22 @@ class SoftwareStore:
         """What the token with this digest allows, if it is (still) valid."""
 
         def work(connection: sa.Connection) -> TokenGrant | None:
-            row = connection.execute(sa.select(AGENT_TOKENS).where(AGENT_TOKENS.c.digest == digest)).first()
+            row = connection.execute(_GRANT, {"digest": digest}).first()
             return None if row is None else TokenGrant(row.kind, row.subject, row.server_id)
 
         return self._tx.read("token grant", work)
+
+    def metadata_version(self, digest: str) -> MetadataVersion | None:
+        """For a server token's digest: its server and when that server's metadata last changed,
+        in one query (what a poll answered 304 needs); None for any other or unknown token."""
+
+        def work(connection: sa.Connection) -> MetadataVersion | None:
+            row = connection.execute(_METADATA_VERSION, {"digest": digest}).first()
+            if row is None or row.kind != "server" or row.server_id is None:
+                return None
+            return MetadataVersion(row.server_id, row.modified_at)
+
+        return self._tx.read("metadata version", work)
 
     def server_metadata(self, server_id: str) -> ServerMetadata:
         """The `deployments` entries of a server, by resource name, and when they last changed."""
@@ -276,7 +342,7 @@ class SoftwareStore:
             )
             return bool(result.rowcount)
 
-        return self._tx.run("handle signal", work)
+        return self._write("handle signal", work)
 
     def handle_signals(self, handle_ids: Collection[str]) -> Mapping[str, Sequence[SignalRow]]:
         def work(connection: sa.Connection) -> Mapping[str, Sequence[SignalRow]]:

@@ -29,10 +29,10 @@ from typing import Any
 from providers.heat.agent_links import AgentLinks
 from providers.heat.deployment_signals import judge_signal
 from providers.heat.server_user_data import collect_config
-from providers.heat.software_records import DEPLOYMENT_TOKEN, HANDLE_TOKEN, SERVER_TOKEN, token_digest
+from providers.heat.software_records import DEPLOYMENT_TOKEN, HANDLE_TOKEN, token_digest
 from providers.heat.wait_conditions import BadSignal, handle_signal
 from reconciler.daemon.software_records import signal_row
-from state.software import SoftwareStore
+from state.software import MetadataVersion, SoftwareStore
 
 LOG = logging.getLogger(__name__)
 MAX_BODY = 1 << 20
@@ -57,17 +57,21 @@ class AgentApi:
         self._software = software
         self._links = links
 
-    def metadata(self, token: str) -> tuple[bytes, float | None]:
-        """The server's metadata document and when it last changed."""
-        grant = self._software.grant(token_digest(token))
-        if grant is None or grant.kind != SERVER_TOKEN or grant.server_id is None:
+    def version(self, token: str) -> MetadataVersion:
+        """Which server the token reads, and when its metadata last changed (one query)."""
+        found = self._software.metadata_version(token_digest(token))
+        if found is None:
             raise NOT_FOUND
-        found = self._software.server_metadata(grant.server_id)
+        return found
+
+    def document(self, token: str, server_id: str) -> bytes:
+        """The server's metadata document: its deployments, and where to poll them."""
+        found = self._software.server_metadata(server_id)
         document = {
             "deployments": found.entries,
             "os-collect-config": collect_config(self._links.metadata_url(token)),
         }
-        return json.dumps(document, sort_keys=True).encode(), found.modified_at
+        return json.dumps(document, sort_keys=True).encode()
 
     def signal(self, token: str, body: Mapping[str, Any] | None) -> None:
         grant = self._software.grant(token_digest(token))
@@ -81,14 +85,11 @@ class AgentApi:
             raise NOT_FOUND
 
     def _deployment_signal(self, deployment_id: str, details: Mapping[str, Any]) -> None:
-        deployment = self._software.deployments([deployment_id]).get(deployment_id)
-        if deployment is None:
-            raise NOT_FOUND
-        verdict = judge_signal(details, deployment.entry.get("outputs") or [])
-        recorded = self._software.record_deployment_signal(
-            deployment_id, status=verdict.status, reason=verdict.reason, outputs=verdict.outputs
-        )
-        if not recorded:
+        def judge(entry: Mapping[str, Any]) -> tuple[str, str, Mapping[str, Any]]:
+            verdict = judge_signal(details, entry.get("outputs") or [])
+            return verdict.status, verdict.reason, verdict.outputs
+
+        if not self._software.judge_deployment_signal(deployment_id, judge):
             raise NOT_FOUND
 
     def _handle_signal(self, handle_id: str, details: Mapping[str, Any] | None) -> None:
@@ -100,8 +101,11 @@ class AgentApi:
         self._software.record_handle_signal(handle_id, signal_row(signal))
 
 
-def etag_of(body: bytes) -> str:
-    return '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+def etag_of(token: str, version: MetadataVersion) -> str:
+    """An entity tag that changes exactly when the document does: with the server's metadata
+    (`modified_at` moves at every change) and with the URL (the document names it)."""
+    text = f"{token}:{version.server_id}:{version.modified_at}"
+    return '"' + hashlib.sha256(text.encode()).hexdigest()[:32] + '"'
 
 
 def not_modified(match: str | None, since: str | None, etag: str, modified_at: float | None) -> bool:
@@ -125,6 +129,9 @@ def _handler() -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "reconciler-agent-api"
         protocol_version = "HTTP/1.1"  # agents keep their connection between polls
+        # headers and body go out in two writes: without TCP_NODELAY the second waits for the
+        # client's delayed ACK (40 ms) on a kept-alive connection
+        disable_nagle_algorithm = True
 
         def do_HEAD(self) -> None:
             self._metadata(send_body=False)
@@ -142,22 +149,27 @@ def _handler() -> type[BaseHTTPRequestHandler]:
             self._signal()
 
         def _metadata(self, *, send_body: bool) -> None:
+            """A poll: answered from the version alone when the agent holds it (304) or asks HEAD."""
             try:
                 if not self.path.startswith(METADATA):
                     raise NOT_FOUND
-                body, modified_at = self._api().metadata(self.path.removeprefix(METADATA).split("?")[0])
+                token = self.path.removeprefix(METADATA).split("?")[0]
+                version = self._api().version(token)
             except AgentError as error:
                 self._refuse(error)
                 return
-            etag = etag_of(body)
+            etag = etag_of(token, version)
             headers = {"ETag": etag}
-            if modified_at is not None:
-                headers["Last-Modified"] = formatdate(int(modified_at), usegmt=True)
+            if version.modified_at is not None:
+                headers["Last-Modified"] = formatdate(int(version.modified_at), usegmt=True)
             match, since = self.headers.get("If-None-Match"), self.headers.get("If-Modified-Since")
-            if not_modified(match, since, etag, modified_at):
+            if not_modified(match, since, etag, version.modified_at):
                 self._reply(HTTPStatus.NOT_MODIFIED, b"", "application/json", headers, send_body=False)
+            elif not send_body:
+                self._reply(HTTPStatus.OK, b"", "application/json", headers, send_body=False)
             else:
-                self._reply(HTTPStatus.OK, body, "application/json", headers, send_body=send_body)
+                body = self._api().document(token, version.server_id)
+                self._reply(HTTPStatus.OK, body, "application/json", headers)
 
         def _signal(self) -> None:
             try:
@@ -220,10 +232,10 @@ def _handler() -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Type", content_type)
             for name, value in (headers or {}).items():
                 self.send_header(name, value)
-            if status is not HTTPStatus.NOT_MODIFIED:
+            if send_body:  # a 304 or an answer to HEAD has no body, and names no length
                 self.send_header("Content-Length", str(len(body)))
             self.end_headers()
-            if send_body and body:
+            if send_body:
                 self.wfile.write(body)
 
         def log_message(self, format: str, *args: object) -> None:
