@@ -17,8 +17,8 @@ from tests.software.test_real_agents import DEPLOYED, WAIT
 
 
 @pytest.fixture
-def world(tmp_path: Path, sqlite_url: str) -> Iterator[SoftwareWorld]:
-    world = SoftwareWorld(tmp_path, sqlite_url)
+def world(tmp_path: Path, database_url: str) -> Iterator[SoftwareWorld]:
+    world = SoftwareWorld(tmp_path, database_url)
     world.commit({"deployed.yaml": DEPLOYED, "wait.yaml": WAIT})
     yield world
     world.close()

@@ -43,8 +43,8 @@ outputs:
 
 
 @pytest.fixture
-def world(tmp_path: Path, sqlite_url: str) -> Iterator[SoftwareWorld]:
-    world = SoftwareWorld(tmp_path, sqlite_url)
+def world(tmp_path: Path, database_url: str) -> Iterator[SoftwareWorld]:
+    world = SoftwareWorld(tmp_path, database_url)
     world.commit({"app.yaml": TEMPLATE})
     yield world
     world.close()
