@@ -315,8 +315,11 @@ class SoftwareStore:
             rows = connection.execute(
                 sa.select(table.c.entry).where(table.c.server_id == server_id).order_by(table.c.id)
             )
-            # Heat lists a server's deployments in the order of their names, which applies them so
-            entries = sorted((dict(row.entry) for row in rows), key=lambda entry: str(entry.get("name", "")))
+            # Heat lists a server's deployments in the order of their names, which applies them so;
+            # a deployment not run for any action yet has no entry
+            entries = sorted(
+                (dict(row.entry) for row in rows if row.entry), key=lambda entry: str(entry.get("name", ""))
+            )
             modified = connection.execute(
                 sa.select(AGENT_SERVERS.c.modified_at).where(AGENT_SERVERS.c.server_id == server_id)
             ).scalar()

@@ -20,9 +20,16 @@ from typing import Any
 
 import yaml
 
-from providers.heat.software_types import CLOUD_CONFIG, MULTIPART_MIME, STRUCTURED_CONFIG
+from providers.heat.software_types import CLOUD_CONFIG, MULTIPART_MIME, SOFTWARE_COMPONENT, STRUCTURED_CONFIG
 
 UNGROUPED = "Heat::Ungrouped"
+COMPONENT = "component"
+DEFAULT_ACTIONS = ("CREATE", "UPDATE")
+
+
+class ConfigError(ValueError):
+    """Properties no config can be made of (the message says why)."""
+
 
 ConfigLookup = Callable[[str], "Mapping[str, Any] | None"]
 
@@ -48,11 +55,36 @@ def config_body(
         document = yaml.safe_dump(dict(properties.get("cloud_config") or {}), default_flow_style=False)
         return _body(name, UNGROUPED, "#cloud-config\n" + document)
     default: Any = {} if type_name == STRUCTURED_CONFIG else ""
-    body = _body(name, properties.get("group") or UNGROUPED, properties.get("config") or default)
+    if type_name == SOFTWARE_COMPONENT:
+        body = _body(name, COMPONENT, {"configs": component_configs(properties.get("configs") or [])})
+    else:
+        body = _body(name, properties.get("group") or UNGROUPED, properties.get("config") or default)
     body["inputs"] = [dict(item) for item in properties.get("inputs") or []]
     body["outputs"] = [dict(item) for item in properties.get("outputs") or []]
     body["options"] = dict(properties.get("options") or {})
     return body
+
+
+def component_configs(configs: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """A SoftwareComponent's configs, each with its actions; an action may have one config only."""
+    seen: set[str] = set()
+    result: list[dict[str, Any]] = []
+    for item in configs:
+        actions = [str(action) for action in item.get("actions") or DEFAULT_ACTIONS]
+        twice = seen.intersection(actions)
+        if twice:
+            raise ConfigError(
+                f"Defining more than one configuration for the action {sorted(twice)[0]} is not allowed"
+            )
+        seen.update(actions)
+        result.append({"actions": actions, "config": item.get("config") or "", "tool": item.get("tool")})
+    return result
+
+
+def component_actions(config: Mapping[str, Any]) -> frozenset[str]:
+    """The actions a component config has a config for (a deployment of it runs for those only)."""
+    configs = (config.get("config") or {}).get("configs") or []
+    return frozenset(str(action) for item in configs for action in item.get("actions") or ())
 
 
 def _body(name: str, group: str, config: Any) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from typing import Any
 
 from providers.heat.agent_links import AgentLinks, new_token
 from providers.heat.derived_config import DeploymentTarget, deployment_entry
-from providers.heat.software_configs import config_body
+from providers.heat.software_configs import COMPONENT, ConfigError, component_actions, config_body
 from providers.heat.software_records import (
     COMPLETE,
     FAILED,
@@ -88,7 +88,10 @@ class SoftwareProvider:
     def create(self, type_name: str, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
         physical_id = _physical_id(marker)
         if type_name in CONFIG_TYPES:
-            body = config_body(type_name, properties, f"{marker.stack}-{marker.resource}", self._config)
+            try:
+                body = config_body(type_name, properties, f"{marker.stack}-{marker.resource}", self._config)
+            except ConfigError as error:
+                raise Permanent(f"{type_name}: {error}") from error
             self._records.put_object(SoftwareObject(physical_id, "config", marker.stack, body))
         elif type_name in DEPLOYMENT_TYPES:
             self._deploy(
@@ -217,7 +220,10 @@ class SoftwareProvider:
         _, digest = deployment_entry(target, config, input_values, action, None)
         if previous is not None and previous.config_hash == digest and previous.status == COMPLETE:
             return  # the same config and inputs already ran: never again
-        actions = properties.get("actions") or ["CREATE", "UPDATE"]
+        if config.get("group") == COMPONENT:
+            actions: Collection[str] = component_actions(config)
+        else:
+            actions = properties.get("actions") or ["CREATE", "UPDATE"]
         if action not in actions:
             if previous is None:
                 self._records.put_deployment(

@@ -17,6 +17,7 @@ SOFTWARE_CONFIG = "OS::Heat::SoftwareConfig"
 STRUCTURED_CONFIG = "OS::Heat::StructuredConfig"
 MULTIPART_MIME = "OS::Heat::MultipartMime"
 CLOUD_CONFIG = "OS::Heat::CloudConfig"
+SOFTWARE_COMPONENT = "OS::Heat::SoftwareComponent"
 SOFTWARE_DEPLOYMENT = "OS::Heat::SoftwareDeployment"
 STRUCTURED_DEPLOYMENT = "OS::Heat::StructuredDeployment"
 SOFTWARE_DEPLOYMENT_GROUP = "OS::Heat::SoftwareDeploymentGroup"
@@ -24,7 +25,9 @@ STRUCTURED_DEPLOYMENT_GROUP = "OS::Heat::StructuredDeploymentGroup"
 WAIT_CONDITION_HANDLE = "OS::Heat::WaitConditionHandle"
 WAIT_CONDITION = "OS::Heat::WaitCondition"
 
-CONFIG_TYPES = frozenset({SOFTWARE_CONFIG, STRUCTURED_CONFIG, MULTIPART_MIME, CLOUD_CONFIG})
+CONFIG_TYPES = frozenset(
+    {SOFTWARE_CONFIG, STRUCTURED_CONFIG, MULTIPART_MIME, CLOUD_CONFIG, SOFTWARE_COMPONENT}
+)
 DEPLOYMENT_TYPES = frozenset({SOFTWARE_DEPLOYMENT, STRUCTURED_DEPLOYMENT})
 GROUP_TYPES = frozenset({SOFTWARE_DEPLOYMENT_GROUP, STRUCTURED_DEPLOYMENT_GROUP})
 
@@ -63,6 +66,14 @@ SOFTWARE_TYPES: Mapping[str, ResourceType] = {
             ["config"],
         ),
         resource_type(CLOUD_CONFIG, [replacing("cloud_config", "map", default={})], ["config"]),
+        resource_type(
+            SOFTWARE_COMPONENT,
+            [
+                *_CONFIG_COMMON[1:],
+                replacing("configs", "list", required=True, description="A config per action."),
+            ],
+            ["config"],
+        ),
         resource_type(
             SOFTWARE_DEPLOYMENT,
             [*_DEPLOYMENT_COMMON, replacing("server", "string", required=True)],

@@ -182,3 +182,49 @@ def test_a_deployment_in_progress_is_still_signalled_by_its_url_after_a_takeover
     assert world.server_entries(server) == [entry]
     world.signal_deployment(entry, {"deploy_status_code": 0})
     assert world.converge("silent")["silent"].status is StackStatus.CONVERGED
+
+
+COMPONENT = """
+heat_template_version: 2018-08-31
+resources:
+  component:
+    type: OS::Heat::SoftwareComponent
+    properties:
+      configs:
+        - {actions: [CREATE], config: "echo install", tool: script}
+        - {actions: [DELETE], config: "echo clean up", tool: script}
+  server:
+    type: OS::Nova::Server
+    properties: {image: cirros-0.6.2-x86_64-disk, flavor: m1.small, user_data_format: SOFTWARE_CONFIG}
+  deployment:
+    type: OS::Heat::SoftwareDeployment
+    properties:
+      config: {get_resource: component}
+      server: {get_resource: server}
+      input_values: {version: "1"}
+"""
+
+
+def test_a_software_component_runs_for_the_actions_it_has_a_config_for(world: SoftwareWorld) -> None:
+    world.commit({"component.yaml": COMPONENT})
+    world.submit("component", "component.yaml")
+    world.step_until(lambda: bool(world.records("component").get("deployment")))
+    server = world.records("component")["server"].physical_id
+    world.step_until(lambda: bool(world.server_entries(server)))
+    (entry,) = world.server_entries(server)
+    assert entry["group"] == "component"
+    assert [item["actions"] for item in entry["config"]["configs"]] == [["CREATE"], ["DELETE"]]
+    world.signal_deployment(entry, {"deploy_status_code": 0})
+    assert world.converge("component")["component"].status is StackStatus.CONVERGED
+    world.commit({"component.yaml": COMPONENT.replace('version: "1"', 'version: "2"')})
+    world.submit("component", "component.yaml")
+    assert world.converge("component")["component"].status is StackStatus.CONVERGED  # no UPDATE config
+    assert world.server_entries(server) == [entry]
+
+
+def test_a_software_component_with_two_configs_for_one_action_is_refused(world: SoftwareWorld) -> None:
+    world.commit({"component.yaml": COMPONENT.replace("actions: [DELETE]", "actions: [CREATE]")})
+    world.submit("component", "component.yaml")
+    report = world.converge("component")["component"]
+    assert report.status is StackStatus.FAILED
+    assert "more than one configuration for the action CREATE" in report.failures[0].reason
