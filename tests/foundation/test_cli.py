@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from reconciler.cli.main import SUBCOMMANDS, cli
 
-EXPECTED = {"validate", "plan", "apply", "run", "status", "outputs", "check", "sim", "db", "shards"}
+EXPECTED = {"validate", "plan", "apply", "run", "status", "outputs", "check", "sim", "db", "shards", "agent"}
 
 
 def test_help_lists_every_subcommand() -> None:
