@@ -71,7 +71,8 @@ def derived_inputs(target: DeploymentTarget, action: str, signal_url: str | None
     ]
     if signal_url is not None:
         derived.append(("deploy_signal_id", signal_url, "ID of signal to use for signalling output values"))
-        derived.append(("deploy_signal_verb", "PUT", "HTTP verb to use for signalling output values"))
+        verb = "POST" if target.signal_transport == "CFN_SIGNAL" else "PUT"  # Heat's verbs; both served
+        derived.append(("deploy_signal_verb", verb, "HTTP verb to use for signalling output values"))
     return [
         {"name": name, "value": value, "type": "String", "description": text} for name, value, text in derived
     ]

@@ -12,6 +12,7 @@ which answers with status 0 and says in `deploy_stdout` that nothing applied the
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import subprocess
@@ -46,14 +47,7 @@ def script_hook(deployment: Mapping[str, Any], workdir: Path, time_limit: float)
             "heat_outputs_path": str(outputs_path),
         }
         try:
-            done = subprocess.run(
-                [str(script)],
-                cwd=run_dir,
-                env=environment,
-                capture_output=True,
-                timeout=time_limit,
-                check=False,
-            )
+            done = _run(script, run_dir, environment, time_limit)
             status, stdout, stderr = done.returncode, done.stdout, done.stderr
         except subprocess.TimeoutExpired as expired:
             status, stdout = TIMED_OUT, expired.stdout or b""
@@ -70,6 +64,21 @@ def script_hook(deployment: Mapping[str, Any], workdir: Path, time_limit: float)
             if written.is_file():
                 result[str(output["name"])] = written.read_text(encoding="utf-8", errors="replace")
         return result
+
+
+def _run(
+    script: Path, run_dir: str, environment: dict[str, str], time_limit: float
+) -> subprocess.CompletedProcess[bytes]:
+    """Execute the script; one without a `#!` line runs under /bin/sh, as a shell runs it."""
+    for argv in ([str(script)], ["/bin/sh", str(script)]):
+        try:
+            return subprocess.run(
+                argv, cwd=run_dir, env=environment, capture_output=True, timeout=time_limit, check=False
+            )
+        except OSError as error:
+            if error.errno != errno.ENOEXEC:
+                raise
+    raise OSError(errno.ENOEXEC, "not executable", str(script))
 
 
 def stand_in_hook(deployment: Mapping[str, Any], workdir: Path, time_limit: float) -> dict[str, Any]:

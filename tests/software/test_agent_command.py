@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from providers.heat.server_user_data import metadata_of_user_data
+from reconciler.agent.hooks import TIMED_OUT, script_hook
 from reconciler.engine import StackStatus
 from tests.software.software_world import SoftwareWorld
 
@@ -121,3 +122,12 @@ def test_a_script_exiting_1_fails_the_deployment_with_its_stderr_in_the_reason(
     assert report.status is StackStatus.FAILED
     (failure,) = report.failures
     assert "non-zero status code: 1" in failure.reason and "warning: world" in failure.reason
+
+
+def test_a_script_without_a_shebang_runs_under_sh_and_one_past_its_time_limit_is_stopped(
+    tmp_path: Path,
+) -> None:
+    plain = {"config": 'echo "plain $who"', "inputs": [{"name": "who", "value": "text"}], "outputs": []}
+    assert script_hook(plain, tmp_path, 30)["deploy_stdout"] == "plain text\n"
+    slow = {"config": "#!/bin/sh\nsleep 30", "inputs": [], "outputs": []}
+    assert script_hook(slow, tmp_path, 0.5)["deploy_status_code"] == TIMED_OUT
