@@ -58,6 +58,8 @@ class DeploymentRow:
     deadline: float | None = None
     group_id: str | None = None
     updated_at: float = 0.0
+    actions: Sequence[str] = ()
+    published: bool = True
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,8 @@ _DEPLOYMENT_COLUMNS = (
     "deadline",
     "group_id",
     "updated_at",
+    "actions",
+    "published",
 )
 
 
@@ -172,7 +176,12 @@ class SoftwareStore:
         def work(connection: sa.Connection) -> None:
             now = self._clock.now()
             values = {name: getattr(deployment, name) for name in _DEPLOYMENT_COLUMNS if name != "id"}
-            values.update(entry=dict(deployment.entry), outputs=dict(deployment.outputs), updated_at=now)
+            values.update(
+                entry=dict(deployment.entry),
+                outputs=dict(deployment.outputs),
+                actions=list(deployment.actions),
+                updated_at=now,
+            )
             previous = connection.execute(
                 sa.select(SOFTWARE_DEPLOYMENTS.c.server_id).where(SOFTWARE_DEPLOYMENTS.c.id == deployment.id)
             ).scalar()
@@ -313,7 +322,9 @@ class SoftwareStore:
         def work(connection: sa.Connection) -> ServerMetadata:
             table = SOFTWARE_DEPLOYMENTS
             rows = connection.execute(
-                sa.select(table.c.entry).where(table.c.server_id == server_id).order_by(table.c.id)
+                sa.select(table.c.entry)
+                .where(table.c.server_id == server_id, table.c.published.is_(True))
+                .order_by(table.c.id)
             )
             # Heat lists a server's deployments in the order of their names, which applies them so;
             # a deployment not run for any action yet has no entry

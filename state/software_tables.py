@@ -47,6 +47,8 @@ class SoftwareDeploymentRow(Base):
     outputs: Mapped[dict[str, Any]] = mapped_column(default=dict)
     deadline: Mapped[float | None]
     updated_at: Mapped[float]
+    actions: Mapped[list[Any]] = mapped_column(default=list)  # the actions it runs for
+    published: Mapped[bool] = mapped_column(sa.Boolean, default=True)  # listed in its server's metadata
 
 
 class AgentServerRow(Base):

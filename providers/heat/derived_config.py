@@ -23,7 +23,8 @@ from typing import Any
 ENTRY_NAMESPACE = uuid.UUID("5f0c1c44-4e0b-4d0c-9a51-0a4bdf2d7c11")
 HASH_INPUT = "deploy_config_hash"
 # Inputs that say how this run reaches back, not what is deployed: outside the hash.
-RUN_INPUTS = frozenset({"deploy_action", "deploy_signal_id", "deploy_signal_verb", HASH_INPUT})
+SIGNAL_INPUTS = frozenset({"deploy_signal_id", "deploy_signal_verb"})
+RUN_INPUTS = frozenset({"deploy_action", HASH_INPUT}) | SIGNAL_INPUTS
 
 
 @dataclass(frozen=True)
@@ -69,12 +70,27 @@ def derived_inputs(target: DeploymentTarget, action: str, signal_url: str | None
             "How the server should signal to heat with the deployment output values.",
         ),
     ]
-    if signal_url is not None:
-        derived.append(("deploy_signal_id", signal_url, "ID of signal to use for signalling output values"))
-        verb = "POST" if target.signal_transport == "CFN_SIGNAL" else "PUT"  # Heat's verbs; both served
-        derived.append(("deploy_signal_verb", verb, "HTTP verb to use for signalling output values"))
-    return [
+    listed = [
         {"name": name, "value": value, "type": "String", "description": text} for name, value, text in derived
+    ]
+    return listed + (_signal_inputs(signal_url, target.signal_transport) if signal_url is not None else [])
+
+
+def _signal_inputs(signal_url: str, transport: str) -> list[dict[str, Any]]:
+    verb = "POST" if transport == "CFN_SIGNAL" else "PUT"  # Heat's verbs; the agent API takes both
+    return [
+        {
+            "name": "deploy_signal_id",
+            "value": signal_url,
+            "type": "String",
+            "description": "ID of signal to use for signalling output values",
+        },
+        {
+            "name": "deploy_signal_verb",
+            "value": verb,
+            "type": "String",
+            "description": "HTTP verb to use for signalling output values",
+        },
     ]
 
 
@@ -132,3 +148,23 @@ def deployment_entry(
         "options": dict(config.get("options") or {}),
     }
     return entry, digest
+
+
+def rerun_entry(
+    entry: Mapping[str, Any], deployment_id: str, action: str, signal_url: str | None, digest: str
+) -> dict[str, Any]:
+    """The entry of another run of the same deployment (a DELETE before it goes): the same config
+    and inputs with the action and the signal URL of the new run."""
+    kept = [dict(item) for item in entry.get("inputs") or [] if item["name"] not in SIGNAL_INPUTS]
+    inputs = [{**item, "value": action} if item["name"] == "deploy_action" else item for item in kept]
+    transport = next(
+        (item.get("value") for item in inputs if item["name"] == "deploy_signal_transport"), None
+    )
+    if signal_url is not None:
+        at = next((index for index, item in enumerate(inputs) if item["name"] == HASH_INPUT), len(inputs))
+        inputs[at:at] = _signal_inputs(signal_url, str(transport))
+    return {
+        **entry,
+        "id": str(uuid.uuid5(ENTRY_NAMESPACE, f"{deployment_id}:{action}:{digest}")),
+        "inputs": inputs,
+    }

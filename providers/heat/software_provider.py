@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from providers.heat.agent_links import AgentLinks, new_token
-from providers.heat.derived_config import DeploymentTarget, deployment_entry
+from providers.heat.derived_config import DeploymentTarget, deployment_entry, rerun_entry
 from providers.heat.software_configs import COMPONENT, ConfigError, component_actions, config_body
 from providers.heat.software_records import (
     COMPLETE,
@@ -42,11 +42,12 @@ from providers.heat.software_types import (
     WAIT_CONDITION_HANDLE,
 )
 from providers.heat.wait_conditions import Completed, WaitFailed, wait_verdict
-from providers.interface import LiveResource, LiveStatus, Marker, NotFound, Permanent, ResourceType
+from providers.interface import LiveResource, LiveStatus, Marker, NotFound, Permanent, ResourceType, Retryable
 from timekeeping import Clock
 
 ID_NAMESPACE = uuid.UUID("0b6f7bd2-5d0c-4b7e-8f43-6f1f1d3b9a60")
 NO_SIGNAL = "NO_SIGNAL"
+DELETE_POLL = 2.0  # seconds between asks of a deletion waiting for its DELETE run
 TIMED = DEPLOYMENT_TYPES | GROUP_TYPES | {WAIT_CONDITION}
 
 
@@ -132,8 +133,10 @@ class SoftwareProvider:
 
     def delete(self, type_name: str, physical_id: str) -> None:
         if type_name in DEPLOYMENT_TYPES:
-            if not self._records.deployments([physical_id]):
+            row = self._records.deployments([physical_id]).get(physical_id)
+            if row is None:
                 raise NotFound(f"deployment {physical_id} is gone")
+            self._run_for_delete(row)
             self._records.delete_deployment(physical_id)
             return
         found = self._records.objects([physical_id]).get(physical_id)
@@ -225,7 +228,8 @@ class SoftwareProvider:
         else:
             actions = properties.get("actions") or ["CREATE", "UPDATE"]
         if action not in actions:
-            if previous is None:
+            if previous is None:  # kept unpublished: a DELETE run later is made from it
+                entry, _ = deployment_entry(target, config, input_values, action, None)
                 self._records.put_deployment(
                     Deployment(
                         target.deployment_id,
@@ -235,9 +239,11 @@ class SoftwareProvider:
                         action,
                         COMPLETE,
                         digest,
-                        {},
+                        entry,
                         "Not deployed for this action",
                         group_id=group_id,
+                        actions=tuple(actions),
+                        published=False,
                     ),
                     None,
                 )
@@ -259,8 +265,37 @@ class SoftwareProvider:
             status_reason="Deploy data available" if signalled else "Not waiting for outputs signal",
             deadline=self._clock.now() + self._settings.deployment_timeout if signalled else None,
             group_id=group_id,
+            actions=tuple(actions),
         )
         self._records.put_deployment(deployment, token_digest(token) if token else None)
+
+    def _run_for_delete(self, row: Deployment) -> None:
+        """A deployment listing DELETE runs its config for DELETE before it goes: `Retryable`
+        (the engine asks again) until that run is signalled or its time limit passes."""
+        if "DELETE" not in row.actions or not row.entry:
+            return
+        if row.action != "DELETE":
+            inputs = {item["name"]: item.get("value") for item in row.entry.get("inputs") or []}
+            if inputs.get("deploy_signal_transport") == NO_SIGNAL:
+                return  # nobody would say it ran: Heat deletes it at once too
+            token = new_token()
+            entry = rerun_entry(row.entry, row.id, "DELETE", self._links.signal_url(token), row.config_hash)
+            self._records.put_deployment(
+                dataclasses.replace(
+                    row,
+                    action="DELETE",
+                    status=IN_PROGRESS,
+                    status_reason="Deploy data available",
+                    entry=entry,
+                    outputs={},
+                    deadline=self._clock.now() + self._settings.deployment_timeout,
+                    published=True,
+                ),
+                token_digest(token),
+            )
+            raise Retryable("running its DELETE config on the server", after=DELETE_POLL)
+        if row.status == IN_PROGRESS and self._failure(row) is None:
+            raise Retryable("waiting for the signal of its DELETE run", after=DELETE_POLL)
 
     def _deployment_live(self, type_name: str, row: Deployment) -> LiveResource:
         if row.status == COMPLETE:

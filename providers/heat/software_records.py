@@ -61,6 +61,8 @@ class Deployment:
     deadline: float | None = None
     group_id: str | None = None
     updated_at: float = 0.0
+    actions: Sequence[str] = ()  # the actions it runs for (a DELETE one runs before it goes)
+    published: bool = True  # listed in its server's metadata (False: not run for any action yet)
 
 
 @dataclass(frozen=True)

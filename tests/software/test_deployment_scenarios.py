@@ -122,3 +122,54 @@ def test_an_unchanged_hash_never_runs_again_and_a_changed_input_runs_as_update(
     world.signal_deployment(updated, {"deploy_status_code": 0, "result": "bonjour"})
     assert world.converge("app")["app"].status is StackStatus.CONVERGED
     assert world.outputs("app")["result"] == "bonjour"
+
+
+CLEANUP = """
+heat_template_version: 2018-08-31
+resources:
+  cleanup:
+    type: OS::Heat::SoftwareConfig
+    properties: {group: script, config: "#!/bin/sh\\necho deregistered"}
+  server:
+    type: OS::Nova::Server
+    properties:
+      image: cirros-0.6.2-x86_64-disk
+      flavor: m1.small
+      user_data_format: SOFTWARE_CONFIG
+  deregister:
+    type: OS::Heat::SoftwareDeployment
+    properties:
+      config: {get_resource: cleanup}
+      server: {get_resource: server}
+      input_values: {node: one}
+      actions: [DELETE]
+"""
+SERVER_ONLY = """
+heat_template_version: 2018-08-31
+resources:
+  server:
+    type: OS::Nova::Server
+    properties:
+      image: cirros-0.6.2-x86_64-disk
+      flavor: m1.small
+      user_data_format: SOFTWARE_CONFIG
+"""
+
+
+def test_a_deployment_listing_delete_runs_its_config_before_it_goes(world: SoftwareWorld) -> None:
+    world.commit({"cleanup.yaml": CLEANUP, "server.yaml": SERVER_ONLY})
+    world.submit("cleanup", "cleanup.yaml")
+    assert world.converge("cleanup")["cleanup"].status is StackStatus.CONVERGED
+    server = world.records("cleanup")["server"].physical_id
+    assert world.server_entries(server) == []  # nothing to run at CREATE
+    world.submit("cleanup", "server.yaml")  # the deployment leaves the template
+    world.step_until(lambda: bool(world.server_entries(server)))
+    (entry,) = world.server_entries(server)
+    inputs = {item["name"]: item["value"] for item in entry["inputs"]}
+    assert (inputs["deploy_action"], inputs["node"]) == ("DELETE", "one")
+    assert world.converge("cleanup", within=20)["cleanup"].status is StackStatus.PROGRESSING
+    assert "deregister" in world.records("cleanup")
+    world.signal_deployment(entry, {"deploy_status_code": 0, "deploy_stdout": "deregistered"})
+    assert world.converge("cleanup")["cleanup"].status is StackStatus.CONVERGED
+    assert "deregister" not in world.records("cleanup")
+    assert world.server_entries(server) == []

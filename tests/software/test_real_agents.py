@@ -132,9 +132,9 @@ def handle_curl_cli(world: SoftwareWorld) -> str:
 
 
 def test_a_wait_condition_without_enough_signals_fails_at_its_timeout(world: SoftwareWorld) -> None:
-    world.commit({"wait.yaml": WAIT})
+    world.commit({"wait.yaml": WAIT.replace("timeout: 600", "timeout: 30")})
     world.submit("waiting", "wait.yaml")
-    report = world.converge("waiting", within=700)["waiting"]
+    report = world.converge("waiting", within=60)["waiting"]
     assert report.status is StackStatus.FAILED
     assert "WaitConditionTimeout: resources.wait: 0 of 2 received" in report.failures[0].reason
 

@@ -49,6 +49,8 @@ def upgrade() -> None:
         sa.Column("outputs", JSON, nullable=False),
         sa.Column("deadline", TIME, nullable=True),
         sa.Column("updated_at", TIME, nullable=False),
+        sa.Column("actions", JSON, nullable=False),
+        sa.Column("published", sa.Boolean, nullable=False),
     )
     op.create_index("ix_software_deployments_server_id", "software_deployments", ["server_id"])
     op.create_index("ix_software_deployments_group_id", "software_deployments", ["group_id"])
