@@ -29,6 +29,7 @@ TEST = [
     "import-linter>=2.1,<3",
     "types-PyYAML>=6.0.12,<7",
     "types-jsonschema>=4.20,<5",
+    "os-collect-config==14.1.0",  # the real agent polling the agent API in tests
 ]
 
 setup(

@@ -78,6 +78,9 @@ class ResourceType:
     # Whether the resource reaches readiness asynchronously (e.g. a server in BUILD): the engine
     # then waits for an observe pass to report it READY instead of trusting the create call.
     asynchronous: bool = False
+    # Whether the provider enforces the resource's own time limit (a deployment's, a wait
+    # condition's `timeout`) by reporting it FAILED: the engine's ready deadline then does not apply.
+    own_deadline: bool = False
 
     def replace_reasons(self, changed: Collection[str]) -> frozenset[str]:
         """The changed property names that force a replacement (unknown names are conservative)."""
@@ -146,6 +149,9 @@ class LiveResource:
     marker: Marker | None = None
     status_reason: str = ""
     suspended: bool = False  # the cloud holds it suspended (Nova's SUSPENDED): ready, not running
+    # A FAILED resource that a replacement would not mend (a deployment whose script failed, a wait
+    # condition signalled FAILURE): the engine fails it at once instead of replacing it.
+    failure_is_final: bool = False
 
 
 @runtime_checkable

@@ -30,6 +30,7 @@ from state.records import RecordedResource, RecordsWritten, RecordWrite
 from state.retry_requests import RequestedRetry
 from state.sealing import Sealer, is_sealed
 from state.sharding import shard_for
+from state.software import SoftwareStore
 from state.stacks import (
     Generation,
     GenerationOutcome,
@@ -77,6 +78,10 @@ class Store:
         nested under it) are sealed at rest. Without a sealer (no key), nothing is sealed."""
         if self._sealer is not None:
             self._sealer.hide(stack, texts)
+
+    def software(self) -> SoftwareStore:
+        """Software orchestration's rows (configs, deployments, agent tokens, signals), on this database."""
+        return SoftwareStore(self._tx, self._clock)
 
     @property
     def dialect(self) -> str:

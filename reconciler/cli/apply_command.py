@@ -23,6 +23,7 @@ from reconciler.cli.apply_progress import ApplyProgress
 from reconciler.cli.database_option import database_option, state_directory
 from reconciler.daemon.clouds import CloudRoot, sim_cloud_path
 from reconciler.daemon.collector import tune_process
+from reconciler.daemon.software_records import stored_software
 from reconciler.daemon.state_key import state_sealer
 from reconciler.engine import Engine, EngineSettings, SoleWorkerLeases, StackReport
 from reconciler.engine.repository_apply import apply_repository
@@ -128,7 +129,7 @@ def command(repo: Path, database: str, timeout: float, allow_dirty: bool) -> Non
         os.getpid(),
     )
     store.heartbeat(worker)
-    clouds = CloudRoot(clock, sim_path=sim_cloud_path(url))
+    clouds = CloudRoot(clock, sim_path=sim_cloud_path(url), software=stored_software(store))
     leases = SoleWorkerLeases(store, worker.id, clock)
     engine = Engine(store, clouds, clock, worker.id, leases=leases, sleeper=clock, settings=EngineSettings())
     tune_process()

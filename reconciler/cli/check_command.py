@@ -10,6 +10,7 @@ import click
 
 from reconciler.cli.database_option import database_option
 from reconciler.daemon.clouds import SIM_CLOUD, CloudRoot, sim_cloud_path
+from reconciler.daemon.software_records import stored_software
 from reconciler.engine.stack_check import ResourceCheck, check_stack, nested_stacks
 from reconciler.templates import DirectorySource, TemplateError, load_repository_config
 from state.store import Store, open_store
@@ -32,7 +33,7 @@ def command(stack: str, database: str, repo: Path | None, output_format: str) ->
     """Observe every resource of STACK now and report each (exit 1 when any is missing or wrong)."""
     clock = SystemClock()
     store = open_store(database, clock=clock)
-    clouds = CloudRoot(clock, sim_path=sim_cloud_path(database))
+    clouds = CloudRoot(clock, sim_path=sim_cloud_path(database), software=stored_software(store))
     try:
         if store.read_stack(stack) is None:
             raise click.ClickException(f"no stack named {stack!r} in this database")

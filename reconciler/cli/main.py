@@ -38,6 +38,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "sim": ("sim_command", "Serve the simulated OpenStack cloud."),
     "db": ("db_command", "Manage the state database."),
     "shards": ("shards_command", "Show who holds which shard, at which epoch and until when."),
+    "agent": (
+        "agent_command",
+        "Poll a server's deployments, run each new one once (heat-config's script hook), signal back.",
+    ),
 }
 
 

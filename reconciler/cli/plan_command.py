@@ -14,6 +14,7 @@ from reconciler.cli.commit_argument import commit_argument, open_commit
 from reconciler.cli.database_option import database_option
 from reconciler.daemon.clouds import CloudRoot, sim_cloud_path
 from reconciler.daemon.plan_notes import plan_for_stack
+from reconciler.daemon.software_records import stored_software
 from reconciler.source.note_lines import PLAN, REPOSITORY_SCOPE, NoteLine
 from reconciler.source.note_rendering import RENDERERS
 from reconciler.source.revisions import InvalidCommit, read_commit_config
@@ -47,7 +48,7 @@ def command(rev: str, repo_path: Path, database: str, output_format: str) -> Non
         raise SystemExit(EXIT_INVALID)
     url = database
     store = open_store(url, clock=clock)
-    clouds = CloudRoot(clock, sim_path=sim_cloud_path(url))
+    clouds = CloudRoot(clock, sim_path=sim_cloud_path(url), software=stored_software(store))
     try:
         lines = [
             plan_for_stack(files, spec, store, clouds.for_cloud(spec.cloud), at=clock.now(), writer="plan")

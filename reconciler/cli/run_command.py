@@ -75,6 +75,8 @@ def _follower_flags(settings: DaemonSettings, config: Path | None) -> tuple[str,
     help="Shared secret push webhooks must be signed with (prefer webhook_secret_file or a credential).",
 )
 @click.option("--notify-url", help="POST each stack event here as JSON, signed with notify_secret.")
+@click.option("--agent-listen", help="HOST:PORT of the agent API VMs poll and signal (default: none).")
+@click.option("--agent-url", help="The agent API's URL as VMs reach it (default: http://AGENT_LISTEN).")
 @click.option("--follower", is_flag=True, hidden=True, help="Run as a non-leading worker of --workers.")
 @click.option("--worker-name", hidden=True, help="This worker's id (default: host, pid and a random tag).")
 def command(
@@ -91,6 +93,8 @@ def command(
     log_format: str | None,
     webhook_secret: str | None,
     notify_url: str | None,
+    agent_listen: str | None,
+    agent_url: str | None,
     follower: bool,
     worker_name: str | None,
 ) -> None:
@@ -107,6 +111,8 @@ def command(
         "log_format": log_format,
         "webhook_secret": webhook_secret,
         "notify_url": notify_url,
+        "agent_listen": agent_listen,
+        "agent_url": agent_url,
     }
     settings = _settings(config, **flags)
     configure_logging(settings.log_level, settings.log_format)
@@ -136,7 +142,8 @@ def command(
                 repo=settings.repo,  # a URL: followers read the leader's cache and never fetch
                 database=database_url(settings, state_dir_path),
                 state_dir=str(state_dir_path),
-                extra=_follower_flags(settings, config),
+                # followers make the same signal URLs; only the leader listens for agents
+                extra=(*_follower_flags(settings, config), "--agent-url", settings.agent_base_url()),
             ),
             settings.workers - 1,
         )

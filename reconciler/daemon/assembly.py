@@ -19,7 +19,9 @@ from typing import Any
 
 import platformdirs
 
+from providers.heat.agent_links import AgentLinks
 from providers.simulated.settings import CloudSettings, Latency
+from reconciler.daemon.agent_api import AgentApi, AgentServer
 from reconciler.daemon.clouds import CloudRoot, sim_cloud_path
 from reconciler.daemon.collector import tune_process
 from reconciler.daemon.gitops import Followed, GitOps
@@ -32,6 +34,7 @@ from reconciler.daemon.sd_notify import SystemdNotifier
 from reconciler.daemon.secrets_source import SecretUnreadable, read_secret
 from reconciler.daemon.service import Loop, Service, watchdog_interval
 from reconciler.daemon.settings import DaemonSettings, SettingsError
+from reconciler.daemon.software_records import StoredSoftware
 from reconciler.daemon.stack_board import StackBoard, StackView
 from reconciler.daemon.stack_events_log import log_event
 from reconciler.daemon.state_key import state_sealer
@@ -89,6 +92,7 @@ def database_url(settings: DaemonSettings, state_dir: Path) -> str:
 RESTART_ONLY = (
     *("repo", "database", "state_dir", "state_key_file", "listen", "workers", "sim_latency"),
     *("webhook_secret", "webhook_secret_file", "notify_url", "notify_secret", "notify_secret_file"),
+    *("agent_listen", "agent_url"),
 )
 
 
@@ -141,6 +145,7 @@ class AssembledDaemon:
     repository: FollowedRepository
     executor: SharedExecutor
     notifier: Notifier | None = None  # stack events POSTed to `notify_url`, when one is set
+    agent: AgentServer | None = None
 
     def run(self) -> int:
         """Serve until SIGTERM (from the main thread: it installs the signal handlers)."""
@@ -152,9 +157,18 @@ class AssembledDaemon:
         self.http.start()
         host, port = self.http.address
         LOG.info("listening on http://%s:%d (/healthz, /metrics, /status, POST /hooks/git)", host, port)
+        if self.agent is not None:
+            self.agent.start()
+            LOG.info(
+                "agent API on http://%s:%d (VMs reach it at %s)",
+                *self.agent.address,
+                self.settings.agent_base_url(),
+            )
         try:
             return self.service.run()
         finally:
+            if self.agent is not None:
+                self.agent.stop()
             self.http.stop()
 
     def _close_calls(self) -> None:
@@ -255,6 +269,24 @@ def _keeper_and_engine(
     return keeper, engine
 
 
+def _agent_server(settings: DaemonSettings, store: Store, *, leader: bool) -> AgentServer | None:
+    """The agent API's listener; one per host: followers of --workers make the same URLs but
+    leave serving to the leader."""
+    if not settings.agent_listen or not leader:
+        return None
+    host, port = parse_listen(settings.agent_listen)
+    return AgentServer(host, port, lambda links: AgentApi(store.software(), links), settings.agent_url)
+
+
+def _identity(worker_id: str | None) -> WorkerIdentity:
+    """This worker process: the given name, else host, pid and a random suffix."""
+    return WorkerIdentity(
+        id=worker_id or f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}",
+        host=socket.gethostname(),
+        pid=os.getpid(),
+    )
+
+
 def assemble(
     settings: DaemonSettings,
     *,
@@ -278,12 +310,15 @@ def assemble(
         clock=clock,
         sealer=state_sealer(url, state_dir, key_file=settings.state_key_file, environ=environ),
     )
-    identity = WorkerIdentity(
-        id=worker_id or f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}",
-        host=socket.gethostname(),
-        pid=os.getpid(),
+    identity = _identity(worker_id)
+    agent = _agent_server(settings, store, leader=leader)
+    links = AgentLinks(settings.agent_base_url()) if agent is None else agent.links
+    clouds = CloudRoot(
+        clock,
+        sim_path=sim_cloud_path(url),
+        sim_options=sim_options,
+        software=(StoredSoftware(store.software()), links),
     )
-    clouds = CloudRoot(clock, sim_path=sim_cloud_path(url), sim_options=sim_options)
     meter = CallMeter()
     keeper, engine = _keeper_and_engine(store, identity, clock, MeteredClouds(clouds, meter))
     repository = FollowedRepository(settings.repo, state_dir / "repositories")
@@ -347,9 +382,6 @@ def assemble(
         if "service" in holder:
             holder["service"].wake(loop)
 
-    def on_ref_change() -> None:
-        wake(FOLLOW)
-
     def follow_pass() -> object:
         outcome = gitops.follow()
         if isinstance(outcome, Followed) and outcome.new_commit:
@@ -402,7 +434,7 @@ def assemble(
             ),
         ),
     )
-    repository.watch(on_ref_change, cache_too=not leader)
+    repository.watch(lambda: wake(FOLLOW), cache_too=not leader)
     daemon = AssembledDaemon(
         settings,
         store,
@@ -417,5 +449,6 @@ def assemble(
         # cloud calls other workers' coordinators queue when their own pools are full (DESIGN.md §5)
         SharedExecutor(store, MeteredClouds(clouds, meter), identity.id, threads=engine.settings.pool_size),
         notifier,
+        agent,
     )
     return daemon

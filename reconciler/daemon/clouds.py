@@ -16,6 +16,10 @@ import platformdirs
 from sqlalchemy.engine import make_url
 
 from providers.heat import NativeHeatProvider
+from providers.heat.agent_links import AgentLinks
+from providers.heat.server_user_data import SoftwareServers
+from providers.heat.software_provider import SoftwareProvider
+from providers.heat.software_records import SoftwareRecords
 from providers.interface import Provider
 from providers.simulated.provider import SimulatedProvider
 from reconciler.daemon.clouds_config import check_clouds_yaml
@@ -47,23 +51,40 @@ class CloudRoot:
         sim: SimulatedProvider | None = None,
         sim_options: dict[str, Any] | None = None,
         connections: int | None = None,
+        software: tuple[SoftwareRecords, AgentLinks] | None = None,
     ) -> None:
         """`connections`: HTTP connections kept per cloud host, at least the calls the engine has
-        in flight at once (default: the engine's default in-flight limit)."""
+        in flight at once (default: the engine's default in-flight limit). `software`: where
+        software orchestration keeps its rows and the agent API's address; without it, the
+        software types are served by no provider."""
         self._clock = clock
         self._connections = connections or EngineSettings().in_flight_limit
         self._sim_path = sim_path
         self._sim = sim
         self._sim_options = sim_options or {}
         self._native = NativeHeatProvider(clock)
+        self._software = software
         self._sets: dict[str, ProviderSet] = {}
         self._lock = threading.Lock()
 
     def for_cloud(self, cloud: str) -> ProviderSet:
         with self._lock:
             if cloud not in self._sets:
-                self._sets[cloud] = ProviderSet([self._provider(cloud)], inline=[self._native])
+                self._sets[cloud] = ProviderSet(self._providers(cloud), inline=[self._native])
             return self._sets[cloud]
+
+    def _providers(self, cloud: str) -> list[Provider]:
+        """The cloud's provider; with software orchestration, its servers wrapped for user data
+        formats (a later provider serves a type before an earlier one) and the software types."""
+        provider = self._provider(cloud)
+        if self._software is None:
+            return [provider]
+        records, links = self._software
+        return [
+            provider,
+            SoftwareServers(provider, records, links),
+            SoftwareProvider(records, links, self._clock),
+        ]
 
     def _provider(self, cloud: str) -> Provider:
         if cloud == SIM_CLOUD:

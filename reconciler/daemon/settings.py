@@ -51,6 +51,18 @@ class DaemonSettings:
     log_level: str = "info"  # debug, info, warning, error
     log_format: str = "text"  # text (journald-friendly under systemd) or json (one object per line)
 
+    # HOST:PORT of the agent API VMs poll and signal (see reconciler.daemon.agent_api); "": none
+    agent_listen: str = ""
+    agent_url: str = ""  # the agent API's address as VMs reach it; "": http://{agent_listen}
+
+    def agent_base_url(self) -> str:
+        """Where VMs reach the agent API: `agent_url`, else the listen address over http."""
+        if self.agent_url:
+            return self.agent_url
+        if self.agent_listen:
+            return f"http://{self.agent_listen}"
+        return "http://agent-api-not-configured.invalid"
+
     def overridden(self, **flags: Any) -> DaemonSettings:
         """These settings with every flag that was given (not None) taking precedence."""
         return dataclasses.replace(self, **{key: value for key, value in flags.items() if value is not None})
@@ -65,6 +77,8 @@ _TYPES: Mapping[str, tuple[type, ...]] = {
     "workers": (int,),
     "listen": (str,),
     "sim_latency": (str,),
+    "agent_listen": (str,),
+    "agent_url": (str,),
     "log_level": (str,),
     "webhook_secret": (str,),
     "webhook_secret_file": (str,),

@@ -6,6 +6,7 @@ when, sends the polls (batched per type, through `drift_observation`) and acts o
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from functools import partial
 from typing import TYPE_CHECKING
@@ -47,9 +48,19 @@ class ReadinessWaits:
 
         Entries are kept in the order their deadlines fall (one deadline for all, the clock moving
         forward): a name waiting again goes to the end, so the past ones are always at the front.
+        A resource whose provider keeps its own time limit waits without one here; the scan of
+        past deadlines steps over it.
         """
         self._waiting.pop(name, None)
-        self._waiting[name] = now + self._run.context.settings.ready_deadline
+        self._waiting[name] = now + self._ready_deadline(name)
+
+    def _ready_deadline(self, name: str) -> float:
+        """The engine's ready deadline, unless the type's provider enforces the resource's own."""
+        state = self._run.resources.records.get(name)
+        entry = self._run.providers.resource_type(state.type) if state is not None else None
+        if entry is not None and entry.own_deadline:
+            return math.inf
+        return self._run.context.settings.ready_deadline
 
     def poll_soon(self, now: float) -> None:
         self.next_poll_at = min(self.next_poll_at, now)
@@ -83,6 +94,8 @@ class ReadinessWaits:
         """
         past: list[str] = []
         for name, deadline in self._waiting.items():
+            if deadline == math.inf:
+                continue
             if deadline > now:
                 break
             past.append(name)
@@ -143,7 +156,12 @@ class ReadinessWaits:
             run.suspension.follow(state, live, now)
         elif live.status is LiveStatus.FAILED:
             reason = live.status_reason or "the cloud reports the resource FAILED"
-            run.actions.replace_failed(state, reason, now)
+            if live.failure_is_final:
+                del self._waiting[name]
+                state.attributes = {**state.attributes, **recorded_attributes(live)}
+                run.actions.fail_state(state, reason)
+            else:
+                run.actions.replace_failed(state, reason, now)
         elif now >= deadline:
             reason = f"still {live.status_reason or 'in progress'} past its deadline"
             run.actions.replace_failed(state, reason, now)

@@ -374,6 +374,8 @@ class ResourceActions:
             run.suspension.follow(state, live, now)
         elif live.status is LiveStatus.IN_PROGRESS:
             run.readiness.wait(state.name, now)
+        elif live.failure_is_final:
+            self.fail_state(state, live.status_reason or "the cloud reports the resource FAILED")
         else:
             state.status = RecordStatus.FAILED
             state.last_error = live.status_reason or "the cloud reports the resource FAILED"

@@ -27,6 +27,7 @@ EXPECTED = {
     "approve",
     "abandon",
     "adopt",
+    "agent",
 }
 
 

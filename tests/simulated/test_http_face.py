@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import concurrent.futures
 import json
 import threading
@@ -291,3 +292,12 @@ def test_a_volume_is_retyped(connection: Connection, clock: SteppedClock) -> Non
     clock.advance(5.0)
     connection.block_storage.retype_volume(volume.id, "fast")
     assert connection.block_storage.get_volume(volume.id).volume_type == "fast"
+
+
+def test_nova_shows_user_data_from_microversion_2_3_as_it_was_given(connection: Connection) -> None:
+    given = base64.b64encode(b"#!/bin/sh\necho hi").decode()
+    server_id = boot(connection, user_data=given)
+    shown = connection.compute.get(f"/servers/{server_id}", microversion="2.3").json()["server"]
+    assert shown["OS-EXT-SRV-ATTR:user_data"] == given
+    older = connection.compute.get(f"/servers/{server_id}", microversion="2.1").json()["server"]
+    assert "OS-EXT-SRV-ATTR:user_data" not in older

@@ -366,6 +366,9 @@ class Nova:
                 "id": body["_flavor_id"],
                 "links": self._links(request, "flavors", body["_flavor_id"]),
             }
+        if at_least(version, "2.3"):
+            # the extended attribute holds the user data as it was given (base64), as Nova shows it
+            shown["OS-EXT-SRV-ATTR:user_data"] = body.get("_user_data")
         if body["status"] == "ERROR":
             shown["fault"] = {"code": 500, "message": "The server went to ERROR.", "created": body["updated"]}
         return shown

@@ -1,0 +1,98 @@
+"""Running one deployment: heat-config's `script` hook contract, and a stand-in for other groups.
+
+The script hook: the config is written to a file and executed; every input is an environment
+variable (names as given, values as text, JSON for anything but a string); `heat_outputs_path`
+names a path prefix where the script writes each declared output to `<prefix>.<name>`. The result
+is what heat-config-notify sends: `deploy_stdout`, `deploy_stderr`, `deploy_status_code` and the
+outputs read back. A script past its time limit is killed and reported with status code 124.
+
+Other groups (puppet, ansible, chef, salt, os-apply-config, ...) are delivered to the stand-in,
+which answers with status 0 and says in `deploy_stdout` that nothing applied them.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import subprocess
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+TIMED_OUT = 124  # the status `timeout(1)` gives a command it stopped
+
+
+class Hook(Protocol):
+    def __call__(self, deployment: Mapping[str, Any], workdir: Path, time_limit: float) -> dict[str, Any]: ...
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def script_hook(deployment: Mapping[str, Any], workdir: Path, time_limit: float) -> dict[str, Any]:
+    """Run the deployment's config as a script and collect what it produced."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=workdir) as run_dir:
+        script = Path(run_dir) / "config"
+        script.write_text(str(deployment.get("config") or ""), encoding="utf-8")
+        script.chmod(0o700)
+        outputs_path = Path(run_dir) / "outputs"
+        environment = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": run_dir,
+            **{str(item["name"]): _text(item.get("value")) for item in deployment.get("inputs") or []},
+            "heat_outputs_path": str(outputs_path),
+        }
+        try:
+            done = _run(script, run_dir, environment, time_limit)
+            status, stdout, stderr = done.returncode, done.stdout, done.stderr
+        except subprocess.TimeoutExpired as expired:
+            status, stdout = TIMED_OUT, expired.stdout or b""
+            stderr = (expired.stderr or b"") + f"\nstopped after {time_limit:g} s".encode()
+        except OSError as error:
+            status, stdout, stderr = 126, b"", str(error).encode()
+        result: dict[str, Any] = {
+            "deploy_stdout": stdout.decode("utf-8", errors="replace"),
+            "deploy_stderr": stderr.decode("utf-8", errors="replace"),
+            "deploy_status_code": status,
+        }
+        for output in deployment.get("outputs") or []:
+            written = Path(f"{outputs_path}.{output['name']}")
+            if written.is_file():
+                result[str(output["name"])] = written.read_text(encoding="utf-8", errors="replace")
+        return result
+
+
+def _run(
+    script: Path, run_dir: str, environment: dict[str, str], time_limit: float
+) -> subprocess.CompletedProcess[bytes]:
+    """Execute the script; one without a `#!` line runs under /bin/sh, as a shell runs it."""
+    for argv in ([str(script)], ["/bin/sh", str(script)]):
+        try:
+            return subprocess.run(
+                argv, cwd=run_dir, env=environment, capture_output=True, timeout=time_limit, check=False
+            )
+        except OSError as error:
+            if error.errno != errno.ENOEXEC:
+                raise
+    raise OSError(errno.ENOEXEC, "not executable", str(script))
+
+
+def stand_in_hook(deployment: Mapping[str, Any], workdir: Path, time_limit: float) -> dict[str, Any]:
+    """A group this agent has no tool for: delivered and answered, and said so."""
+    group = deployment.get("group")
+    return {
+        "deploy_stdout": f"no hook for group {group!r} here: the config was delivered, not applied",
+        "deploy_stderr": "",
+        "deploy_status_code": 0,
+    }
+
+
+HOOKS: Mapping[str, Hook] = {"script": script_hook}
+
+
+def hook_for(group: str) -> Hook:
+    return HOOKS.get(group, stand_in_hook)

@@ -1,0 +1,402 @@
+"""Software orchestration's rows: configs, deployments, agent tokens and handle signals.
+
+Written by the software provider (through the entry layer's adapter) when the engine creates,
+updates or deletes a config, a deployment or a wait condition, and by the agent API of any daemon
+when a VM polls or signals. Signals are facts, not a lease holder's act: they are written unfenced,
+and the holder of the resource's shard reads them at its next readiness poll.
+
+A server's `modified_at` moves forward by at least a second at every change of its deployments,
+because agents compare `Last-Modified` at one-second resolution: two changes within one second
+must still be two different times.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import sqlalchemy as sa
+
+from state.software_tables import (
+    AGENT_SERVERS,
+    AGENT_TOKENS,
+    HANDLE_SIGNALS,
+    SOFTWARE_DEPLOYMENTS,
+    SOFTWARE_OBJECTS,
+)
+from state.transactions import Transactor
+from state.upserts import dialect_insert
+from timekeeping import Clock
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ObjectRow:
+    id: str
+    kind: str
+    stack: str
+    body: Mapping[str, Any]
+    created_at: float = 0.0
+
+
+@dataclass(frozen=True)
+class DeploymentRow:
+    id: str
+    server_id: str
+    stack: str
+    resource: str
+    action: str
+    status: str
+    config_hash: str
+    entry: Mapping[str, Any]
+    status_reason: str = ""
+    outputs: Mapping[str, Any] = field(default_factory=dict)
+    deadline: float | None = None
+    group_id: str | None = None
+    updated_at: float = 0.0
+    actions: Sequence[str] = ()
+    published: bool = True
+
+
+@dataclass(frozen=True)
+class SignalRow:
+    signal_id: str
+    status: str
+    reason: str
+    data: Any = None
+
+
+@dataclass(frozen=True)
+class TokenGrant:
+    """What a presented token allows: its kind, its subject, and for a server token the server."""
+
+    kind: str
+    subject: str
+    server_id: str | None
+
+
+@dataclass(frozen=True)
+class ServerMetadata:
+    """A server's deployments metadata and when it last changed (None: nothing was ever deployed)."""
+
+    entries: list[dict[str, Any]]
+    modified_at: float | None
+
+
+@dataclass(frozen=True)
+class MetadataVersion:
+    """The server a metadata token reads, and when its metadata last changed (None: never)."""
+
+    server_id: str
+    modified_at: float | None
+
+
+# What a deployment's signal comes to, decided from its metadata entry: (status, reason, outputs).
+Judge = Callable[[Mapping[str, Any]], tuple[str, str, Mapping[str, Any]]]
+
+_DEPLOYMENT_COLUMNS = (
+    "id",
+    "server_id",
+    "stack",
+    "resource",
+    "action",
+    "status",
+    "config_hash",
+    "entry",
+    "status_reason",
+    "outputs",
+    "deadline",
+    "group_id",
+    "updated_at",
+    "actions",
+    "published",
+)
+
+
+# The statements every poll and signal runs, built once: building one costs as much as running it.
+_METADATA_VERSION = (
+    sa.select(AGENT_TOKENS.c.kind, AGENT_TOKENS.c.server_id, AGENT_SERVERS.c.modified_at)
+    .select_from(AGENT_TOKENS.outerjoin(AGENT_SERVERS, AGENT_SERVERS.c.server_id == AGENT_TOKENS.c.server_id))
+    .where(AGENT_TOKENS.c.digest == sa.bindparam("digest"))
+)
+_GRANT = sa.select(AGENT_TOKENS).where(AGENT_TOKENS.c.digest == sa.bindparam("digest"))
+
+
+def _deployment(row: sa.Row[Any]) -> DeploymentRow:
+    return DeploymentRow(**{name: getattr(row, name) for name in _DEPLOYMENT_COLUMNS})
+
+
+class SoftwareStore:
+    """Every operation one transaction, retried through the store's `Transactor`."""
+
+    def __init__(self, transactor: Transactor, clock: Clock) -> None:
+        self._tx = transactor
+        self._clock = clock
+        # SQLite has one writer at a time, and a writer that finds the lock taken sleeps in steps
+        # of up to 100 ms before it tries again: signals arriving together on the agent API's
+        # threads queue here instead, where the next one starts the moment the last commits.
+        self._sqlite_writes = threading.Lock() if transactor.engine.dialect.name == "sqlite" else None
+
+    def _write(self, operation: str, work: Callable[[sa.Connection], T]) -> T:
+        if self._sqlite_writes is None:
+            return self._tx.run(operation, work)
+        with self._sqlite_writes:
+            return self._tx.run(operation, work)
+
+    # Configs, wait conditions, groups
+    def put_object(self, item: ObjectRow) -> None:
+        def work(connection: sa.Connection) -> None:
+            values = {"kind": item.kind, "stack": item.stack, "body": dict(item.body)}
+            insert = dialect_insert(connection, SOFTWARE_OBJECTS).values(
+                id=item.id, created_at=self._clock.now(), **values
+            )
+            connection.execute(insert.on_conflict_do_update(index_elements=["id"], set_=values))
+
+        self._tx.run("put software object", work)
+
+    def objects(self, ids: Collection[str]) -> Mapping[str, ObjectRow]:
+        def work(connection: sa.Connection) -> Mapping[str, ObjectRow]:
+            rows = connection.execute(sa.select(SOFTWARE_OBJECTS).where(SOFTWARE_OBJECTS.c.id.in_(list(ids))))
+            return {row.id: ObjectRow(row.id, row.kind, row.stack, row.body, row.created_at) for row in rows}
+
+        return self._tx.read("software objects", work) if ids else {}
+
+    def delete_object(self, object_id: str) -> None:
+        self._tx.run(
+            "delete software object",
+            lambda c: c.execute(sa.delete(SOFTWARE_OBJECTS).where(SOFTWARE_OBJECTS.c.id == object_id)),
+        )
+
+    # Deployments
+    def put_deployment(self, deployment: DeploymentRow, token_digest: str | None) -> None:
+        def work(connection: sa.Connection) -> None:
+            now = self._clock.now()
+            values = {name: getattr(deployment, name) for name in _DEPLOYMENT_COLUMNS if name != "id"}
+            values.update(
+                entry=dict(deployment.entry),
+                outputs=dict(deployment.outputs),
+                actions=list(deployment.actions),
+                updated_at=now,
+            )
+            previous = connection.execute(
+                sa.select(SOFTWARE_DEPLOYMENTS.c.server_id).where(SOFTWARE_DEPLOYMENTS.c.id == deployment.id)
+            ).scalar()
+            insert = dialect_insert(connection, SOFTWARE_DEPLOYMENTS).values(id=deployment.id, **values)
+            connection.execute(insert.on_conflict_do_update(index_elements=["id"], set_=values))
+            if token_digest is not None:
+                _replace_tokens(connection, deployment.id, token_digest, now)
+            for server_id in {deployment.server_id, previous} - {None}:
+                _touch_server(connection, str(server_id), now)
+
+        self._tx.run("put deployment", work)
+
+    def deployments(self, ids: Collection[str]) -> Mapping[str, DeploymentRow]:
+        def work(connection: sa.Connection) -> Mapping[str, DeploymentRow]:
+            table = SOFTWARE_DEPLOYMENTS
+            rows = connection.execute(sa.select(table).where(table.c.id.in_(list(ids))))
+            return {row.id: _deployment(row) for row in rows}
+
+        return self._tx.read("deployments", work) if ids else {}
+
+    def group_deployments(self, group_id: str) -> Sequence[DeploymentRow]:
+        def work(connection: sa.Connection) -> Sequence[DeploymentRow]:
+            table = SOFTWARE_DEPLOYMENTS
+            rows = connection.execute(
+                sa.select(table).where(table.c.group_id == group_id).order_by(table.c.id)
+            )
+            return [_deployment(row) for row in rows]
+
+        return self._tx.read("group deployments", work)
+
+    def delete_deployment(self, deployment_id: str) -> None:
+        def work(connection: sa.Connection) -> None:
+            table = SOFTWARE_DEPLOYMENTS
+            server_id = connection.execute(
+                sa.delete(table).where(table.c.id == deployment_id).returning(table.c.server_id)
+            ).scalar()
+            connection.execute(sa.delete(AGENT_TOKENS).where(AGENT_TOKENS.c.subject == deployment_id))
+            if server_id is not None:
+                _touch_server(connection, server_id, self._clock.now())
+
+        self._tx.run("delete deployment", work)
+
+    def judge_deployment_signal(self, deployment_id: str, judge: Judge) -> bool:
+        """Read the deployment's metadata entry, let `judge` decide the signal's (status, reason,
+        outputs) from it, and keep them, in one transaction; False when the deployment is gone."""
+
+        def work(connection: sa.Connection) -> bool:
+            table = SOFTWARE_DEPLOYMENTS
+            entry = connection.execute(sa.select(table.c.entry).where(table.c.id == deployment_id)).scalar()
+            if entry is None:
+                return False
+            status, reason, outputs = judge(entry)
+            connection.execute(
+                sa.update(table)
+                .where(table.c.id == deployment_id)
+                .values(
+                    status=status, status_reason=reason, outputs=dict(outputs), updated_at=self._clock.now()
+                )
+            )
+            return True
+
+        return self._write("deployment signal", work)
+
+    def record_deployment_signal(
+        self, deployment_id: str, *, status: str, reason: str, outputs: Mapping[str, Any]
+    ) -> bool:
+        """A deployment's result as its agent signalled it; False when the deployment is gone."""
+
+        def work(connection: sa.Connection) -> bool:
+            table = SOFTWARE_DEPLOYMENTS
+            now = self._clock.now()
+            server_id = connection.execute(
+                sa.update(table)
+                .where(table.c.id == deployment_id)
+                .values(status=status, status_reason=reason, outputs=dict(outputs), updated_at=now)
+                .returning(table.c.server_id)
+            ).scalar()
+            return server_id is not None
+
+        return self._write("deployment signal", work)
+
+    # Tokens
+    def issue_token(self, digest: str, kind: str, subject: str) -> None:
+        def work(connection: sa.Connection) -> None:
+            insert = dialect_insert(connection, AGENT_TOKENS).values(
+                digest=digest, kind=kind, subject=subject, server_id=None, created_at=self._clock.now()
+            )
+            connection.execute(insert.on_conflict_do_nothing(index_elements=["digest"]))
+
+        self._tx.run("issue token", work)
+
+    def bind_server(self, subject: str, server_id: str) -> None:
+        def work(connection: sa.Connection) -> None:
+            connection.execute(
+                sa.update(AGENT_TOKENS).where(AGENT_TOKENS.c.subject == subject).values(server_id=server_id)
+            )
+            _touch_server(connection, server_id, self._clock.now(), only_new=True)
+
+        self._tx.run("bind server", work)
+
+    def revoke_server(self, server_id: str) -> None:
+        def work(connection: sa.Connection) -> None:
+            connection.execute(sa.delete(AGENT_TOKENS).where(AGENT_TOKENS.c.server_id == server_id))
+            connection.execute(sa.delete(AGENT_SERVERS).where(AGENT_SERVERS.c.server_id == server_id))
+
+        self._tx.run("revoke server", work)
+
+    def revoke_tokens(self, subject: str) -> None:
+        self._tx.run(
+            "revoke tokens",
+            lambda c: c.execute(sa.delete(AGENT_TOKENS).where(AGENT_TOKENS.c.subject == subject)),
+        )
+
+    def grant(self, digest: str) -> TokenGrant | None:
+        """What the token with this digest allows, if it is (still) valid."""
+
+        def work(connection: sa.Connection) -> TokenGrant | None:
+            row = connection.execute(_GRANT, {"digest": digest}).first()
+            return None if row is None else TokenGrant(row.kind, row.subject, row.server_id)
+
+        return self._tx.read("token grant", work)
+
+    def metadata_version(self, digest: str) -> MetadataVersion | None:
+        """For a server token's digest: its server and when that server's metadata last changed,
+        in one query (what a poll answered 304 needs); None for any other or unknown token."""
+
+        def work(connection: sa.Connection) -> MetadataVersion | None:
+            row = connection.execute(_METADATA_VERSION, {"digest": digest}).first()
+            if row is None or row.kind != "server" or row.server_id is None:
+                return None
+            return MetadataVersion(row.server_id, row.modified_at)
+
+        return self._tx.read("metadata version", work)
+
+    def server_metadata(self, server_id: str) -> ServerMetadata:
+        """The `deployments` entries of a server, by resource name, and when they last changed."""
+
+        def work(connection: sa.Connection) -> ServerMetadata:
+            table = SOFTWARE_DEPLOYMENTS
+            rows = connection.execute(
+                sa.select(table.c.entry)
+                .where(table.c.server_id == server_id, table.c.published.is_(True))
+                .order_by(table.c.id)
+            )
+            # Heat lists a server's deployments in the order of their names, which applies them so;
+            # a deployment not run for any action yet has no entry
+            entries = sorted(
+                (dict(row.entry) for row in rows if row.entry), key=lambda entry: str(entry.get("name", ""))
+            )
+            modified = connection.execute(
+                sa.select(AGENT_SERVERS.c.modified_at).where(AGENT_SERVERS.c.server_id == server_id)
+            ).scalar()
+            return ServerMetadata(entries, modified)
+
+        return self._tx.read("server metadata", work)
+
+    # Wait condition handles
+    def record_handle_signal(self, handle_id: str, signal: SignalRow) -> bool:
+        """Keep a handle's signal; False when a signal with that id was already kept (idempotent)."""
+
+        def work(connection: sa.Connection) -> bool:
+            insert = dialect_insert(connection, HANDLE_SIGNALS).values(
+                handle_id=handle_id,
+                signal_id=signal.signal_id,
+                status=signal.status,
+                reason=signal.reason,
+                data=signal.data,
+                received_at=self._clock.now(),
+            )
+            result = connection.execute(
+                insert.on_conflict_do_nothing(index_elements=["handle_id", "signal_id"])
+            )
+            return bool(result.rowcount)
+
+        return self._write("handle signal", work)
+
+    def handle_signals(self, handle_ids: Collection[str]) -> Mapping[str, Sequence[SignalRow]]:
+        def work(connection: sa.Connection) -> Mapping[str, Sequence[SignalRow]]:
+            table = HANDLE_SIGNALS
+            rows = connection.execute(
+                sa.select(table).where(table.c.handle_id.in_(list(handle_ids))).order_by(table.c.id)
+            )
+            signals: dict[str, list[SignalRow]] = {handle: [] for handle in handle_ids}
+            for row in rows:
+                signals[row.handle_id].append(SignalRow(row.signal_id, row.status, row.reason, row.data))
+            return signals
+
+        return self._tx.read("handle signals", work) if handle_ids else {}
+
+    def delete_handle_signals(self, handle_id: str) -> None:
+        self._tx.run(
+            "delete handle signals",
+            lambda c: c.execute(sa.delete(HANDLE_SIGNALS).where(HANDLE_SIGNALS.c.handle_id == handle_id)),
+        )
+
+
+def _replace_tokens(connection: sa.Connection, subject: str, digest: str, now: float) -> None:
+    """`digest` becomes the only token for `subject`: a signal from an earlier run is refused."""
+    connection.execute(sa.delete(AGENT_TOKENS).where(AGENT_TOKENS.c.subject == subject))
+    connection.execute(
+        sa.insert(AGENT_TOKENS).values(
+            digest=digest, kind="deployment", subject=subject, server_id=None, created_at=now
+        )
+    )
+
+
+def _touch_server(connection: sa.Connection, server_id: str, now: float, *, only_new: bool = False) -> None:
+    """Move the server's `modified_at` to a later whole second than before (see module doc)."""
+    previous = connection.execute(
+        sa.select(AGENT_SERVERS.c.modified_at).where(AGENT_SERVERS.c.server_id == server_id)
+    ).scalar()
+    if previous is None:
+        connection.execute(sa.insert(AGENT_SERVERS).values(server_id=server_id, modified_at=math.floor(now)))
+    elif not only_new:
+        later = max(math.floor(now), math.floor(previous) + 1)
+        connection.execute(
+            sa.update(AGENT_SERVERS).where(AGENT_SERVERS.c.server_id == server_id).values(modified_at=later)
+        )
