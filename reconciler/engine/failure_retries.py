@@ -68,6 +68,15 @@ class FailureRetries:
         run.resources.retry_now(now, None if resource is None else {resource})
         return len(names)
 
+    def inputs_moved(self, dependents: tuple[str, ...]) -> None:
+        """A resource these depend on settled with new values: those waiting after a failure are
+        decided again at once, since what they failed on (a server id that vanished, say) moved."""
+        run = self._run
+        summary = run.summary
+        for name in dependents:
+            if name in summary.next_tries and not summary.escalated(name):
+                self._retry(name, escalated=False)
+
     def succeeded(self, name: str) -> None:
         """`name` settled: its next failure starts the slow schedule from the beginning."""
         self._tries.pop(name, None)

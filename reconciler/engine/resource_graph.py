@@ -63,6 +63,10 @@ class ResourceGraph:
                 self._settled.discard(dependent)
             self.consider(dependent)
 
+    def dependents_of(self, name: str) -> tuple[str, ...]:
+        """The resources that require `name` directly."""
+        return tuple(self._dependents.get(name, ()))
+
     def unsettle(self, name: str) -> None:
         """`name` is to be decided again (queued once what it requires is settled)."""
         self._settled.discard(name)

@@ -493,6 +493,8 @@ class StackRun:
             self.summary.outputs_stale = True
         self.summary.drift_repaired(name, f"{self.name}: {name}")
         self.failure_retries.succeeded(name)
+        if values_changed:
+            self.failure_retries.inputs_moved(self.resources.dependents_of(name))
         self.resources.settle(name, values_changed=values_changed)
 
     def finished(self, state: ResourceState, *, values_changed: bool) -> None:

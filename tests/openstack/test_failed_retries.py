@@ -104,3 +104,36 @@ def test_a_transient_failure_still_retries_within_seconds(world: EngineOnOpenSta
 
     assert report.status is StackStatus.CONVERGED, report.failures
     assert world.clock.now() - started < 60
+
+
+WIRED = """
+heat_template_version: 2018-08-31
+resources:
+  net:
+    type: OS::Neutron::Net
+    properties: {name: app-net}
+  port:
+    type: OS::Neutron::Port
+    properties: {name: app-port, network: {get_resource: net}}
+"""
+
+
+def test_a_failed_resource_is_tried_again_at_once_when_what_it_depends_on_moves(
+    world: EngineOnOpenStack,
+) -> None:
+    world.commit(WIRED)
+    world.sim.cloud.faults.fail_next(CallFault.FORBIDDEN, operation="create", collection="ports")
+    report = world.converge()
+    (failure,) = report.failures
+    assert report.status is StackStatus.FAILED and failure.resource == "port"
+    assert failure.next_try is not None and failure.next_try - world.clock.now() >= 100
+    (network,) = [item for item in world.live("networks") if item["name"] == "app-net"]
+
+    # the network vanishes and is made again with a new id: the port's inputs moved
+    world.sim.cloud.vanish("networks", network["id"])
+    report = world.pass_time(61)
+
+    assert report.status is StackStatus.CONVERGED, report.failures
+    (remade,) = [item for item in world.live("networks") if item["name"] == "app-net"]
+    (port,) = [item for item in world.live("ports") if item["name"] == "app-port"]
+    assert remade["id"] != network["id"] and port["network_id"] == remade["id"]
