@@ -29,7 +29,15 @@ from typing import Any
 from providers.heat.agent_links import AgentLinks, new_token
 from providers.heat.software_configs import is_uuid_like
 from providers.heat.software_records import SERVER_TOKEN, SoftwareRecords, token_digest
-from providers.interface import LiveResource, Marker, Permanent, Provider, ResourceType, Snapshotting
+from providers.interface import (
+    LiveResource,
+    Marker,
+    Permanent,
+    Provider,
+    ResourceType,
+    Snapshotting,
+    Suspending,
+)
 
 SERVER = "OS::Nova::Server"
 RAW, SOFTWARE_CONFIG = "RAW", "SOFTWARE_CONFIG"
@@ -144,3 +152,18 @@ class SoftwareServers:
         if not isinstance(self._cloud, Snapshotting):
             raise Permanent(f"{type_name} cannot be copied on this cloud")
         return self._cloud.snapshot(type_name, physical_id, marker)
+
+    # The declared `state` of a stack reaches its servers through this wrapper too (`Suspending`).
+    def can_suspend(self, type_name: str) -> bool:
+        return isinstance(self._cloud, Suspending) and self._cloud.can_suspend(type_name)
+
+    def suspend(self, type_name: str, physical_id: str) -> LiveResource:
+        return self._suspending(type_name).suspend(type_name, physical_id)
+
+    def resume(self, type_name: str, physical_id: str) -> LiveResource:
+        return self._suspending(type_name).resume(type_name, physical_id)
+
+    def _suspending(self, type_name: str) -> Suspending:
+        if not isinstance(self._cloud, Suspending):
+            raise Permanent(f"{type_name} cannot be suspended on this cloud")
+        return self._cloud
