@@ -21,6 +21,7 @@ import math
 import random as random_module
 import time
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -45,7 +46,7 @@ from reconciler.engine.stack_status import StackStatus
 from state.errors import CommitOutcomeUnknown, DatabaseUnavailable, StaleLease, StateError
 from state.fencing import Fence
 from state.records import RecordWrite
-from state.stacks import GenerationSeen, NewGeneration
+from state.stacks import GenerationSeen, NewerGeneration, NewGeneration
 from state.store import Store
 from timekeeping import Clock, Sleeper
 
@@ -157,13 +158,15 @@ class Engine:
         failures = tuple(Failure("template", reason) for reason in reasons)
         self._invalid[stack] = StackReport(stack, StackStatus.INVALID, commit, None, failures=failures)
 
-    def _submit(self, stack: str, commit: str, definition: DesiredStack, spec: RunSpec) -> int:
+    def _submit(
+        self, stack: str, commit: str, definition: DesiredStack, spec: RunSpec, *, fence: Fence | None = None
+    ) -> int:
         nested = spec.lineage.nested
         inputs: dict[str, Any] = {"resources": len(definition.resources), "cloud": spec.policy.cloud}
         if nested:
             inputs = spec.to_inputs(len(definition.resources))
         outcome = self._store.record_generation(
-            stack, commit_sha=commit, definition_digest=definition.digest(), inputs=inputs
+            stack, commit_sha=commit, definition_digest=definition.digest(), inputs=inputs, fence=fence
         )
         generation = outcome.generation
         if nested and self._shard_of(stack) not in self._held:
@@ -262,7 +265,7 @@ class Engine:
                 acting.append(run)
                 results[run.name] = self._step_run(run, now)
         for _ in range(MAX_EXTRA_ROUNDS):  # a child settled or work became ready: no need to wait
-            movable = [run for run in acting if run.can_move()]
+            movable = [run for run in acting if self._epochs.get(run.name) != LOST_EPOCH and run.can_move()]
             if not movable:
                 break
             for run in movable:
@@ -279,15 +282,33 @@ class Engine:
         return self._progress(acting)
 
     def _step_run(self, run: StackRun, now: float) -> PassResult:
-        """One pass of `run`, and the engine's answers to what it asked for its nested stacks."""
+        """One pass of `run`, and the engine's answers to what it asked for its nested stacks.
+
+        A child's generation (made or removed) is recorded under the parent's lease: a parent run
+        whose lease was lost meanwhile records nothing after what its successor decided.
+        """
         result = run.step(now)
+        fence = Fence(run.shard, self._epochs.get(run.name, LOST_EPOCH))
         while result.child_requests:
-            for request in result.child_requests:
-                if isinstance(request, SubmitChild):
-                    generation = self._submit(request.child, request.commit, request.definition, request.spec)
-                    run.child_submitted(request.resource, generation)
-                elif self.remove_nested(request.child):
-                    run.child_removed(request.child)
+            try:
+                for request in result.child_requests:
+                    if isinstance(request, SubmitChild):
+                        generation = self._submit(
+                            request.child, request.commit, request.definition, request.spec, fence=fence
+                        )
+                        run.child_submitted(request.resource, generation)
+                    elif self.remove_nested(request.child, fence=fence):
+                        run.child_removed(request.child)
+            except StaleLease:
+                LOG.warning(
+                    "lease lost: shard %d (stack %s) no longer held at epoch %d, its children left to "
+                    "the new holder",
+                    run.shard,
+                    run.name,
+                    fence.epoch,
+                )
+                self._drop_shard(run.shard)
+                return result
             result = result.then(run.answered(now))
         return result
 
@@ -507,14 +528,22 @@ class Engine:
             return None
         return run
 
-    def remove_nested(self, child: str) -> bool:
-        """Converge a stack (nested or not) to nothing; True once it holds no resources any more.
+    def remove_nested(self, child: str, *, fence: Fence | None = None) -> bool:
+        """Converge a stack (nested or not) to nothing; True once it holds no resources any more
+        (or once a newer generation wants the nested stack again: its removal is then over).
 
         A nested stack's removal is a generation of its own (digest `REMOVED`), so whichever
         worker holds its shard, now or after a takeover, converges it to nothing and never
-        rebuilds it from an older generation.
+        rebuilds it from an older generation. `fence` is the parent's lease: a stale one raises
+        `StaleLease` and records no removal.
         """
-        removal = self._record_removal(child) if "/" in child else None
+        removal = self._record_removal(child, fence) if "/" in child else None
+        if isinstance(removal, WantedAgain):
+            return True
+        return self._removed(child, removal)
+
+    def _removed(self, child: str, removal: int | None) -> bool:
+        """Whether `child` holds nothing any more, converging it to nothing (at `removal`) meanwhile."""
         if "/" in child and self._shard_of(child) not in self._held:
             if self._store.count_records(child):
                 return False
@@ -533,17 +562,35 @@ class Engine:
             return True
         return False
 
-    def _record_removal(self, child: str) -> int | None:
-        """The generation asking nested stack `child` to go away, recorded once (None: never made)."""
+    def _record_removal(self, child: str, fence: Fence | None) -> int | WantedAgain | None:
+        """The generation asking nested stack `child` to go away, recorded once (None: never made).
+
+        Recorded only right after the generation it was decided from: one recorded meanwhile
+        (a commit growing the group back) wins, and the removal is over.
+        """
         newest = self._store.newest_generation(child)
         if newest is None:
             return None
         if newest.definition_digest == REMOVED:
             return newest.generation
         outcome = self._store.record_generation(
-            child, commit_sha=newest.commit_sha, definition_digest=REMOVED, inputs=newest.inputs
+            child,
+            commit_sha=newest.commit_sha,
+            definition_digest=REMOVED,
+            inputs=newest.inputs,
+            fence=fence,
+            after=newest.generation,
         )
+        if isinstance(outcome, NewerGeneration) and outcome.generation.definition_digest != REMOVED:
+            return WantedAgain(outcome.generation.generation)
         return outcome.generation.generation
+
+
+@dataclass(frozen=True)
+class WantedAgain:
+    """A nested stack being removed got a newer generation meanwhile: its removal is not to be recorded."""
+
+    generation: int
 
 
 class _LeaseGuards:

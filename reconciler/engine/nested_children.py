@@ -177,7 +177,15 @@ class NestedChildren:
             run.resources.unsettle(name)
 
     def remove(self, child: str) -> None:
-        """Ask for the child to converge to nothing (`removed` once it holds no resources any more)."""
+        """Ask for the child to converge to nothing (`removed` once it holds no resources any more).
+
+        A child a newer generation of the parent wants again (a group grown back before its old
+        member was gone) is not removed: only the retiring record of it goes.
+        """
+        live = self._run.resources.records.get(child.rpartition("/")[2])
+        if live is not None and live.physical_id == child:
+            self.removed(child)
+            return
         self._requests.append(RemoveChild(child))
 
     def removed(self, child: str) -> None:

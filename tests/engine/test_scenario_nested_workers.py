@@ -274,7 +274,6 @@ def test_a_nested_stack_handed_to_another_worker_mid_convergence_is_watched_ther
     world.store.close()
 
 
-
 class LeasesSeenLate:
     """A worker's view of its leases that can stand still, as a daemon's does while it is stopped:
     woken, its engine passes once with the shards it held before its lease thread runs again."""
