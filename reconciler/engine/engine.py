@@ -26,6 +26,7 @@ from functools import partial
 from typing import Any
 
 from reconciler.engine.call_pool import CallPool, PendingCall
+from reconciler.engine.deferred_submissions import INVALID, SUBMIT, DeferredSubmissions
 from reconciler.engine.desired import DesiredGeneration, DesiredStack, Policy
 from reconciler.engine.engine_loop import EngineLoop
 from reconciler.engine.held_shards import HeldShards
@@ -107,6 +108,7 @@ class Engine:
         self._discovery = NestedDiscovery(store, self.settings.nested_poll)
         self._ended: set[tuple[str, int]] = set()  # superseded generations recorded in the store
         self._dropped_at: dict[str, float] = {}  # runs to rebuild, waiting for their calls out since
+        self._deferred = DeferredSubmissions()
 
     def close(self) -> None:
         """Stop the pool (calls in flight finish; nothing new starts); unclaimed queued calls withdrawn.
@@ -133,12 +135,22 @@ class Engine:
 
     # Desired state ---------------------------------------------------------------------------
 
-    def submit(self, stack: str, desired: DesiredGeneration) -> int:
-        """Make `desired` the stack's newest generation (when its definition changed); its number."""
+    def submit(self, stack: str, desired: DesiredGeneration) -> int | None:
+        """Make `desired` the stack's newest generation (when its definition changed); its number.
+
+        None when the database is away: the submission is kept and made on a later pass.
+        """
         spec = desired.spec
         policy = Policy(spec.cloud, spec.self_heal, spec.prune, float(spec.observe_interval))
         self._invalid.pop(stack, None)
-        return self._submit(stack, desired.commit, desired.definition, RunSpec.root(stack, policy))
+        self._deferred.drop(stack, SUBMIT, INVALID)
+        submit = partial(self._submit, stack, desired.commit, desired.definition, RunSpec.root(stack, policy))
+        try:
+            return submit()
+        except STORE_AWAY as error:
+            LOG.warning("store away: submission of stack %s kept for a later pass: %s", stack, error)
+            self._deferred.keep(SUBMIT, stack, submit)
+            return None
 
     def invalid(self, stack: str, commit: str, reasons: Iterable[str]) -> None:
         """The commit's template is wrong: report INVALID and keep maintaining the last good generation.
@@ -148,15 +160,24 @@ class Engine:
         own report and leaves the row to the holder, which is told the same commit.
         """
         reasons = tuple(reasons)
+        failures = tuple(Failure("template", reason) for reason in reasons)
+        self._invalid[stack] = StackReport(stack, StackStatus.INVALID, commit, None, failures=failures)
+        self._deferred.drop(stack, INVALID)
+        note = partial(self._note_invalid, stack, reasons)
+        try:
+            note()
+        except STORE_AWAY as error:
+            LOG.warning("store away: INVALID of stack %s kept for a later pass: %s", stack, error)
+            self._deferred.keep(INVALID, stack, note)
+
+    def _note_invalid(self, stack: str, reasons: tuple[str, ...]) -> None:
         shard = self._store.ensure_stack(stack).shard
         epoch = self._leases.held().get(shard)
         if epoch is not None:
             try:
                 self._store.set_status(stack, StackStatus.INVALID, reasons=reasons, fence=Fence(shard, epoch))
-            except SHARD_STOPPED:
+            except StaleLease:
                 self._drop_shard(shard)
-        failures = tuple(Failure("template", reason) for reason in reasons)
-        self._invalid[stack] = StackReport(stack, StackStatus.INVALID, commit, None, failures=failures)
 
     def _submit(
         self, stack: str, commit: str, definition: DesiredStack, spec: RunSpec, *, fence: Fence | None = None
@@ -238,6 +259,7 @@ class Engine:
     def _pass(self) -> Progress:
         held = self._leases.held()
         self._held = held
+        self._retry_deferred()
         self._pool.deliver()
         acting: list[StackRun] = []
         results: dict[str, PassResult] = {}
@@ -280,6 +302,16 @@ class Engine:
         self._notify_parents(acting, results)
         self._write_statuses(acting, results, held)
         return self._progress(acting)
+
+    def _retry_deferred(self) -> None:
+        """What the store could not take between passes, first (the rest of the pass goes on)."""
+        if not self._deferred:
+            return
+        try:
+            self._deferred.retry()
+        except STORE_AWAY as error:
+            kept = len(self._deferred)
+            LOG.warning("store away: %d submissions still kept for a later pass: %s", kept, error)
 
     def _step_run(self, run: StackRun, now: float) -> PassResult:
         """One pass of `run`, and the engine's answers to what it asked for its nested stacks.

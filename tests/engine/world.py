@@ -118,7 +118,7 @@ class World:
             (self.repo_dir / path).unlink()
 
     # when
-    def submit(self, stack: str, template: str, parameters: dict[str, Any] | None = None) -> int:
+    def submit(self, stack: str, template: str, parameters: dict[str, Any] | None = None) -> int | None:
         definition = load_stack(DirectorySource(self.repo_dir), template, parameters=parameters or {})
         commit = self.repo.head.commit.hexsha
         return self.engine.submit(stack, DesiredGeneration(commit, self.policy, definition))
