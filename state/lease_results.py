@@ -12,6 +12,7 @@ class Acquired:
     shard: int
     epoch: int
     until: float
+    taken_from: str | None = None  # the worker whose expired lease this one took over (None: it was free)
 
 
 @dataclass(frozen=True)

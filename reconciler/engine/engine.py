@@ -258,6 +258,7 @@ class Engine:
 
     def _pass(self) -> Progress:
         held = self._leases.held()
+        self._log_shards_gone(held)
         self._held = held
         self._retry_deferred()
         self._pool.deliver()
@@ -331,15 +332,8 @@ class Engine:
                         run.child_submitted(request.resource, generation)
                     elif self.remove_nested(request.child, fence=fence):
                         run.child_removed(request.child)
-            except StaleLease:
-                LOG.warning(
-                    "lease lost: shard %d (stack %s) no longer held at epoch %d, its children left to "
-                    "the new holder",
-                    run.shard,
-                    run.name,
-                    fence.epoch,
-                )
-                self._drop_shard(run.shard)
+            except StaleLease as error:
+                self._drop_shard(run.shard, error)
                 return result
             result = result.then(run.answered(now))
         return result
@@ -377,8 +371,8 @@ class Engine:
         for shard, (writes, states, doomed) in by_shard.items():
             try:
                 written = self._store.write_records(Fence(shard, held[shard]), writes, doomed)
-            except SHARD_STOPPED:
-                self._drop_shard(shard)
+            except SHARD_STOPPED as error:
+                self._drop_shard(shard, error)
                 continue
             for state, write, record_id in zip(states, writes, written.record_ids, strict=True):
                 state.record_id = record_id
@@ -405,8 +399,8 @@ class Engine:
                         generation=status.generation,
                         fence=fence,
                     )
-            except SHARD_STOPPED:
-                self._drop_shard(run.shard)
+            except SHARD_STOPPED as error:
+                self._drop_shard(run.shard, error)
 
     def _record_superseded(self, stack: str, superseded: tuple[int, ...], fence: Fence) -> None:
         """The generations a newer one took over from while they were in progress end SUPERSEDED."""
@@ -415,10 +409,35 @@ class Engine:
             self._store.end_generations(stack, ended, StackStatus.SUPERSEDED, fence=fence)
             self._ended.update((stack, generation) for generation in ended)
 
-    def _drop_shard(self, shard: int) -> None:
+    def _drop_shard(self, shard: int, why: StateError | None = None) -> None:
         """The lease is gone: stop acting on its stacks; whoever holds it now carries on."""
-        for name in [name for name, run in self._runs.items() if run.shard == shard]:
+        names = [name for name, run in self._runs.items() if run.shard == shard]
+        for name in names:
             self._epochs[name] = LOST_EPOCH  # forces a rebuild from records if the shard comes back
+        if isinstance(why, StaleLease) and names:
+            LOG.warning(
+                "lease lost: worker %s stops acting on shard %d (a write was refused: %s); stacks %s",
+                self.worker_id,
+                shard,
+                why,
+                _some(names),
+            )
+
+    def _log_shards_gone(self, held: Mapping[int, int]) -> None:
+        """Shards held at the last pass and not now (lease lost, or handed back): which stacks stop here."""
+        gone = set(self._held) - set(held)
+        if not gone:
+            return
+        for shard in sorted(gone):
+            names = [name for name, run in self._runs.items() if run.shard == shard]
+            if names:
+                LOG.info(
+                    "shard %d no longer held by worker %s (lease lost or handed back): stacks %s left to "
+                    "its next holder",
+                    shard,
+                    self.worker_id,
+                    _some(names),
+                )
 
     def _progress(self, runs: list[StackRun]) -> Progress:
         progresses = [run.progress() for run in runs]
@@ -647,6 +666,12 @@ class _LeaseGuards:
                 self._guards.clear()  # the checks of epochs gone by
             check = self._guards[key] = partial(self._engine._leases.holds, shard, epoch)
         return check
+
+
+def _some(names: list[str], shown: int = 5) -> str:
+    """At most `shown` names, and how many more."""
+    listed = ", ".join(sorted(names)[:shown])
+    return listed if len(names) <= shown else f"{listed} and {len(names) - shown} more"
 
 
 def _never() -> bool:
