@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -12,6 +12,8 @@ class Acquired:
     shard: int
     epoch: int
     until: float
+    # the worker whose expired lease this one took over (None: it was free); for the journal only
+    taken_from: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

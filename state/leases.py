@@ -51,9 +51,9 @@ def ensure_shard_rows(connection: sa.Connection, shard_count: int) -> int:
     return len(inserted.all())
 
 
-def _takeable(shards: Collection[int], now: float, postgresql: bool) -> sa.Select[tuple[int]]:
+def _takeable(shards: Collection[int], now: float, postgresql: bool) -> sa.Select[tuple[int, str | None]]:
     query = (
-        sa.select(LEASES.c.shard)
+        sa.select(LEASES.c.shard, LEASES.c.owner)
         .where(LEASES.c.shard.in_(shards), sa.or_(LEASES.c.owner.is_(None), LEASES.c.expires_at <= now))
         .order_by(LEASES.c.shard)
     )
@@ -76,7 +76,8 @@ def take_shards(
     candidates = _takeable(shards, now, postgresql)
     if limit is not None:
         candidates = candidates.limit(limit)
-    picked = list(connection.execute(candidates).scalars())
+    previous: dict[int, str | None] = {row.shard: row.owner for row in connection.execute(candidates)}
+    picked = list(previous)
     if not picked:
         return []
     until = now + lease_seconds
@@ -86,7 +87,10 @@ def take_shards(
         .values(owner=worker, epoch=LEASES.c.epoch + 1, expires_at=until)
         .returning(LEASES.c.shard, LEASES.c.epoch)
     )
-    return sorted((Acquired(shard, epoch, until) for shard, epoch in rows), key=lambda held: held.shard)
+    return sorted(
+        (Acquired(shard, epoch, until, taken_from=previous.get(shard)) for shard, epoch in rows),
+        key=lambda held: held.shard,
+    )
 
 
 def acquire(

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from state.balance_step import Balanced
 from state.errors import CommitOutcomeUnknown, DatabaseUnavailable
 from state.fencing import Fence
+from state.lease_events import log_lease_changes
 from state.store import Store
 from state.workers import Reaped, WorkerIdentity
 from timekeeping import Clock
@@ -71,6 +72,7 @@ class ShardKeeper:
         self._clock = clock
         self._busy = busy
         self._draining: tuple[int, ...] = ()
+        self._held: dict[int, int] = {}  # every shard held at the last tick (draining ones too), by epoch
         self._in_hand: dict[int, _InHand] = {}
         self._next_tick_at = clock.now()
 
@@ -82,6 +84,8 @@ class ShardKeeper:
             balanced = self._store.balance(self.worker, busy=frozenset(self._busy()))
         except (DatabaseUnavailable, CommitOutcomeUnknown) as error:
             return Paused(reason=str(error), still_safe=tuple(sorted(self.fences())))
+        log_lease_changes(self.worker.id, self._held, self._draining, balanced)
+        self._held = {lease.shard: lease.epoch for lease in balanced.held}
         self._draining = balanced.draining
         self._in_hand = {
             lease.shard: _InHand(lease.epoch, lease.until - margin)
@@ -129,6 +133,7 @@ class ShardKeeper:
     def stop(self) -> tuple[int, ...]:
         """Clean shutdown: stop acting, hand every shard back, deregister; returns the shards handed back."""
         self._in_hand = {}
+        self._held = {}
         try:
             released = self._store.leave(self.worker.id)
         except (DatabaseUnavailable, CommitOutcomeUnknown):

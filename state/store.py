@@ -447,17 +447,42 @@ class Store:
         )
 
     def complete_work_with_results(self, worker_id: str, results: Mapping[int, dict[str, Any]]) -> Settled:
-        """Mark claimed items done, each with its result as its new payload."""
-        return self._tx.run(
-            "complete work with results",
-            lambda c: work_queue.complete_with_results(c, worker_id, results, now=self._clock.now()),
-        )
+        """Mark claimed items done, each with its result as its new payload.
+
+        A result is a cloud call's outcome on its way back to the worker that queued the call: a
+        body holding a hidden value of the item's stack is sealed like the call itself was.
+        """
+
+        def work(connection: Connection) -> Settled:
+            sealed = results if self._sealer is None else self._sealed_results(connection, results)
+            return work_queue.complete_with_results(connection, worker_id, sealed, now=self._clock.now())
+
+        return self._tx.run("complete work with results", work)
+
+    def _sealed_results(
+        self, connection: Connection, results: Mapping[int, dict[str, Any]]
+    ) -> dict[int, dict[str, Any]]:
+        sealer = self._sealer
+        assert sealer is not None
+        stacks = work_queue.stacks_of(connection, list(results))
+        return {
+            item_id: sealer.sealed_value(stacks[item_id], result) if item_id in stacks else result
+            for item_id, result in results.items()
+        }
 
     def finished_work(self, item_ids: Sequence[int]) -> list[FinishedWorkItem]:
-        """Those of `item_ids` that are done or failed, with their payloads (results)."""
+        """Those of `item_ids` that are done or failed, with their payloads (results), opened."""
         if not item_ids:
             return []
-        return self._tx.read("finished work", lambda c: work_queue.read_finished(c, list(item_ids)))
+        finished = self._tx.read("finished work", lambda c: work_queue.read_finished(c, list(item_ids)))
+        sealer = self._sealer
+        if sealer is None:
+            return finished
+        opened = sealer.opened
+        return [
+            dataclasses.replace(item, payload=opened(item.payload)) if is_sealed(item.payload) else item
+            for item in finished
+        ]
 
     def withdraw_work(self, item_ids: Sequence[int]) -> list[int]:
         """Delete those of `item_ids` nobody claimed yet; the ids withdrawn."""

@@ -181,6 +181,18 @@ def complete_with_results(
     return Settled(settled=tuple(sorted(held)), not_held=tuple(sorted(set(results) - held)))
 
 
+def stacks_of(connection: sa.Connection, item_ids: Sequence[int]) -> dict[int, str]:
+    """The stack each of `item_ids` was queued for, by id."""
+    found: dict[int, str] = {}
+    for start in range(0, len(item_ids), ID_CHUNK):
+        chunk = list(item_ids[start : start + ID_CHUNK])
+        rows = connection.execute(
+            sa.select(WORK_ITEMS.c.id, WORK_ITEMS.c.stack).where(WORK_ITEMS.c.id.in_(chunk))
+        )
+        found.update({row.id: row.stack for row in rows})
+    return found
+
+
 @dataclass(frozen=True, slots=True)
 class FinishedWorkItem:
     """An item that is done (its payload then holds its result) or failed for good."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bench.chaos.audit import Audit
@@ -28,6 +28,7 @@ class RunFigures:
     pool_full_lines: int
     traceback_lines: int
     notes: Sequence[str] = field(default_factory=tuple)
+    cloud_calls: Mapping[str, int] = field(default_factory=dict)  # calls the cloud served, by operation
 
     @property
     def passed(self) -> bool:
@@ -48,8 +49,13 @@ class RunFigures:
             + (f"; fair share after {joins} s" if joins else "")
             + f"; exits {len(self.unexpected_exits)}; pool-full lines {self.pool_full_lines}; "
             f"traceback lines {self.traceback_lines}; run {self.seconds:.0f} s"
+            + self._calls_text()
             + "".join(f"; {note}" for note in self.notes)
         )
+
+    def _calls_text(self) -> str:
+        calls = self.cloud_calls
+        return f"; cloud calls: list {calls.get('list', 0)}, create {calls.get('create', 0)}" if calls else ""
 
 
 def _spread(values: Sequence[float]) -> str:

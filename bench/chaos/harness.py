@@ -241,7 +241,16 @@ def _figures(scenario: Scenario, run: Run, index: int, final: Audit, started: fl
         pool_full_lines=run.fleet.log_lines("Connection pool is full"),
         traceback_lines=run.fleet.log_lines("Traceback"),
         notes=[*run.notes, *_unsettled(watcher), *_examples(final.examples)],
+        cloud_calls=_cloud_calls(run.cloud),
     )
+
+
+def _cloud_calls(cloud: ServedCloud) -> dict[str, int]:
+    """The calls the cloud served by operation (list calls count pages); empty if it cannot say."""
+    try:
+        return cloud.calls()
+    except Exception:  # the figures stand without them
+        return {}
 
 
 def _unsettled(watcher: Watcher) -> list[str]:

@@ -40,6 +40,14 @@ class Flight:
     work: Callable[[], Any] | None = None
     call: PendingCall | None = None
     elsewhere: bool = False  # queued for any worker rather than sent to this worker's pool
+    place: tuple[str, int] = ("", -1)  # the stack and shard the call is made for
+
+    def __str__(self) -> str:
+        """The call as the journal names it: operation, resource, type, stack and shard (no values)."""
+        spec = self.spec
+        target = self.key if isinstance(self.key, str) else ", ".join(spec.physical_ids) or "-"
+        stack, shard = self.place
+        return f"{spec.op} of {target} ({spec.type_name}) in stack {stack}, shard {shard}"
 
     def forget(self) -> None:
         """Done with: drop the handlers (one refers back to this flight, a cycle otherwise)."""
@@ -132,6 +140,7 @@ class CallFlights:
         deadline = now + self._settings.call_deadline
         work = partial(spec.run_with, provider)
         flight = Flight(key, next(_DISPATCH_ORDER), deadline, on_done, on_abandon, spec, urgent, work)
+        flight.place = (self._stack, self._shard)
         self._flights[key] = flight
         heapq.heappush(self._deadlines, (deadline, flight.sequence, flight))
         if urgent:

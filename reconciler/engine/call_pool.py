@@ -12,6 +12,7 @@ out (as a `Future` per call would need).
 
 from __future__ import annotations
 
+import logging
 import queue
 import threading
 import time
@@ -19,6 +20,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+LOG = logging.getLogger(__name__)
 GATHER_SLICE = 0.002  # seconds between looks at the returned calls while gathering them
 
 
@@ -233,6 +235,11 @@ class CallPool:
                 pending._cancel()
             elif pending.allowed is not None and not pending.allowed():
                 pending._cancel("no longer allowed when its turn came (its lease was lost): never sent")
+                LOG.warning(
+                    "stale call dropped: %s: its lease was lost before it was sent; the shard's holder "
+                    "decides it again",
+                    pending.tag,
+                )
             else:
                 pending._run()
             self._returned.put(pending)

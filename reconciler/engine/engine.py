@@ -21,11 +21,13 @@ import math
 import random as random_module
 import time
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
 from reconciler.engine.adoption import adoption_problems
 from reconciler.engine.call_pool import CallPool, PendingCall
+from reconciler.engine.deferred_submissions import INVALID, SUBMIT, DeferredSubmissions
 from reconciler.engine.desired import DesiredGeneration, DesiredStack, Policy
 from reconciler.engine.drift_tally import DriftTally
 from reconciler.engine.engine_loop import EngineLoop
@@ -48,7 +50,7 @@ from reconciler.engine.stack_status import StackStatus
 from state.errors import CommitOutcomeUnknown, DatabaseUnavailable, StaleLease, StateError
 from state.fencing import Fence
 from state.records import RecordWrite
-from state.stacks import GenerationSeen, NewGeneration
+from state.stacks import GenerationSeen, NewerGeneration, NewGeneration
 from state.store import Store
 from timekeeping import Clock, Sleeper
 
@@ -114,6 +116,7 @@ class Engine:
         self._retry_requests = RetryRequests(store, self.settings.retry_poll)
         # nested stacks whose status moved at the last pass: (parent, resource, converged again)
         self._children_moved: list[tuple[str, str, bool]] = []
+        self._deferred = DeferredSubmissions()
 
     def close(self) -> None:
         """Stop the pool (calls in flight finish; nothing new starts); unclaimed queued calls withdrawn.
@@ -140,11 +143,12 @@ class Engine:
 
     # Desired state ---------------------------------------------------------------------------
 
-    def submit(self, stack: str, desired: DesiredGeneration) -> int:
+    def submit(self, stack: str, desired: DesiredGeneration) -> int | None:
         """Make `desired` the stack's newest generation (when its definition changed); its number.
 
         An abandoned stack is not taken back unless `desired` adopts it (0, and it stays ABANDONED);
         adopt data is taken only into a stack with no records yet, and only whole (INVALID otherwise).
+        None when the database is away: the submission is kept and made on a later pass.
         """
         spec = desired.spec
         policy = Policy(
@@ -156,6 +160,18 @@ class Engine:
             spec.state,
         )
         self._invalid.pop(stack, None)
+        self._deferred.drop(stack, SUBMIT, INVALID)
+        submit = partial(self._submit_desired, stack, desired, policy)
+        try:
+            return submit()
+        except STORE_AWAY as error:
+            LOG.warning("store away: submission of stack %s kept for a later pass: %s", stack, error)
+            self._deferred.keep(SUBMIT, stack, submit)
+            return None
+
+    def _submit_desired(self, stack: str, desired: DesiredGeneration, policy: Policy) -> int:
+        """`submit`'s work: an abandoned stack stays so unless adopted; adopt data checked whole."""
+        spec = desired.spec
         abandoned = self._is_abandoned(stack)
         if abandoned and desired.adopt is None:
             self._forget_runs_of(stack)
@@ -218,17 +234,28 @@ class Engine:
         own report and leaves the row to the holder, which is told the same commit.
         """
         reasons = tuple(reasons)
+        failures = tuple(Failure("template", reason) for reason in reasons)
+        self._invalid[stack] = StackReport(stack, StackStatus.INVALID, commit, None, failures=failures)
+        self._deferred.drop(stack, INVALID)
+        note = partial(self._note_invalid, stack, reasons)
+        try:
+            note()
+        except STORE_AWAY as error:
+            LOG.warning("store away: INVALID of stack %s kept for a later pass: %s", stack, error)
+            self._deferred.keep(INVALID, stack, note)
+
+    def _note_invalid(self, stack: str, reasons: tuple[str, ...]) -> None:
         shard = self._store.ensure_stack(stack).shard
         epoch = self._leases.held().get(shard)
         if epoch is not None:
             try:
                 self._store.set_status(stack, StackStatus.INVALID, reasons=reasons, fence=Fence(shard, epoch))
-            except SHARD_STOPPED:
+            except StaleLease:
                 self._drop_shard(shard)
-        failures = tuple(Failure("template", reason) for reason in reasons)
-        self._invalid[stack] = StackReport(stack, StackStatus.INVALID, commit, None, failures=failures)
 
-    def _submit(self, stack: str, commit: str, definition: DesiredStack, spec: RunSpec) -> int:
+    def _submit(
+        self, stack: str, commit: str, definition: DesiredStack, spec: RunSpec, *, fence: Fence | None = None
+    ) -> int:
         nested = spec.lineage.nested
         inputs: dict[str, Any] = {
             "resources": len(definition.resources),
@@ -238,7 +265,11 @@ class Engine:
         if nested:
             inputs = spec.to_inputs(len(definition.resources))
         outcome = self._store.record_generation(
-            stack, commit_sha=commit, definition_digest=spec.generation_digest(definition), inputs=inputs
+            stack,
+            commit_sha=commit,
+            definition_digest=spec.generation_digest(definition),
+            inputs=inputs,
+            fence=fence,
         )
         generation = outcome.generation
         if nested and self._shard_of(stack) not in self._held:
@@ -323,7 +354,9 @@ class Engine:
 
     def _pass(self) -> Progress:
         held = self._leases.held()
+        self._log_shards_gone(held)
         self._held = held
+        self._retry_deferred()
         self._pool.deliver()
         acting: list[StackRun] = []
         results: dict[str, PassResult] = {}
@@ -353,7 +386,7 @@ class Engine:
                 acting.append(run)
                 results[run.name] = self._step_run(run, now)
         for _ in range(MAX_EXTRA_ROUNDS):  # a child settled or work became ready: no need to wait
-            movable = [run for run in acting if run.can_move()]
+            movable = [run for run in acting if self._epochs.get(run.name) != LOST_EPOCH and run.can_move()]
             if not movable:
                 break
             for run in movable:
@@ -390,16 +423,37 @@ class Engine:
         if requests:
             self._retry_requests.done(requests)
 
+    def _retry_deferred(self) -> None:
+        """What the store could not take between passes, first (the rest of the pass goes on)."""
+        if not self._deferred:
+            return
+        try:
+            self._deferred.retry()
+        except STORE_AWAY as error:
+            kept = len(self._deferred)
+            LOG.warning("store away: %d submissions still kept for a later pass: %s", kept, error)
+
     def _step_run(self, run: StackRun, now: float) -> PassResult:
-        """One pass of `run`, and the engine's answers to what it asked for its nested stacks."""
+        """One pass of `run`, and the engine's answers to what it asked for its nested stacks.
+
+        A child's generation (made or removed) is recorded under the parent's lease: a parent run
+        whose lease was lost meanwhile records nothing after what its successor decided.
+        """
         result = run.step(now)
+        fence = Fence(run.shard, self._epochs.get(run.name, LOST_EPOCH))
         while result.child_requests:
-            for request in result.child_requests:
-                if isinstance(request, SubmitChild):
-                    generation = self._submit(request.child, request.commit, request.definition, request.spec)
-                    run.child_submitted(request.resource, generation)
-                elif self.remove_nested(request.child, retain=request.retain):
-                    run.child_removed(request.child)
+            try:
+                for request in result.child_requests:
+                    if isinstance(request, SubmitChild):
+                        generation = self._submit(
+                            request.child, request.commit, request.definition, request.spec, fence=fence
+                        )
+                        run.child_submitted(request.resource, generation)
+                    elif self.remove_nested(request.child, retain=request.retain, fence=fence):
+                        run.child_removed(request.child)
+            except StaleLease as error:
+                self._drop_shard(run.shard, error)
+                return result
             result = result.then(run.answered(now))
         return result
 
@@ -444,8 +498,8 @@ class Engine:
         for shard, (writes, states, doomed) in by_shard.items():
             try:
                 written = self._store.write_records(Fence(shard, held[shard]), writes, doomed)
-            except SHARD_STOPPED:
-                self._drop_shard(shard)
+            except SHARD_STOPPED as error:
+                self._drop_shard(shard, error)
                 continue
             for state, write, record_id in zip(states, writes, written.record_ids, strict=True):
                 state.record_id = record_id
@@ -472,8 +526,8 @@ class Engine:
                         generation=status.generation,
                         fence=fence,
                     )
-            except SHARD_STOPPED:
-                self._drop_shard(run.shard)
+            except SHARD_STOPPED as error:
+                self._drop_shard(run.shard, error)
 
     def _record_superseded(self, stack: str, superseded: tuple[int, ...], fence: Fence) -> None:
         """The generations a newer one took over from while they were in progress end SUPERSEDED."""
@@ -482,10 +536,35 @@ class Engine:
             self._store.end_generations(stack, ended, StackStatus.SUPERSEDED, fence=fence)
             self._ended.update((stack, generation) for generation in ended)
 
-    def _drop_shard(self, shard: int) -> None:
+    def _drop_shard(self, shard: int, why: StateError | None = None) -> None:
         """The lease is gone: stop acting on its stacks; whoever holds it now carries on."""
-        for name in [name for name, run in self._runs.items() if run.shard == shard]:
+        names = [name for name, run in self._runs.items() if run.shard == shard]
+        for name in names:
             self._epochs[name] = LOST_EPOCH  # forces a rebuild from records if the shard comes back
+        if isinstance(why, StaleLease) and names:
+            LOG.warning(
+                "lease lost: worker %s stops acting on shard %d (a write was refused: %s); stacks %s",
+                self.worker_id,
+                shard,
+                why,
+                _some(names),
+            )
+
+    def _log_shards_gone(self, held: Mapping[int, int]) -> None:
+        """Shards held at the last pass and not now (lease lost, or handed back): which stacks stop here."""
+        gone = set(self._held) - set(held)
+        if not gone:
+            return
+        for shard in sorted(gone):
+            names = [name for name, run in self._runs.items() if run.shard == shard]
+            if names:
+                LOG.info(
+                    "shard %d no longer held by worker %s (lease lost or handed back): stacks %s left to "
+                    "its next holder",
+                    shard,
+                    self.worker_id,
+                    _some(names),
+                )
 
     def _progress(self, runs: list[StackRun]) -> Progress:
         progresses = [run.progress() for run in runs]
@@ -634,14 +713,22 @@ class Engine:
             return None
         return run
 
-    def remove_nested(self, child: str, *, retain: bool = False) -> bool:
-        """Converge a stack (nested or not) to nothing; True once it holds no resources any more.
+    def remove_nested(self, child: str, *, retain: bool = False, fence: Fence | None = None) -> bool:
+        """Converge a stack (nested or not) to nothing; True once it holds no resources any more
+        (or once a newer generation wants the nested stack again: its removal is then over).
 
         A nested stack's removal is a generation of its own (digest `REMOVED`), so whichever
         worker holds its shard, now or after a takeover, converges it to nothing and never
-        rebuilds it from an older generation.
+        rebuilds it from an older generation. `fence` is the parent's lease: a stale one raises
+        `StaleLease` and records no removal.
         """
-        removal = self._record_removal(child, retain=retain) if "/" in child else None
+        removal = self._record_removal(child, fence, retain=retain) if "/" in child else None
+        if isinstance(removal, WantedAgain):
+            return True
+        return self._removed(child, removal, retain=retain)
+
+    def _removed(self, child: str, removal: int | None, *, retain: bool) -> bool:
+        """Whether `child` holds nothing any more, converging it to nothing (at `removal`) meanwhile."""
         if "/" in child and self._shard_of(child) not in self._held:
             if self._store.count_records(child):
                 return False
@@ -675,10 +762,12 @@ class Engine:
                     stack, StackStatus.PENDING, reasons=(reason,), fence=Fence(shard, epoch)
                 )
 
-    def _record_removal(self, child: str, *, retain: bool) -> int | None:
+    def _record_removal(self, child: str, fence: Fence | None, *, retain: bool) -> int | WantedAgain | None:
         """The generation asking nested stack `child` to go away, recorded once (None: never made).
 
-        Its inputs say whether the child's resources are retained, for whichever worker removes it.
+        Recorded only right after the generation it was decided from: one recorded meanwhile
+        (a commit growing the group back) wins, and the removal is over. Its inputs say whether the
+        child's resources are retained, for whichever worker removes it.
         """
         newest = self._store.newest_generation(child)
         if newest is None:
@@ -687,8 +776,15 @@ class Engine:
             return newest.generation
         inputs = retained_inputs(newest.inputs) if retain else newest.inputs
         outcome = self._store.record_generation(
-            child, commit_sha=newest.commit_sha, definition_digest=REMOVED, inputs=inputs
+            child,
+            commit_sha=newest.commit_sha,
+            definition_digest=REMOVED,
+            inputs=inputs,
+            fence=fence,
+            after=newest.generation,
         )
+        if isinstance(outcome, NewerGeneration) and outcome.generation.definition_digest != REMOVED:
+            return WantedAgain(outcome.generation.generation)
         return outcome.generation.generation
 
 
@@ -702,6 +798,13 @@ def abandoned_report(stack: str, commit: str | None) -> StackReport:
     return StackReport(
         stack, StackStatus.ABANDONED, commit, None, failures=(Failure("stack", ABANDONED_REASON),)
     )
+
+
+@dataclass(frozen=True)
+class WantedAgain:
+    """A nested stack being removed got a newer generation meanwhile: its removal is not to be recorded."""
+
+    generation: int
 
 
 class _LeaseGuards:
@@ -726,6 +829,12 @@ class _LeaseGuards:
                 self._guards.clear()  # the checks of epochs gone by
             check = self._guards[key] = partial(self._engine._leases.holds, shard, epoch)
         return check
+
+
+def _some(names: list[str], shown: int = 5) -> str:
+    """At most `shown` names, and how many more."""
+    listed = ", ".join(sorted(names)[:shown])
+    return listed if len(names) <= shown else f"{listed} and {len(names) - shown} more"
 
 
 def _never() -> bool:

@@ -217,7 +217,15 @@ class NestedChildren:
 
     def remove(self, child: str, *, retain: bool = False) -> None:
         """Ask for the child to converge to nothing (`removed` once it holds no resources any more);
-        `retain`: everything it holds stays in the cloud."""
+        `retain`: everything it holds stays in the cloud.
+
+        A child a newer generation of the parent wants again (a group grown back before its old
+        member was gone) is not removed: only the retiring record of it goes.
+        """
+        live = self._run.resources.records.get(child.rpartition("/")[2])
+        if live is not None and live.physical_id == child:
+            self.removed(child)
+            return
         self._requests.append(RemoveChild(child, retain))
 
     def removed(self, child: str) -> None:

@@ -18,6 +18,7 @@ from providers.interface import (
     Snapshotting,
     Suspending,
 )
+from reconciler.engine.observation_batches import observe_together
 from reconciler.engine.outcomes import (
     Applied,
     CallOutcome,
@@ -135,7 +136,7 @@ def call_suspension(provider: Provider, type_name: str, physical_id: str, *, sus
 
 def call_observe(provider: Provider, type_name: str, physical_ids: Collection[str]) -> ObserveOutcome:
     try:
-        return Observed(provider.observe(type_name, physical_ids))
+        return Observed(observe_together(provider, type_name, physical_ids))
     except Retryable as error:
         return _retry_later(error)
     except Permanent as error:

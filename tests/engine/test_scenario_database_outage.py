@@ -89,3 +89,50 @@ def test_a_stack_dropped_while_its_creates_are_out_is_rebuilt_only_once_they_are
     assert flaky.failures == 1
     assert sorted(made(world)) == ["net0", "net1", "net2"]
     world.close()
+
+
+@pytest.mark.parametrize("answer_lost", [False, True])
+def test_a_commit_submitted_while_the_database_is_away_is_made_on_a_later_pass(
+    tmp_path: Path, database_url: str, answer_lost: bool
+) -> None:
+    """Given the database away (or a commit's answer lost) when a commit is handed to the engine
+    between passes; then the submission is kept, not lost: the stack converges at that commit."""
+    flakies: list[FlakyStore] = []
+    world = World(tmp_path, database_url, store_seen_as=lambda store: FlakyStore.around(store, flakies))
+    (flaky,) = flakies
+    commit = world.commit({"app.yaml": servers(NAMES)})
+    (flaky.answer_lost if answer_lost else flaky.unavailable)("record_generation")
+
+    assert world.submit("app", "app.yaml") is None
+    report = world.converge("app")["app"]
+
+    assert report.status is StackStatus.CONVERGED, report.failures
+    assert report.commit == commit
+    assert flaky.failures == 1
+    assert sorted(server["name"] for server in world.live("servers")) == sorted(NAMES)
+    world.close()
+
+
+@pytest.mark.parametrize("method", ["ensure_stack", "set_status"])
+def test_a_commit_found_invalid_while_the_database_is_away_is_still_marked_invalid(
+    tmp_path: Path, database_url: str, method: str
+) -> None:
+    """Given a converged stack; when its next commit is INVALID and the database is away as the
+    engine is told; then the stack's row still ends INVALID (written on a later pass)."""
+    flakies: list[FlakyStore] = []
+    world = World(tmp_path, database_url, store_seen_as=lambda store: FlakyStore.around(store, flakies))
+    (flaky,) = flakies
+    world.commit({"app.yaml": servers(NAMES)})
+    world.submit("app", "app.yaml")
+    assert world.converge("app")["app"].status is StackStatus.CONVERGED
+    broken = world.commit({"app.yaml": "heat_template_version: [\n"})
+    flaky.unavailable(method)
+
+    world.engine.invalid("app", broken, ["app.yaml:1: not a template"])
+    world.pass_time(3)
+
+    assert flaky.failures == 1
+    stored = world.store.read_stack("app")
+    assert stored is not None and stored.status is StackStatus.INVALID
+    assert world.engine.report("app").status is StackStatus.INVALID
+    world.close()

@@ -10,9 +10,10 @@ store. Then the holder of the children dies and the other worker takes their sha
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from pathlib import Path
 
-from providers.simulated.settings import CloudSettings
+from providers.simulated.settings import CloudSettings, Latency
 from reconciler.daemon.clouds import CloudRoot
 from reconciler.engine import DesiredGeneration, Engine, SoleWorkerLeases, StackReport, StackStatus
 from reconciler.templates.file_source import DirectorySource
@@ -269,5 +270,95 @@ def test_a_nested_stack_handed_to_another_worker_mid_convergence_is_watched_ther
     for child in _nested_stacks(3):
         if shard_for(child, shard_count) in handed:
             assert first.run_of(child) is None, f"{child} is watched, not converged, by the first worker"
+    workers.close()
+    world.store.close()
+
+
+class LeasesSeenLate:
+    """A worker's view of its leases that can stand still, as a daemon's does while it is stopped:
+    woken, its engine passes once with the shards it held before its lease thread runs again."""
+
+    def __init__(self, leases: SoleWorkerLeases) -> None:
+        self._leases = leases
+        self._frozen: Mapping[int, int] | None = None
+
+    def freeze(self) -> None:
+        self._frozen = dict(self._leases.held())
+
+    def thaw(self) -> None:
+        self._frozen = None
+
+    def want(self, shard: int) -> None:
+        self._leases.want(shard)
+
+    def held(self) -> Mapping[int, int]:
+        return self._leases.held() if self._frozen is None else self._frozen
+
+    def holds(self, shard: int, epoch: int) -> bool:
+        if self._frozen is not None:
+            return self._frozen.get(shard) == epoch
+        return self._leases.holds(shard, epoch)
+
+
+def test_a_member_regrown_after_a_takeover_mid_shrink_is_not_removed_by_the_stale_retirement(
+    tmp_path: Path, database_url: str
+) -> None:
+    """Given a group shrinking, its worker stopped past its lease mid-shrink; when another worker
+    takes the group over and a commit grows it back, and then the stopped worker wakes; then its
+    stale retirement records no removal after the regrowing commit's generation, and the tree
+    converges with every member, nothing left over."""
+    slow_deletes = CloudSettings(latency=Latency(per_operation={"delete": 5.0}))
+    world = World(tmp_path, database_url, cloud=slow_deletes, calls_take_engine_time=True)
+    world.engine.close()
+    world.leases.release_all()
+    shard_count = world.store.settings.shard_count
+    workers = Workers(world)
+    stopped = LeasesSeenLate(SoleWorkerLeases(world.store, "stopped", world.clock))
+    for shard in range(shard_count):
+        stopped.want(shard)
+    workers.engines["stopped"] = Engine(
+        world.store,
+        CloudRoot(world.clock, sim=world.sim),
+        world.clock,
+        "stopped",
+        leases=stopped,
+        sleeper=world.clock,
+        random=random.Random(3),
+        settings=world.settings,
+    )
+    world.commit({"tree.yaml": TREE, "node.yaml": NODE_WITH_NETWORK})
+    workers.submit("tree", "tree.yaml")
+    assert workers.converge("stopped", "tree").status is StackStatus.CONVERGED
+
+    # The group shrinks; its worker starts retiring members 1 and 2, then is stopped.
+    world.commit({"tree.yaml": TREE.replace("default: 3", "default: 1")})
+    workers.submit("tree", "tree.yaml", {"count": 1})
+    workers.pass_time(2)
+    stopped.freeze()
+    stale = workers.engines.pop("stopped")
+
+    # Another worker takes every shard once the lease expired, and the group grows back.
+    world.clock.sleep(world.store.settings.lease_seconds + 1)
+    successor = workers.start("successor", set(range(shard_count)))
+    world.commit({"tree.yaml": TREE})
+    workers.submit("tree", "tree.yaml", {"count": 3})
+    workers.pass_time(3)
+    regrown = {index: world.store.newest_generation(f"tree/nodes/{index}") for index in (1, 2)}
+
+    # The stopped worker wakes: one pass on the shards it held before.
+    stale.step()
+    stale.wait_for_calls()
+    stopped.thaw()
+    stale.step()
+
+    for index, generation in regrown.items():
+        assert world.store.newest_generation(f"tree/nodes/{index}") == generation
+    report = workers.converge("successor", "tree")
+    assert report.status is StackStatus.CONVERGED, report.failures
+    assert sorted(server["name"] for server in world.live("servers")) == ["node-0", "node-1", "node-2"]
+    assert len(world.live("ports")) == 3
+    assert world.outputs("tree")["names"] == ["node-0", "node-1", "node-2"]
+    assert successor.report("tree/nodes/2").status is StackStatus.CONVERGED
+    stale.close()
     workers.close()
     world.store.close()

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from providers.simulated.settings import CloudSettings, Latency
 from reconciler.engine import StackStatus
 from tests.engine.templates import HEADER
@@ -66,4 +68,26 @@ def test_calls_queued_when_the_lease_is_lost_are_never_sent_and_the_new_owner_ma
     report = world.converge("app")["app"]
     assert report.status is StackStatus.CONVERGED, report.failures
     assert sorted(made(world)) == sorted(f"net{index}" for index in range(NETWORKS))
+    world.close()
+
+
+def test_every_call_dropped_for_a_lost_lease_is_logged_with_its_resource_stack_and_shard(
+    tmp_path: Path, database_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    slow_creates = CloudSettings(latency=Latency(per_operation={"create": CREATE_LATENCY}))
+    world = World(tmp_path, database_url, cloud=slow_creates, calls_take_engine_time=True)
+    world.commit({"nets.yaml": networks(NETWORKS)})
+    world.submit("app", "nets.yaml")
+    world.engine.step()
+    world.clock.sleep(world.store.settings.lease_seconds + 1)
+    world.engine.wait_for_calls()
+    world.engine.step()  # the calls that came back are handled
+
+    messages = [record.getMessage() for record in caplog.records]
+    dropped = [message for message in messages if message.startswith("stale call dropped")]
+    shard = world.store.ensure_stack("app").shard
+    assert 0 < len(dropped) <= NETWORKS - TEST_SETTINGS.pool_size
+    for line in dropped:
+        assert line.startswith("stale call dropped: create of net")
+        assert f"(OS::Neutron::Net) in stack app, shard {shard}: its lease was lost" in line
     world.close()

@@ -36,7 +36,7 @@ def test_a_second_commit_mid_convergence_wins(world: World) -> None:
     second = world.submit("app", "stack.yaml")
     report = world.converge("app")["app"]
 
-    assert second == first + 1
+    assert first is not None and second == first + 1
     assert report.status is StackStatus.CONVERGED, report.failures
     assert report.commit == world.commits[-1] and world.commits[0] in report.superseded
     assert live_server_names(world) == ["d", "e"]

@@ -131,7 +131,7 @@ class World:
         parameters: dict[str, Any] | None = None,
         *,
         adoption: Adoption | None = None,
-    ) -> int:
+    ) -> int | None:
         """`adoption`: existing resources taken instead of created (Heat's adopt)."""
         definition = load_stack(DirectorySource(self.repo_dir), template, parameters=parameters or {})
         commit = self.repo.head.commit.hexsha

@@ -112,3 +112,23 @@ def test_a_rotated_key_seals_new_values_and_still_opens_the_old(store: Store, da
     finally:
         rotated.close()
         new_only.close()
+
+
+def test_a_queued_call_s_outcome_sent_back_through_the_database_is_sealed_too(
+    store: Store, database_url: str
+) -> None:
+    """The worker that ran a peer's call hands its outcome back through the database: a created
+    server's body may hold the hidden value (its user_data), so it is sealed there as well."""
+    (item_id,) = store.enqueue_work([NewWorkItem(0, "app/nodes/0", "cloud-call", {"op": "create"})])
+    (claimed,) = store.claim_work("w2", 10)
+    outcome = {"created": {"id": "s-1", "user_data": f"password: {SECRET}\n"}}
+    other = {"created": {"id": "s-2", "name": "plain"}}
+    (plain_id,) = store.enqueue_work([NewWorkItem(0, "app/nodes/1", "cloud-call", {"op": "create"})])
+    store.claim_work("w2", 10)
+
+    store.complete_work_with_results("w2", {claimed.id: outcome, plain_id: other})
+
+    raw = _raw_rows(database_url)
+    assert SECRET not in raw
+    finished = {item.id: item.payload for item in store.finished_work([item_id, plain_id])}
+    assert finished == {item_id: outcome, plain_id: other}
