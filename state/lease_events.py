@@ -19,6 +19,7 @@ def log_lease_changes(
 ) -> None:
     """Log what one balancing step changed: `before`, the shards held before it (shard -> epoch), of
     which `draining_before` were waiting to be handed back."""
+    acquired = []
     for lease in balanced.taken:
         if lease.taken_from is not None and lease.taken_from != worker:
             LOG.warning(
@@ -29,7 +30,10 @@ def log_lease_changes(
                 lease.epoch,
             )
         else:
-            LOG.info("shard acquired: worker %s holds shard %d at epoch %d", worker, lease.shard, lease.epoch)
+            acquired.append(lease.shard)
+    if acquired:  # free shards, as at a fleet's first start: one line, not one per shard
+        shards = ", ".join(str(shard) for shard in sorted(acquired))
+        LOG.info("shard acquired: worker %s holds shard %s", worker, shards)
     released = {item.shard for item in balanced.released}
     for shard in sorted(released):
         LOG.info(

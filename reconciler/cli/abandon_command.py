@@ -17,6 +17,7 @@ import click
 import platformdirs
 
 from reconciler.cli.database_option import database_option
+from reconciler.cli.shared_options import optional_repo_option
 from reconciler.daemon.state_key import state_sealer
 from reconciler.engine.abandon_data import abandon_data
 from reconciler.templates import (
@@ -39,12 +40,7 @@ MASK = "******"
 @click.command(name="abandon")
 @click.argument("stack")
 @database_option()
-@click.option(
-    "--repo",
-    "repo",
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
-    help="Take the stack's template and environment from this repository for the abandon data.",
-)
+@optional_repo_option("Take the stack's template and environment from this repository for the abandon data.")
 def command(stack: str, database: str, repo: Path | None) -> None:
     """Stop managing STACK (nothing deleted) and print its abandon data as JSON."""
     if "/" in stack:

@@ -22,6 +22,7 @@ import platformdirs
 
 from reconciler.cli.apply_command import commit_of, print_report
 from reconciler.cli.database_option import database_option
+from reconciler.cli.shared_options import timeout_option
 from reconciler.daemon.clouds import CloudRoot, sim_cloud_path
 from reconciler.daemon.state_key import state_sealer
 from reconciler.engine import Engine, EngineSettings, SoleWorkerLeases
@@ -33,21 +34,13 @@ from state.store import open_store
 from state.workers import WorkerIdentity
 from timekeeping import SystemClock
 
-DEFAULT_TIMEOUT = 3600.0
-
 
 @click.command(name="adopt")
 @click.argument("stack")
 @click.argument("adopt_file", metavar="FILE", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--repo", "repo", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
 @database_option()
-@click.option(
-    "--timeout",
-    type=float,
-    default=DEFAULT_TIMEOUT,
-    show_default=True,
-    help="Give up after this many seconds.",
-)
+@timeout_option()
 def command(stack: str, adopt_file: Path, repo: Path, database: str, timeout: float) -> None:
     """Take existing resources under management as STACK, creating nothing."""
     commit = commit_of(repo, allow_dirty=True)

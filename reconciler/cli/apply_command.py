@@ -21,6 +21,7 @@ import git
 
 from reconciler.cli.apply_progress import ApplyProgress
 from reconciler.cli.database_option import database_option, state_directory
+from reconciler.cli.shared_options import timeout_option
 from reconciler.daemon.clouds import CloudRoot, sim_cloud_path
 from reconciler.daemon.collector import tune_process
 from reconciler.daemon.software_records import stored_software
@@ -35,7 +36,6 @@ from timekeeping import SystemClock
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-DEFAULT_TIMEOUT = 3600.0
 UNCOMMITTED = "uncommitted"  # what a dirty working tree applied with --allow-dirty is recorded as
 DIRTY_SHOWN = 10  # changed paths named in the refusal
 
@@ -105,13 +105,7 @@ def _converge(
 @click.command(name="apply")
 @click.option("--repo", "repo", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
 @database_option()
-@click.option(
-    "--timeout",
-    type=float,
-    default=DEFAULT_TIMEOUT,
-    show_default=True,
-    help="Give up after this many seconds.",
-)
+@timeout_option()
 @click.option(
     "--allow-dirty",
     is_flag=True,

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from reconciler.cli.database_option import database_option
+from reconciler.cli.shared_options import optional_repo_option
 from reconciler.daemon.clouds import SIM_CLOUD, CloudRoot, sim_cloud_path
 from reconciler.daemon.software_records import stored_software
 from reconciler.engine.stack_check import ResourceCheck, check_stack, nested_stacks
@@ -20,11 +21,8 @@ from timekeeping import SystemClock
 @click.command(name="check")
 @click.argument("stack")
 @database_option()
-@click.option(
-    "--repo",
-    "repo",
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
-    help="Take the stack's cloud from this repository's reconciler.yaml (default: as last applied).",
+@optional_repo_option(
+    "Take the stack's cloud from this repository's reconciler.yaml (default: as last applied)."
 )
 @click.option(
     "--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True

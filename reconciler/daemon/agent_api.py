@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import threading
 from collections.abc import Callable, Mapping
 from email.utils import formatdate, parsedate_to_datetime
 from http import HTTPStatus
@@ -31,6 +30,7 @@ from providers.heat.deployment_signals import judge_signal
 from providers.heat.server_user_data import collect_config
 from providers.heat.software_records import DEPLOYMENT_TOKEN, HANDLE_TOKEN, token_digest
 from providers.heat.wait_conditions import BadSignal, handle_signal
+from reconciler.daemon.http_endpoints import ListenError, ServedOnThread
 from reconciler.daemon.software_records import signal_row
 from state.software import MetadataVersion, SoftwareStore
 
@@ -244,7 +244,7 @@ def _handler() -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-class AgentServer:
+class AgentServer(ServedOnThread):
     """The agent API on its own thread; `address` is the bound (host, port), port 0 resolved.
 
     `links` are the URLs VMs are given: under `agent_url`, else under the bound address, known
@@ -254,21 +254,11 @@ class AgentServer:
     def __init__(
         self, host: str, port: int, make_api: Callable[[AgentLinks], AgentApi], agent_url: str = ""
     ) -> None:
-        self._server = _AgentHttpServer((host, port), _handler())
+        try:
+            server = _AgentHttpServer((host, port), _handler())
+        except OSError as error:
+            raise ListenError(host, port, error) from None
+        super().__init__(server, "agent-api")
         bound_host, bound_port = self.address
         self.links = AgentLinks(agent_url or f"http://{bound_host}:{bound_port}")
-        self._server.api = make_api(self.links)
-        self._thread = threading.Thread(target=self._server.serve_forever, name="agent-api", daemon=True)
-
-    @property
-    def address(self) -> tuple[str, int]:
-        host, port = self._server.server_address[:2]
-        return str(host), int(port)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+        server.api = make_api(self.links)

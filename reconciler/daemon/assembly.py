@@ -312,16 +312,6 @@ def assemble(
     )
     identity = _identity(worker_id)
     agent = _agent_server(settings, store, leader=leader)
-    links = AgentLinks(settings.agent_base_url()) if agent is None else agent.links
-    clouds = CloudRoot(
-        clock,
-        sim_path=sim_cloud_path(url),
-        sim_options=sim_options,
-        software=(StoredSoftware(store.software()), links),
-    )
-    meter = CallMeter()
-    keeper, engine = _keeper_and_engine(store, identity, clock, MeteredClouds(clouds, meter))
-    repository = FollowedRepository(settings.repo, state_dir / "repositories")
     intervals = {
         FOLLOW: settings.fetch_interval,
         CONVERGE: settings.engine_interval,
@@ -332,6 +322,30 @@ def assemble(
     progress = ProgressMonitor(
         clock, {loop: max(settings.watchdog_allowance, 2 * every) for loop, every in intervals.items()}
     )
+    # Both listeners are bound before any lease is taken: a daemon that cannot listen holds no shard.
+    http = HttpEndpoints(
+        host,
+        port,
+        Endpoints(
+            health=progress.health,
+            metrics=lambda: metrics.render(),  # noqa: PLW0108 - `metrics` is made below
+            git_hook=lambda: service.wake(FOLLOW),
+            status=lambda: rendered(daemon_status(gitops, board, store)),
+            webhook_secret=_secret(
+                settings.webhook_secret, settings.webhook_secret_file, "webhook-secret", environ
+            ),
+        ),
+    )
+    links = AgentLinks(settings.agent_base_url()) if agent is None else agent.links
+    clouds = CloudRoot(
+        clock,
+        sim_path=sim_cloud_path(url),
+        sim_options=sim_options,
+        software=(StoredSoftware(store.software()), links),
+    )
+    meter = CallMeter()
+    keeper, engine = _keeper_and_engine(store, identity, clock, MeteredClouds(clouds, meter))
+    repository = FollowedRepository(settings.repo, state_dir / "repositories")
 
     def snapshot() -> StoreSnapshot:
         reports = {name: report for name, report in gitops.reports().items() if report is not None}
@@ -421,19 +435,6 @@ def assemble(
         watchdog_every=watchdog_interval() if leader else None,
     )
     holder["service"] = service
-    http = HttpEndpoints(
-        host,
-        port,
-        Endpoints(
-            health=progress.health,
-            metrics=metrics.render,
-            git_hook=lambda: service.wake(FOLLOW),
-            status=lambda: rendered(daemon_status(gitops, board, store)),
-            webhook_secret=_secret(
-                settings.webhook_secret, settings.webhook_secret_file, "webhook-secret", environ
-            ),
-        ),
-    )
     repository.watch(lambda: wake(FOLLOW), cache_too=not leader)
     daemon = AssembledDaemon(
         settings,

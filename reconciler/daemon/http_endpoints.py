@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer, ThreadingHTTPServer
 
 from reconciler.daemon.metrics import CONTENT_TYPE
 from reconciler.daemon.progress import Health, Healthy
@@ -108,16 +108,13 @@ def _handler(endpoints: Endpoints) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-class HttpEndpoints:
-    """The server, started on its own thread; `address` is the bound (host, port), port 0 resolved."""
+class ServedOnThread:
+    """An HTTP server served on a thread of its own; `address` is the bound (host, port), port 0
+    resolved."""
 
-    def __init__(self, host: str, port: int, endpoints: Endpoints) -> None:
-        try:
-            self._server = ThreadingHTTPServer((host, port), _handler(endpoints))
-        except OSError as error:
-            raise ListenError(host, port, error) from None
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="http", daemon=True)
+    def __init__(self, server: HTTPServer, name: str) -> None:
+        self._server = server
+        self._thread = threading.Thread(target=server.serve_forever, name=name, daemon=True)
 
     @property
     def address(self) -> tuple[str, int]:
@@ -131,3 +128,15 @@ class HttpEndpoints:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)
+
+
+class HttpEndpoints(ServedOnThread):
+    """The operator endpoints, served on their own thread."""
+
+    def __init__(self, host: str, port: int, endpoints: Endpoints) -> None:
+        try:
+            server = ThreadingHTTPServer((host, port), _handler(endpoints))
+        except OSError as error:
+            raise ListenError(host, port, error) from None
+        server.daemon_threads = True
+        super().__init__(server, "http")
