@@ -1,0 +1,307 @@
+"""Which templates of the community corpus converge on the simulated cloud, each with its reason.
+
+    python -m bench.corpus_converge [--corpus DIR] [--only SUBSTRING] [--timeout 60] [--json FILE]
+
+Every corpus file that declares resources becomes its own git repository of two stacks: `base`,
+which makes what a real project would already hold (a key pair, a private network and subnet
+routed to the public network, a security group), and `corpus`, the template itself. The template's
+parameters are given values naming what the cloud holds: images, flavors and the public network
+by the names the simulated cloud is seeded with, the key pair, network, subnet and security group
+through `from_stack` wiring to `base`, and plain values for the rest. `reconciler apply` then runs
+in its own process on a fresh SQLite database and simulated cloud.
+
+Each file ends CONVERGED, FAILED, INVALID or TIMEOUT with the first line that says why, or
+EXCLUDED with the reason no faithful cloud could converge it (the `EXCLUDED` table: each entry is
+one named file and why). The figure is converged / (files with resources - excluded).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from providers.simulated.seeds import IMAGES, PUBLIC_NETWORK
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+IMAGE = IMAGES[0]
+FLAVOR = "m1.small"
+PASSWORD = "Pass1234"  # upper, lower and digits within the 6 to 8 characters the strictest asks
+
+# Environments the corpus ships for a template under another name, relative to the template.
+ENVIRONMENTS = {
+    "heat-templates-hot/mistral/templates/autoscaling_using_mistral.yaml": (
+        "../nova_networking_server_with_ip_env.yaml"
+    ),
+}
+
+_OUTSIDE = "reads files of the heat-agents repository, which is not part of the corpus"
+_PINNED = "its image parameter is pinned by allowed_values to F18-*-cfntools images"
+
+# Files no faithful cloud could converge, each with its reason.
+EXCLUDED: dict[str, str] = {
+    "heat-tempest-plugin-scenario/app_server_neutron.yaml": "OS::Test::WebAppConfig is a test-only type",
+    "heat-tempest-plugin-scenario/octavia_lbaas.yaml": "OS::Test::PoolMember is a test-only type",
+    "heat-tempest-plugin-scenario/test_server_software_config.yaml": (
+        "its get_file paths ('/cfg1.sh') are files the test passes through the API, not corpus files"
+    ),
+    "heat-templates-hot/F18/NovaInstanceWithCinderVolume_Native.yaml": _PINNED,
+    "heat-templates-hot/F18/WordPress_Native.yaml": _PINNED,
+    "heat-templates-hot/mistral/templates/autoscaling_using_mistral.yaml": (
+        "upstream mistake: it passes security_group to server_with_ip.yaml, which declares no such "
+        "parameter (Heat refuses it too)"
+    ),
+    "heat-templates-hot/external_resource.yaml": "its external_id names a server that must already exist",
+    **{
+        f"heat-templates-hot/software-config/boot-config/templates/install_config_agent_{name}.yaml": _OUTSIDE
+        for name in ("centos7_rdo", "fedora_pip", "fedora_yum", "test_image", "ubuntu_pip")
+    },
+}
+
+BASE_TEMPLATE = {
+    "heat_template_version": "2018-08-31",
+    "description": "What a project holds before the corpus template is applied.",
+    "resources": {
+        "key": {"type": "OS::Nova::KeyPair", "properties": {"name": "corpus-key"}},
+        "net": {"type": "OS::Neutron::Net", "properties": {"name": "private"}},
+        "subnet": {
+            "type": "OS::Neutron::Subnet",
+            "properties": {
+                "name": "private-subnet",
+                "network": {"get_resource": "net"},
+                "cidr": "10.0.0.0/24",
+            },
+        },
+        "router": {
+            "type": "OS::Neutron::Router",
+            "properties": {"external_gateway_info": {"network": PUBLIC_NETWORK}},
+        },
+        "router_interface": {
+            "type": "OS::Neutron::RouterInterface",
+            "properties": {"router": {"get_resource": "router"}, "subnet": {"get_resource": "subnet"}},
+        },
+        "security_group": {"type": "OS::Neutron::SecurityGroup", "properties": {"name": "corpus-sg"}},
+    },
+    "outputs": {
+        "key_name": {"value": {"get_resource": "key"}},
+        "net_id": {"value": {"get_resource": "net"}},
+        "net_name": {"value": {"get_attr": ["net", "name"]}},
+        "subnet_id": {"value": {"get_resource": "subnet"}},
+        "security_group": {"value": {"get_resource": "security_group"}},
+    },
+}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    file: str
+    outcome: str
+    reason: str
+    seconds: float
+
+
+def _from_base(output: str) -> dict[str, str]:
+    return {"from_stack": "base", "output": output}
+
+
+# Parameter names that ask for something the cloud holds, and the value naming it, first match wins.
+HELD: tuple[tuple[str, Any], ...] = (
+    (r"image", IMAGE),
+    (r"flavor|instance_type", FLAVOR),
+    (r"(^|_)key(_name)?$|keypair|ssh_key", _from_base("key_name")),
+    (r"(public|external|floating)\w*net|net\w*(public|external)", PUBLIC_NETWORK),
+    (r"subnet", _from_base("subnet_id")),
+    (r"^(private_)?net(work)?_name$|^private_net$", _from_base("net_name")),
+    (r"^(private_)?net(work)?(_id)?$", _from_base("net_id")),
+    (r"sec_group|security_group", _from_base("security_group")),
+)
+
+# Plain values by parameter name, then by type, for what names nothing in the cloud.
+PLAIN_BY_NAME: tuple[tuple[str, Any], ...] = (
+    (r"timeout", 60),
+    (r"password|_pass$", PASSWORD),
+    (r"email", "admin@example.org"),
+    (r"cidr", "10.1.0.0/24"),
+    (r"url", "http://192.0.2.10:5000/v3"),
+)
+PLAIN_BY_TYPE = {"number": 1, "boolean": True, "json": {}, "comma_delimited_list": "one,two"}
+
+
+def parameter_value(name: str, schema: dict[str, Any]) -> Any:
+    """A value for parameter `name` naming what the cloud holds, or None to keep its default."""
+    lowered = name.lower()
+    allowed = _allowed_values(schema)
+    if allowed is not None:
+        return None if "default" in schema else allowed[0]
+    held = next((value for pattern, value in HELD if re.search(pattern, lowered)), None)
+    if held is not None or "default" in schema:
+        return held
+    kind = str(schema.get("type", "string")).lower()
+    plain = next((value for pattern, value in PLAIN_BY_NAME if re.search(pattern, lowered)), None)
+    if plain is None:
+        plain = PLAIN_BY_TYPE.get(kind, f"corpus-{lowered.replace('_', '-')}")
+    return _fitted(plain, schema)
+
+
+def _fitted(value: Any, schema: dict[str, Any]) -> Any:
+    """The first candidate for a plain string that meets the parameter's length and patterns."""
+    if not isinstance(value, str):
+        return value
+    candidates = [value, value.replace("-", "_"), re.sub(r"[^0-9A-Za-z]", "", value), "Pass12#$word"]
+    for candidate in candidates:
+        fitted = _length_fitted(candidate, schema)
+        if all(re.fullmatch(pattern, fitted) for pattern in _patterns(schema)):
+            return fitted
+    return _length_fitted(value, schema)
+
+
+def _length_fitted(value: str, schema: dict[str, Any]) -> str:
+    for constraint in schema.get("constraints") or []:
+        length = constraint.get("length") if isinstance(constraint, dict) else None
+        if isinstance(length, dict):
+            value = value[: int(length.get("max", len(value)))]
+            value = value.ljust(int(length.get("min", 0)), "x")
+    return value
+
+
+def _patterns(schema: dict[str, Any]) -> list[str]:
+    constraints = schema.get("constraints") or []
+    return [str(c["allowed_pattern"]) for c in constraints if isinstance(c, dict) and "allowed_pattern" in c]
+
+
+def _allowed_values(schema: dict[str, Any]) -> list[Any] | None:
+    for constraint in schema.get("constraints") or []:
+        if isinstance(constraint, dict) and "allowed_values" in constraint:
+            return list(constraint["allowed_values"])
+    return None
+
+
+def corpus_templates(corpus: Path) -> list[Path]:
+    """Every corpus file that is a HOT template declaring resources, sorted."""
+    found = []
+    for path in sorted(corpus.rglob("*.yaml")):
+        try:
+            document = yaml.load(path.read_text(), Loader=yaml.CSafeLoader)
+        except (yaml.YAMLError, UnicodeDecodeError):
+            continue
+        if isinstance(document, dict) and "heat_template_version" in document and document.get("resources"):
+            found.append(path)
+    return found
+
+
+def _repository(template: Path, corpus: Path, directory: Path) -> None:
+    """A git repository holding the template's corpus folder, the base stack and reconciler.yaml."""
+    group = template.relative_to(corpus).parts[0]
+    shutil.copytree(corpus / group, directory / "corpus")
+    inside = template.relative_to(corpus / group)
+    (directory / "base.yaml").write_text(yaml.safe_dump(BASE_TEMPLATE, sort_keys=False))
+    document = yaml.load(template.read_text(), Loader=yaml.CSafeLoader)
+    parameters = {}
+    for name, schema in (document.get("parameters") or {}).items():
+        value = parameter_value(name, schema if isinstance(schema, dict) else {})
+        if value is not None:
+            parameters[name] = value
+    stack: dict[str, Any] = {"template": f"corpus/{inside}", "parameters": parameters}
+    environment = _environment(template, corpus)
+    if environment is not None:
+        stack["environment"] = [f"corpus/{environment.relative_to(corpus / group)}"]
+    config = {
+        "defaults": {"cloud": "sim", "auto_apply": True, "prune": True},
+        "stacks": {"base": {"template": "base.yaml"}, "corpus": stack},
+    }
+    (directory / "reconciler.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    for command in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "corpus template"]):
+        subprocess.run(
+            ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.org", *command],
+            cwd=directory,
+            check=True,
+        )
+
+
+def _environment(template: Path, corpus: Path) -> Path | None:
+    """The environment the corpus ships for a template: named in ENVIRONMENTS, or `NAME_env.yaml`."""
+    named = ENVIRONMENTS.get(str(template.relative_to(corpus)))
+    if named is not None:
+        return (template.parent / named).resolve()
+    beside = template.with_name(f"{template.stem}_env.yaml")
+    return beside if beside.is_file() else None
+
+
+def converge(template: Path, corpus: Path, timeout: float) -> Outcome:
+    name = str(template.relative_to(corpus))
+    if name in EXCLUDED:
+        return Outcome(name, "EXCLUDED", EXCLUDED[name], 0.0)
+    with tempfile.TemporaryDirectory(prefix="corpus-") as scratch:
+        directory = Path(scratch) / "repo"
+        directory.mkdir()
+        _repository(template, corpus, directory)
+        database = f"sqlite:///{scratch}/state.db"
+        command = [sys.executable, "-m", "reconciler.cli.main", "apply", "--repo", str(directory)]
+        command += ["--database", database, "--timeout", str(timeout)]
+        started = time.perf_counter()
+        limit = timeout + 60
+        try:
+            finished = subprocess.run(command, check=False, capture_output=True, text=True, timeout=limit)
+        except subprocess.TimeoutExpired:
+            return Outcome(name, "TIMEOUT", f"apply did not return within {limit:.0f} s", limit)
+        seconds = time.perf_counter() - started
+    return _judged(name, finished, seconds)
+
+
+def _judged(name: str, finished: subprocess.CompletedProcess[str], seconds: float) -> Outcome:
+    lines = [line.strip() for line in (finished.stdout + "\n" + finished.stderr).splitlines() if line.strip()]
+    corpus_lines = [line for line in lines if line.startswith("corpus:")]
+    status = corpus_lines[-1].split()[1] if corpus_lines else ""
+    if finished.returncode == 0 and status == "CONVERGED":
+        return Outcome(name, "CONVERGED", "", seconds)
+    reason = _reason(lines, corpus_lines)
+    if status in {"FAILED", "INVALID", "PROGRESSING"}:
+        return Outcome(name, "TIMEOUT" if status == "PROGRESSING" else status, reason, seconds)
+    return Outcome(name, "INVALID" if "Error" in reason or "error" in reason else "FAILED", reason, seconds)
+
+
+def _reason(lines: list[str], corpus_lines: list[str]) -> str:
+    if corpus_lines:
+        start = lines.index(corpus_lines[-1]) + 1
+        detail = [line for line in lines[start:] if not line.startswith(("base:", "corpus:"))]
+        if detail:
+            return detail[0][:300]
+    return (lines[-1] if lines else "no output")[:300]
+
+
+def main() -> None:
+    formatter = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=formatter)
+    parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument("--only", default="", help="only files whose corpus path contains this")
+    parser.add_argument("--timeout", type=float, default=60.0, help="apply's --timeout per file")
+    parser.add_argument("--json", type=Path, help="write every outcome to this file as JSON")
+    arguments = parser.parse_args()
+    outcomes = []
+    for template in corpus_templates(arguments.corpus):
+        if arguments.only not in str(template.relative_to(arguments.corpus)):
+            continue
+        outcome = converge(template, arguments.corpus, arguments.timeout)
+        outcomes.append(outcome)
+        print(f"{outcome.outcome:10} {outcome.seconds:6.1f}s {outcome.file}  {outcome.reason}", flush=True)
+    tally = Counter(outcome.outcome for outcome in outcomes)
+    counted = len(outcomes) - tally["EXCLUDED"]
+    share = tally["CONVERGED"] / counted if counted else 0.0
+    print(f"converged {tally['CONVERGED']} of {counted} counted ({share:.0%}); {dict(sorted(tally.items()))}")
+    if arguments.json:
+        arguments.json.write_text(json.dumps([asdict(outcome) for outcome in outcomes], indent=1))
+
+
+if __name__ == "__main__":
+    main()
