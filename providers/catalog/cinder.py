@@ -1,4 +1,5 @@
-"""Block storage types served by the cloud providers: OS::Cinder::Volume and VolumeAttachment.
+"""Block storage types served by the cloud providers: OS::Cinder::Volume, VolumeAttachment, VolumeType
+and EncryptedVolumeType.
 
 Their schemas are data (`schemas/resource_types/cinder.yaml`). A volume's size may only grow
 (Cinder extends, never shrinks); the provider rejects a smaller size as a permanent error rather
@@ -12,4 +13,7 @@ from providers.catalog.declaring import from_schema
 VOLUME = from_schema("OS::Cinder::Volume", asynchronous=True)
 VOLUME_ATTACHMENT = from_schema("OS::Cinder::VolumeAttachment", asynchronous=True)
 
-TYPES = (VOLUME, VOLUME_ATTACHMENT)
+VOLUME_TYPE = from_schema("OS::Cinder::VolumeType")
+ENCRYPTED_VOLUME_TYPE = from_schema("OS::Cinder::EncryptedVolumeType")
+
+TYPES = (VOLUME, VOLUME_ATTACHMENT, VOLUME_TYPE, ENCRYPTED_VOLUME_TYPE)

@@ -38,6 +38,7 @@ from providers.openstack.server_power import ServerPower
 from providers.openstack.type_handler import TypeHandler
 from providers.openstack.volume import VolumeHandler
 from providers.openstack.volume_attachment import VolumeAttachmentHandler
+from providers.openstack.volume_type import EncryptedVolumeTypeHandler, VolumeTypeHandler
 
 HANDLERS: dict[str, Callable[[CloudApis], TypeHandler]] = {
     "OS::Nova::Server": ServerHandler,
@@ -54,6 +55,8 @@ HANDLERS: dict[str, Callable[[CloudApis], TypeHandler]] = {
     "OS::Neutron::FloatingIPAssociation": FloatingIPAssociationHandler,
     "OS::Cinder::Volume": VolumeHandler,
     "OS::Cinder::VolumeAttachment": VolumeAttachmentHandler,
+    "OS::Cinder::VolumeType": VolumeTypeHandler,
+    "OS::Cinder::EncryptedVolumeType": EncryptedVolumeTypeHandler,
 }
 
 

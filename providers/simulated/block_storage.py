@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from providers.simulated.errors import BadRequest, OverQuota
+from providers.simulated.errors import BadRequest, ItemNotFound, OverQuota
 from providers.simulated.inventory import Body
+from providers.simulated.volume_types import DEFAULT_TYPE, volume_type_named
 from providers.simulated.world import Building, CloudWorld
 
 CINDER_QUOTA_STATUS = 413
@@ -33,6 +34,7 @@ class Volumes:
             raise BadRequest(f"Invalid image identifier or unable to access requested image {image}.")
         if request.get("source_volid"):
             world.require("volumes", request["source_volid"], "Volume")
+        volume_type = _volume_type(world, request.get("volume_type"))
         now = world.timestamp()
         return {
             "id": world.new_id(),
@@ -40,11 +42,11 @@ class Volumes:
             "description": request.get("description"),
             "size": size,
             "status": VOLUME_BUILDING.building,
-            "volume_type": request.get("volume_type") or "lvmdriver-1",
+            "volume_type": volume_type["name"] if volume_type else DEFAULT_TYPE,
             "availability_zone": request.get("availability_zone") or "nova",
             "metadata": dict(request.get("metadata") or {}),
             "bootable": "true" if image else "false",
-            "encrypted": False,
+            "encrypted": bool(volume_type and volume_type["encryption"]),
             "multiattach": bool(request.get("multiattach", False)),
             "attachments": [],
             "snapshot_id": request.get("snapshot_id"),
@@ -87,11 +89,19 @@ class Volumes:
             )
 
 
-def volume_action(world: CloudWorld, volume: Body, action: str, request: Mapping[str, Any]) -> Body:
-    """Cinder's volume actions: extend (grow only), retype, set bootable, read-only flag.
+def _volume_type(world: CloudWorld, wanted: Any) -> Body | None:
+    """The type a volume request names (by name or id), None for the default; 404 when unknown."""
+    if not wanted:
+        return volume_type_named(world, DEFAULT_TYPE)
+    found = volume_type_named(world, str(wanted))
+    if found is None:
+        raise ItemNotFound(f"Volume type with name {wanted} could not be found.")
+    return found
 
-    Any volume type name is accepted by a retype: the simulated cloud does not model volume types.
-    """
+
+def volume_action(world: CloudWorld, volume: Body, action: str, request: Mapping[str, Any]) -> Body:
+    """Cinder's volume actions: extend (grow only), retype to a type the cloud holds, set bootable,
+    read-only flag."""
     if action == "os-extend":
         new_size = request.get("new_size")
         if not isinstance(new_size, int) or new_size <= volume["size"]:
@@ -104,7 +114,8 @@ def volume_action(world: CloudWorld, volume: Body, action: str, request: Mapping
     if action == "os-retype":
         if not request.get("new_type"):
             raise BadRequest("Invalid input received: new_type is required for os-retype.")
-        return {**volume, "volume_type": request["new_type"]}
+        new_type = _volume_type(world, request["new_type"])
+        return {**volume, "volume_type": new_type["name"] if new_type else DEFAULT_TYPE}
     if action == "os-set_bootable":
         return {**volume, "bootable": "true" if request.get("bootable") else "false"}
     if action == "os-update_readonly_flag":

@@ -48,6 +48,7 @@ from providers.simulated import (
     routers,
     security_groups,
     seeds,
+    volume_types,
 )
 from providers.simulated.errors import (
     BadRequest,
@@ -76,6 +77,7 @@ BEHAVIOURS = (
     *floating_ips.BEHAVIOURS,
     *block_storage.BEHAVIOURS,
     *backups.BEHAVIOURS,
+    *volume_types.BEHAVIOURS,
 )
 
 ItemAction = Callable[[CloudWorld, Body, str, Mapping[str, Any]], Body]
@@ -85,6 +87,7 @@ ITEM_ACTIONS: Mapping[tuple[str, str], ItemAction] = {
         ("volumes", name): block_storage.volume_action
         for name in ("os-extend", "os-retype", "os-set_bootable", "os-update_readonly_flag")
     },
+    **{("volume_types", name): volume_types.volume_type_action for name in volume_types.VOLUME_TYPE_ACTIONS},
 }
 
 

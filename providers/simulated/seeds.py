@@ -1,9 +1,11 @@
-"""What a fresh simulated cloud holds: devstack-like flavors, two images and a public network."""
+"""What a fresh simulated cloud holds: devstack-like flavors, two images, a public network and the
+default volume type."""
 
 from __future__ import annotations
 
 import uuid
 
+from providers.simulated.volume_types import seed_default_type
 from providers.simulated.world import CloudWorld
 
 FLAVORS = (
@@ -30,5 +32,6 @@ def seed(world: CloudWorld) -> None:
         world.add("images", behaviours["images"].create(world, request))
     network = behaviours["networks"].create(world, {"name": PUBLIC_NETWORK, "router:external": True})
     world.add("networks", network)
+    seed_default_type(world)
     subnet_request = {"name": f"{PUBLIC_NETWORK}-subnet", "network_id": network["id"], "cidr": PUBLIC_CIDR}
     world.add("subnets", behaviours["subnets"].create(world, subnet_request))

@@ -22,6 +22,8 @@ EXPECTED_TYPES = {
     "OS::Neutron::FloatingIPAssociation",
     "OS::Cinder::Volume",
     "OS::Cinder::VolumeAttachment",
+    "OS::Cinder::VolumeType",
+    "OS::Cinder::EncryptedVolumeType",
 }
 
 

@@ -287,9 +287,12 @@ def test_interfaces_attach_and_detach_and_a_password_change(connection: Connecti
     connection.compute.change_server_password(server_id, "new-password")
 
 
-def test_a_volume_is_retyped(connection: Connection, clock: SteppedClock) -> None:
+def test_a_volume_is_retyped_to_a_type_the_cloud_holds(connection: Connection, clock: SteppedClock) -> None:
     volume = connection.block_storage.create_volume(size=1)
     clock.advance(5.0)
+    with pytest.raises(exceptions.NotFoundException, match="Volume type with name fast could not be found"):
+        connection.block_storage.retype_volume(volume.id, "fast")
+    connection.block_storage.create_type(name="fast")
     connection.block_storage.retype_volume(volume.id, "fast")
     assert connection.block_storage.get_volume(volume.id).volume_type == "fast"
 

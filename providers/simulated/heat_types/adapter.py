@@ -22,7 +22,7 @@ PAGE_SIZE = 1000
 STACK_TAG_PREFIX = f"{Marker.PREFIX}-stack:"
 # The model's own bookkeeping fields, never shown (see providers.simulated.compute and .network).
 INTERNAL_FIELDS = ("_ports", "_created_ports", "_user_data", "_scheduler_hints", "_flavor_id", "_old_flavor",
-                   "_next_host")  # fmt: skip
+                   "_next_host", "_projects")  # fmt: skip
 INTERNAL_FIELD_SET = frozenset(INTERNAL_FIELDS)
 READY_STATUSES = frozenset({"ACTIVE", "available", "in-use", "DOWN", "SHUTOFF", "SUSPENDED"})
 FAILED_STATUSES = frozenset({"ERROR", "error", "error_extending", "error_deleting"})

@@ -1,6 +1,6 @@
 """Cinder (block storage v3) over HTTP, under `/volume/v3/{project_id}`: volumes with actions and
-metadata, volume types, backups; name, status and `metadata` filters (backups: name, status and
-volume_id); microversions up to 3.70.
+metadata, volume types (`cinder_types`), backups; name, status and `metadata` filters (backups:
+name, status and volume_id); microversions up to 3.70.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.errors import BadRequest
 from providers.simulated.http import microversions
+from providers.simulated.http.cinder_types import VolumeTypesFace
 from providers.simulated.http.exchange import ApiRequest, ApiResponse, reply
 from providers.simulated.http.paging import links, next_url, page_limit
 from providers.simulated.http.routing import Route
@@ -21,8 +22,6 @@ from providers.simulated.inventory import Body
 SERVICE = "cinder"
 MIN_VERSION, MAX_VERSION = "3.0", "3.70"
 VOLUME_ACTIONS = ("os-extend", "os-retype", "os-set_bootable", "os-update_readonly_flag")
-VOLUME_TYPES = ({"id": "5f1c6a2e-7f0b-4c8e-9d61-3a1b2c3d4e5f", "name": "lvmdriver-1", "is_public": True,
-                 "description": None, "extra_specs": {}},)  # fmt: skip
 BACKUP_FILTERS = ("name", "status", "volume_id")  # Cinder's resource filters for backups
 VERSIONED = Callable[[ApiRequest, Mapping[str, str], str], ApiResponse]
 
@@ -62,12 +61,12 @@ class Cinder:
             ("GET", "/volumes/{id}/metadata", self.get_metadata),
             ("POST", "/volumes/{id}/metadata", self.merge_metadata),
             ("PUT", "/volumes/{id}/metadata", self.replace_metadata),
-            ("GET", "/types", self.list_types),
             ("GET", "/backups", self.list_backups),
             ("GET", "/backups/detail", self.list_backups),
             ("POST", "/backups", self.create_backup),
             ("GET", "/backups/{id}", self.get_backup),
             ("DELETE", "/backups/{id}", self.delete_backup),
+            *VolumeTypesFace(self.cloud).table(),
         ]
         routes = [
             Route.of("GET", "/volume", self.versions, SERVICE, public=True),
@@ -163,9 +162,6 @@ class Cinder:
         metadata = (request.body or {}).get("metadata") or {}
         updated = self.cloud.act("volumes", params["id"], "set_metadata", {"metadata": metadata})
         return reply(200, {"metadata": updated["metadata"]})
-
-    def list_types(self, request: ApiRequest, params: Mapping[str, str], version: str) -> ApiResponse:
-        return reply(200, {"volume_types": list(VOLUME_TYPES)})
 
     def list_backups(self, request: ApiRequest, params: Mapping[str, str], version: str) -> ApiResponse:
         wanted = {key: value for key in BACKUP_FILTERS if (value := request.first(key)) is not None}
