@@ -17,6 +17,7 @@ SECURITY_GROUP = from_schema("OS::Neutron::SecurityGroup")
 SECURITY_GROUP_RULE = from_schema("OS::Neutron::SecurityGroupRule")
 FLOATING_IP = from_schema("OS::Neutron::FloatingIP")
 FLOATING_IP_ASSOCIATION = from_schema("OS::Neutron::FloatingIPAssociation")
+TRUNK = from_schema("OS::Neutron::Trunk")
 
 TYPES = (
     NET,
@@ -28,4 +29,5 @@ TYPES = (
     SECURITY_GROUP_RULE,
     FLOATING_IP,
     FLOATING_IP_ASSOCIATION,
+    TRUNK,
 )

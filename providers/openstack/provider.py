@@ -35,6 +35,7 @@ from providers.openstack.server import ServerHandler
 from providers.openstack.server_group import ServerGroupHandler
 from providers.openstack.server_live import SERVER_TYPE
 from providers.openstack.server_power import ServerPower
+from providers.openstack.trunk import TrunkHandler
 from providers.openstack.type_handler import TypeHandler
 from providers.openstack.volume import VolumeHandler
 from providers.openstack.volume_attachment import VolumeAttachmentHandler
@@ -53,6 +54,7 @@ HANDLERS: dict[str, Callable[[CloudApis], TypeHandler]] = {
     "OS::Neutron::SecurityGroupRule": SecurityGroupRuleHandler,
     "OS::Neutron::FloatingIP": lambda apis: NeutronResourceHandler(apis, FLOATING_IP),
     "OS::Neutron::FloatingIPAssociation": FloatingIPAssociationHandler,
+    "OS::Neutron::Trunk": TrunkHandler,
     "OS::Cinder::Volume": VolumeHandler,
     "OS::Cinder::VolumeAttachment": VolumeAttachmentHandler,
     "OS::Cinder::VolumeType": VolumeTypeHandler,

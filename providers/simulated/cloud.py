@@ -48,6 +48,7 @@ from providers.simulated import (
     routers,
     security_groups,
     seeds,
+    trunks,
     volume_types,
 )
 from providers.simulated.errors import (
@@ -78,6 +79,7 @@ BEHAVIOURS = (
     *block_storage.BEHAVIOURS,
     *backups.BEHAVIOURS,
     *volume_types.BEHAVIOURS,
+    *trunks.BEHAVIOURS,
 )
 
 ItemAction = Callable[[CloudWorld, Body, str, Mapping[str, Any]], Body]
@@ -87,6 +89,7 @@ ITEM_ACTIONS: Mapping[tuple[str, str], ItemAction] = {
         ("volumes", name): block_storage.volume_action
         for name in ("os-extend", "os-retype", "os-set_bootable", "os-update_readonly_flag")
     },
+    **{("trunks", name): trunks.trunk_action for name in trunks.TRUNK_ACTIONS},
     **{("volume_types", name): volume_types.volume_type_action for name in volume_types.VOLUME_TYPE_ACTIONS},
 }
 

@@ -199,6 +199,9 @@ class Ports(Neutron):
         return updated
 
     def delete(self, world: CloudWorld, body: Body) -> None:
+        from providers.simulated.trunks import refuse_trunk_port_deletion  # trunks build on ports
+
+        refuse_trunk_port_deletion(world, body)
         if body["device_owner"] == ROUTER_INTERFACE_OWNER:
             raise Conflict(
                 f"Port {body['id']} cannot be deleted directly via the port API: "

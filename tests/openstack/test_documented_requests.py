@@ -7,11 +7,9 @@ documented row (method, path under the service's endpoint, body keys within the 
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 from providers.openstack.request_log import SentRequest
 from tests.openstack.conftest import CloudUnderTest
-from tests.openstack.documented_requests import SERVICES, documented_calls
+from tests.openstack.documented_requests import SERVICES, documented_calls, service_of, service_prefixes
 from tests.openstack.scenario import FLAVOR, IMAGE, given_a_network, marker
 
 
@@ -40,26 +38,6 @@ def test_the_check_catches_an_undocumented_call(sim: CloudUnderTest) -> None:
     assert not any(call.allows("compute", sent, "/servers/x/action") for call in calls)
     sent = SentRequest("PATCH", "/networks/x", frozenset(), frozenset(), 200)
     assert not any(call.allows("network", sent, "/networks/x") for call in calls)
-
-
-def service_prefixes(sim: CloudUnderTest) -> dict[str, str]:
-    connection = sim.provider.connection
-    proxies = {
-        "compute": connection.compute,
-        "network": connection.network,
-        "block-storage": connection.block_storage,
-        "image": connection.image,
-    }
-    return {service: urlsplit(proxy.get_endpoint()).path.rstrip("/") for service, proxy in proxies.items()}
-
-
-def service_of(sent: SentRequest, prefixes: dict[str, str]) -> tuple[str | None, str]:
-    best: tuple[str | None, str] = (None, sent.path)
-    best_length = -1
-    for service, prefix in prefixes.items():
-        if (sent.path.startswith(prefix + "/") or sent.path == prefix) and len(prefix) > best_length:
-            best, best_length = (service, sent.path[len(prefix) :]), len(prefix)
-    return best
 
 
 def every_type_lives_its_life(sim: CloudUnderTest) -> None:

@@ -24,6 +24,7 @@ EXPECTED_TYPES = {
     "OS::Cinder::VolumeAttachment",
     "OS::Cinder::VolumeType",
     "OS::Cinder::EncryptedVolumeType",
+    "OS::Neutron::Trunk",
 }
 
 

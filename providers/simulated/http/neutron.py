@@ -26,6 +26,7 @@ COLLECTIONS = {
     "security-groups": ("security_groups", "security_group"),
     "security-group-rules": ("security_group_rules", "security_group_rule"),
     "floatingips": ("floatingips", "floatingip"),
+    "trunks": ("trunks", "trunk"),
 }
 NOT_FILTERS = frozenset(
     {"limit", "marker", "fields", "sort_key", "sort_dir", "page_reverse", "tags", "tags-any", "not-tags",
@@ -34,7 +35,7 @@ NOT_FILTERS = frozenset(
 EXTENSIONS = (
     "external-net", "router", "extraroute", "security-group", "port-security", "standard-attr-tag",
     "tag-ext", "standard-attr-description", "standard-attr-timestamp", "binding", "allowed-address-pairs",
-    "dns-integration", "quotas", "agent", "network-mtu", "subnet_allocation", "tag-creation",
+    "dns-integration", "quotas", "agent", "network-mtu", "subnet_allocation", "tag-creation", "trunk",
 )  # fmt: skip
 
 
@@ -96,6 +97,11 @@ class Neutron:
             routes.append(
                 Route.of("PUT", f"{PREFIX}/routers/{{id}}/{action}", self._interface(action), SERVICE)
             )
+        for action in ("add_subports", "remove_subports"):
+            routes.append(
+                Route.of("PUT", f"{PREFIX}/trunks/{{id}}/{action}", self._subports(action), SERVICE)
+            )
+        routes.append(Route.of("GET", f"{PREFIX}/trunks/{{id}}/get_subports", self._subports_reader, SERVICE))
         return routes
 
     # discovery
@@ -239,6 +245,16 @@ class Neutron:
             return reply(200, self.cloud.act("routers", params["id"], action, body))
 
         return handle
+
+    def _subports(self, action: str) -> Handler:
+        def handle(request: ApiRequest, params: Mapping[str, str]) -> ApiResponse:
+            body = request.body if isinstance(request.body, Mapping) else {}
+            return reply(200, self._shown(self.cloud.act("trunks", params["id"], action, body)))
+
+        return handle
+
+    def _subports_reader(self, request: ApiRequest, params: Mapping[str, str]) -> ApiResponse:
+        return reply(200, {"sub_ports": self.cloud.get("trunks", params["id"])["sub_ports"]})
 
     @staticmethod
     def _shown(body: Body, fields: list[str] | None = None) -> Body:
