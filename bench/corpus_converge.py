@@ -125,6 +125,7 @@ HELD: tuple[tuple[str, Any], ...] = (
     (r"^(private_)?net(work)?_name$|^private_net$", _from_base("net_name")),
     (r"^(private_)?net(work)?(_id)?$", _from_base("net_id")),
     (r"sec_group|security_group", _from_base("security_group")),
+    (r"^hosts$", "compute-1,compute-2"),  # the simulated cloud's hypervisors
 )
 
 # Plain values by parameter name, then by type, for what names nothing in the cloud.

@@ -1,4 +1,5 @@
-"""Compute types served by the cloud providers: OS::Nova::Server, KeyPair and ServerGroup.
+"""Compute types served by the cloud providers: OS::Nova::Server, KeyPair, ServerGroup and
+HostAggregate.
 
 Their schemas are data (`schemas/resource_types/nova.yaml`); a server reaches readiness
 asynchronously (BUILD, then ACTIVE).
@@ -11,5 +12,6 @@ from providers.catalog.declaring import from_schema
 SERVER = from_schema("OS::Nova::Server", asynchronous=True)
 KEY_PAIR = from_schema("OS::Nova::KeyPair")
 SERVER_GROUP = from_schema("OS::Nova::ServerGroup")
+HOST_AGGREGATE = from_schema("OS::Nova::HostAggregate")
 
-TYPES = (SERVER, KEY_PAIR, SERVER_GROUP)
+TYPES = (SERVER, KEY_PAIR, SERVER_GROUP, HOST_AGGREGATE)

@@ -23,6 +23,7 @@ from providers.openstack.cloud_apis import (
 from providers.openstack.connection_pools import DEFAULT_CONNECTIONS, size_connection_pools
 from providers.openstack.errors import translated_errors
 from providers.openstack.floating_ip_association import FloatingIPAssociationHandler
+from providers.openstack.host_aggregate import HostAggregateHandler
 from providers.openstack.json_api import JsonApi
 from providers.openstack.keypair import KeyPairHandler
 from providers.openstack.network_extensions import NetworkExtensions
@@ -45,6 +46,7 @@ HANDLERS: dict[str, Callable[[CloudApis], TypeHandler]] = {
     "OS::Nova::Server": ServerHandler,
     "OS::Nova::KeyPair": KeyPairHandler,
     "OS::Nova::ServerGroup": ServerGroupHandler,
+    "OS::Nova::HostAggregate": HostAggregateHandler,
     "OS::Neutron::Net": lambda apis: NeutronResourceHandler(apis, NET),
     "OS::Neutron::Subnet": lambda apis: NeutronResourceHandler(apis, SUBNET),
     "OS::Neutron::Port": lambda apis: NeutronResourceHandler(apis, PORT),

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from providers.simulated import (
+    aggregates,
     backups,
     block_storage,
     compute,
@@ -80,6 +81,7 @@ BEHAVIOURS = (
     *backups.BEHAVIOURS,
     *volume_types.BEHAVIOURS,
     *trunks.BEHAVIOURS,
+    *aggregates.BEHAVIOURS,
 )
 
 ItemAction = Callable[[CloudWorld, Body, str, Mapping[str, Any]], Body]
@@ -89,6 +91,7 @@ ITEM_ACTIONS: Mapping[tuple[str, str], ItemAction] = {
         ("volumes", name): block_storage.volume_action
         for name in ("os-extend", "os-retype", "os-set_bootable", "os-update_readonly_flag")
     },
+    **{("aggregates", name): aggregates.aggregate_action for name in aggregates.AGGREGATE_ACTIONS},
     **{("trunks", name): trunks.trunk_action for name in trunks.TRUNK_ACTIONS},
     **{("volume_types", name): volume_types.volume_type_action for name in volume_types.VOLUME_TYPE_ACTIONS},
 }

@@ -17,6 +17,7 @@ from providers.interface import LiveResource, Marker, Permanent, ResourceType
 from providers.simulated.boundary import provider_errors
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.heat_types import (
+    aggregate_type,
     compute_types,
     network_types,
     storage_types,
@@ -50,6 +51,7 @@ ADAPTERS = (
     *storage_types.TYPES,
     *volume_types.TYPES,
     *trunk_type.TYPES,
+    *aggregate_type.TYPES,
 )
 
 

@@ -25,6 +25,7 @@ EXPECTED_TYPES = {
     "OS::Cinder::VolumeType",
     "OS::Cinder::EncryptedVolumeType",
     "OS::Neutron::Trunk",
+    "OS::Nova::HostAggregate",
 }
 
 

@@ -15,6 +15,7 @@ from providers.simulated.compute import SERVER_ACTIONS, interface_of
 from providers.simulated.errors import BadRequest, ItemNotFound
 from providers.simulated.http import microversions
 from providers.simulated.http.exchange import ApiRequest, ApiResponse, reply
+from providers.simulated.http.nova_aggregates import AggregatesFace
 from providers.simulated.http.paging import links, next_url, page_limit
 from providers.simulated.http.routing import Route
 from providers.simulated.inventory import Body
@@ -70,6 +71,7 @@ class Nova:
             ("POST", "/os-server-groups", self.create_server_group),
             ("GET", "/os-server-groups/{id}", self.get_server_group),
             ("DELETE", "/os-server-groups/{id}", self.delete_server_group),
+            *AggregatesFace(self.cloud).table(),
         ]
         routes = [
             Route.of("GET", "/compute", self.versions, SERVICE, public=True),
