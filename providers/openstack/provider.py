@@ -29,6 +29,7 @@ from providers.openstack.keypair import KeyPairHandler
 from providers.openstack.network_extensions import NetworkExtensions
 from providers.openstack.neutron_resource import NeutronResourceHandler
 from providers.openstack.neutron_tables import FLOATING_IP, NET, PORT, ROUTER, SUBNET
+from providers.openstack.nova_floating_ip import NovaFloatingIPAssociationHandler, NovaFloatingIPHandler
 from providers.openstack.router_interface import RouterInterfaceHandler
 from providers.openstack.security_group import SecurityGroupHandler
 from providers.openstack.security_group_rule import SecurityGroupRuleHandler
@@ -47,6 +48,8 @@ HANDLERS: dict[str, Callable[[CloudApis], TypeHandler]] = {
     "OS::Nova::KeyPair": KeyPairHandler,
     "OS::Nova::ServerGroup": ServerGroupHandler,
     "OS::Nova::HostAggregate": HostAggregateHandler,
+    "OS::Nova::FloatingIP": NovaFloatingIPHandler,
+    "OS::Nova::FloatingIPAssociation": NovaFloatingIPAssociationHandler,
     "OS::Neutron::Net": lambda apis: NeutronResourceHandler(apis, NET),
     "OS::Neutron::Subnet": lambda apis: NeutronResourceHandler(apis, SUBNET),
     "OS::Neutron::Port": lambda apis: NeutronResourceHandler(apis, PORT),

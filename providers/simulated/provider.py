@@ -20,6 +20,7 @@ from providers.simulated.heat_types import (
     aggregate_type,
     compute_types,
     network_types,
+    nova_floating_ips,
     storage_types,
     trunk_type,
     volume_types,
@@ -52,6 +53,7 @@ ADAPTERS = (
     *volume_types.TYPES,
     *trunk_type.TYPES,
     *aggregate_type.TYPES,
+    *nova_floating_ips.TYPES,
 )
 
 

@@ -26,6 +26,8 @@ EXPECTED_TYPES = {
     "OS::Cinder::EncryptedVolumeType",
     "OS::Neutron::Trunk",
     "OS::Nova::HostAggregate",
+    "OS::Nova::FloatingIP",
+    "OS::Nova::FloatingIPAssociation",
 }
 
 
