@@ -18,6 +18,7 @@ SECURITY_GROUP_RULE = from_schema("OS::Neutron::SecurityGroupRule")
 FLOATING_IP = from_schema("OS::Neutron::FloatingIP")
 FLOATING_IP_ASSOCIATION = from_schema("OS::Neutron::FloatingIPAssociation")
 TRUNK = from_schema("OS::Neutron::Trunk")
+EC2_SECURITY_GROUP = from_schema("AWS::EC2::SecurityGroup")  # a Neutron group under CloudFormation's names
 
 TYPES = (
     NET,
@@ -30,4 +31,5 @@ TYPES = (
     FLOATING_IP,
     FLOATING_IP_ASSOCIATION,
     TRUNK,
+    EC2_SECURITY_GROUP,
 )

@@ -21,6 +21,7 @@ from providers.openstack.cloud_apis import (
     name_lookup_for,
 )
 from providers.openstack.connection_pools import DEFAULT_CONNECTIONS, size_connection_pools
+from providers.openstack.ec2_security_group import Ec2SecurityGroupHandler
 from providers.openstack.errors import translated_errors
 from providers.openstack.floating_ip_association import FloatingIPAssociationHandler
 from providers.openstack.host_aggregate import HostAggregateHandler
@@ -60,6 +61,7 @@ HANDLERS: dict[str, Callable[[CloudApis], TypeHandler]] = {
     "OS::Neutron::FloatingIP": lambda apis: NeutronResourceHandler(apis, FLOATING_IP),
     "OS::Neutron::FloatingIPAssociation": FloatingIPAssociationHandler,
     "OS::Neutron::Trunk": TrunkHandler,
+    "AWS::EC2::SecurityGroup": Ec2SecurityGroupHandler,
     "OS::Cinder::Volume": VolumeHandler,
     "OS::Cinder::VolumeAttachment": VolumeAttachmentHandler,
     "OS::Cinder::VolumeType": VolumeTypeHandler,

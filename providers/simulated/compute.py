@@ -194,9 +194,17 @@ class Servers(Nova):
     def _ports(
         world: CloudWorld, server_id: str, networks: Any, groups: list[str]
     ) -> tuple[list[Body], list[str]]:
-        """The ports a new server gets: existing ones bound, and new ones on the networks named."""
-        if networks in (None, "none", "auto"):
+        """The ports a new server gets: existing ones bound, and new ones on the networks named.
+
+        With no networks named (or "auto"), Nova picks the project's network when it has exactly one.
+        """
+        if networks == "none":
             return [], []
+        if networks in (None, "auto"):
+            own = [net for net in world.inventory("networks") if not net.get("router:external")]
+            if len(own) != 1:
+                return [], []
+            networks = [{"uuid": own[0]["id"]}]
         ports: list[Body] = []
         created: list[str] = []
         for wanted in networks:

@@ -19,6 +19,7 @@ from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.heat_types import (
     aggregate_type,
     compute_types,
+    ec2_security_group,
     network_types,
     nova_floating_ips,
     storage_types,
@@ -54,6 +55,7 @@ ADAPTERS = (
     *trunk_type.TYPES,
     *aggregate_type.TYPES,
     *nova_floating_ips.TYPES,
+    *ec2_security_group.TYPES,
 )
 
 

@@ -28,6 +28,7 @@ EXPECTED_TYPES = {
     "OS::Nova::HostAggregate",
     "OS::Nova::FloatingIP",
     "OS::Nova::FloatingIPAssociation",
+    "AWS::EC2::SecurityGroup",
 }
 
 

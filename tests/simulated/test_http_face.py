@@ -273,10 +273,17 @@ def test_concurrent_clients_each_get_their_own_answer(served: ServedCloud) -> No
     assert served.cloud.count("networks") == 21  # and the seeded public network
 
 
+def test_a_server_booted_without_networks_gets_the_projects_only_network(connection: Connection) -> None:
+    network = connection.network.create_network(name="only")
+    connection.network.create_subnet(network_id=network.id, cidr="10.8.0.0/24", ip_version=4)
+    server_id = boot(connection)
+    assert [port.network_id for port in connection.network.ports(device_id=server_id)] == [network.id]
+
+
 def test_interfaces_attach_and_detach_and_a_password_change(connection: Connection) -> None:
     network = connection.network.create_network(name="extra")
     connection.network.create_subnet(network_id=network.id, cidr="10.7.0.0/24", ip_version=4)
-    server_id = boot(connection)
+    server_id = boot(connection, networks="none")
     interface = connection.compute.create_server_interface(server_id, net_id=network.id)
     assert interface.fixed_ips[0]["ip_address"] == "10.7.0.2"
     assert [i.port_id for i in connection.compute.server_interfaces(server_id)] == [interface.port_id]
