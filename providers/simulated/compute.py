@@ -200,7 +200,7 @@ class Servers(Nova):
         """
         if networks == "none":
             return [], []
-        if networks in (None, "auto"):
+        if networks in (None, "auto") or networks == []:
             own = [net for net in world.inventory("networks") if not net.get("router:external")]
             if len(own) != 1:
                 return [], []
