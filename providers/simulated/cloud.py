@@ -44,6 +44,7 @@ from providers.simulated import (
     block_storage,
     compute,
     floating_ips,
+    load_balancing,
     network,
     routers,
     security_groups,
@@ -76,6 +77,7 @@ BEHAVIOURS = (
     *floating_ips.BEHAVIOURS,
     *block_storage.BEHAVIOURS,
     *backups.BEHAVIOURS,
+    *load_balancing.BEHAVIOURS,
 )
 
 ItemAction = Callable[[CloudWorld, Body, str, Mapping[str, Any]], Body]
@@ -122,6 +124,7 @@ RELATED_ACTIONS: Mapping[tuple[str, str], RelatedAction] = {
     ("servers", "detach_interface"): compute.detach_interface,
     ("routers", "add_router_interface"): routers.add_router_interface,
     ("routers", "remove_router_interface"): routers.remove_router_interface,
+    **load_balancing.DELETE_ACTIONS,
 }
 
 PRECEDING_ERRORS: Mapping[CallFault, Callable[[float], CloudError]] = {

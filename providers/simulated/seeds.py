@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 
+from providers.simulated.load_balancing import seed_flavor_profile
 from providers.simulated.world import CloudWorld
 
 FLAVORS = (
@@ -32,3 +33,4 @@ def seed(world: CloudWorld) -> None:
     world.add("networks", network)
     subnet_request = {"name": f"{PUBLIC_NETWORK}-subnet", "network_id": network["id"], "cidr": PUBLIC_CIDR}
     world.add("subnets", behaviours["subnets"].create(world, subnet_request))
+    seed_flavor_profile(world)
