@@ -22,7 +22,8 @@ from providers.simulated.load_balancing import DELETE_ACTION
 
 SERVICE = "octavia"
 ROOT = "/load-balancer"
-PREFIX = f"{ROOT}/v2/lbaas"
+PREFIX = f"{ROOT}/{{api_version}}/lbaas"
+API_VERSIONS = frozenset({"v2", "v2.0"})  # Octavia answers under both; the SDK asks under v2.0
 LATEST_VERSION = "v2.27"
 NOT_FILTERS = frozenset({"limit", "marker", "page_reverse", "sort", "sort_key", "sort_dir", "fields", "tags",
                          "tags-any", "not-tags", "not-tags-any", "name", "cascade"})  # fmt: skip
@@ -64,6 +65,15 @@ KINDS = (
 REQUEST_PARENT_KEYS = {"_pool_id": "pool_id", "_l7policy_id": "l7policy_id"}
 
 
+def versioned(handler: Handler) -> Handler:
+    def handle(request: ApiRequest, params: Mapping[str, str]) -> ApiResponse:
+        if params["api_version"] not in API_VERSIONS:
+            raise ItemNotFound(f"The resource could not be found: {request.path}")
+        return handler(request, params)
+
+    return handle
+
+
 def field_filter(request: ApiRequest, parent: tuple[str, str] | None) -> Callable[[Body], bool] | None:
     """Exact field filters, `not-tags`, and the parent of a nested collection, as one predicate."""
     fields = {key: values for key, values in request.query.items() if key not in NOT_FILTERS}
@@ -102,7 +112,7 @@ class Octavia:
                     ("PUT", base + "/{id}", self._updater(kind)),
                     ("DELETE", base + "/{id}", self._deleter(kind)),
                 ]
-            routes += [Route.of(method, path, handler, SERVICE) for method, path, handler in table]
+            routes += [Route.of(method, path, versioned(handler), SERVICE) for method, path, handler in table]
         return routes
 
     def versions(self, request: ApiRequest, _: Mapping[str, str]) -> ApiResponse:
