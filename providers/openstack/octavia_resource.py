@@ -4,9 +4,10 @@ monitor, L7 policy, L7 rule), through the SDK's load_balancer proxy.
 Create is one `POST` carrying the marker tags in the body (Octavia takes tags since API 2.5).
 Readiness follows `provisioning_status`: PENDING_* is IN_PROGRESS, ACTIVE is READY, ERROR is FAILED.
 While a load balancer applies a change, Octavia refuses every other change to its tree with 409
-"... is immutable": that is a wait, not something in the way, so it is raised as Retryable after a
-short delay and never as a conflict (a conflict would make a replacement delete the old copy
-first). Observe is one paged list filtered by the tag every resource of this provider carries, and
+"... is immutable": that is a wait, not something in the way, so it is raised as a plain Retryable,
+never as a conflict (a conflict would make a replacement delete the old copy first), and without a
+fixed delay: the engine's exponential backoff with jitter spreads the children of one load balancer
+that all wait for it, where a fixed short delay would spend their attempts while one of them wins. Observe is one paged list filtered by the tag every resource of this provider carries, and
 the whole project's list only when some wanted id is not among them. Members and L7 rules live
 under their pool or policy: the parent of each is remembered from create and observe, and found
 by listing the parents (whose bodies list their children's ids) when it is not known.
@@ -26,18 +27,17 @@ from providers.openstack.marker_tags import MANAGED_TAG, marker_from_tags, marke
 from providers.openstack.name_lookup import NameLookup
 from providers.openstack.octavia_tables import OctaviaTable
 
-IMMUTABLE_RETRY_SECONDS = 1.0  # how soon to try again while the load balancer applies a change
 PENDING = frozenset({"PENDING_CREATE", "PENDING_UPDATE", "PENDING_DELETE"})
 
 
 @contextmanager
 def waiting_while_immutable() -> Iterator[None]:
-    """Octavia's 409 for a load balancer busy with another change: retry soon, not a conflict."""
+    """Octavia's 409 for a load balancer busy with another change: retry, not a conflict."""
     try:
         yield
     except Retryable as error:
         if error.conflict and "immutable" in str(error):
-            raise Retryable(str(error), after=IMMUTABLE_RETRY_SECONDS) from error
+            raise Retryable(str(error)) from error
         raise
 
 
