@@ -26,7 +26,7 @@ NEUTRON_COLLECTIONS = {
     "security-group-rules": "security_group_rule",
     "floatingips": "floatingip",
 }
-SERVICES = ("compute", "network", "block-storage", "image")
+SERVICES = ("compute", "network", "block-storage", "image", "load-balancer")
 
 
 @dataclass(frozen=True)
