@@ -58,7 +58,11 @@ class OctaviaFlavorHandler:
         wanted = set(physical_ids)
         if not wanted:
             return {}
-        return {item["id"]: live_flavor(item) for item in self.api.list_all(PATH, "flavors") if item["id"] in wanted}
+        return {
+            item["id"]: live_flavor(item)
+            for item in self.api.list_all(PATH, "flavors")
+            if item["id"] in wanted
+        }
 
     def find_by_marker(self, marker: Marker) -> LiveResource | None:
         text = NEUTRON_DESCRIPTION.fitted(marker.tag)

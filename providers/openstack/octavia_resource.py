@@ -7,8 +7,9 @@ While a load balancer applies a change, Octavia refuses every other change to it
 "... is immutable": that is a wait, not something in the way, so it is raised as a plain Retryable,
 never as a conflict (a conflict would make a replacement delete the old copy first), and without a
 fixed delay: the engine's exponential backoff with jitter spreads the children of one load balancer
-that all wait for it, where a fixed short delay would spend their attempts while one of them wins. Observe is one paged list filtered by the tag every resource of this provider carries, and
-the whole project's list only when some wanted id is not among them. Members and L7 rules live
+that all wait for it, where a fixed short delay would spend their attempts while one of them wins.
+Observe is one paged list filtered by the tag every resource of this provider carries, and the
+whole project's list only when some wanted id is not among them. Members and L7 rules live
 under their pool or policy: the parent of each is remembered from create and observe, and found
 by listing the parents (whose bodies list their children's ids) when it is not known.
 """
@@ -23,7 +24,13 @@ from typing import Any
 
 from providers.interface import LiveResource, LiveStatus, Marker, NotFound, Retryable
 from providers.openstack.json_api import JsonApi
-from providers.openstack.marker_tags import MANAGED_TAG, marker_from_tags, marker_tag, marker_tags, physical_name
+from providers.openstack.marker_tags import (
+    MANAGED_TAG,
+    marker_from_tags,
+    marker_tag,
+    marker_tags,
+    physical_name,
+)
 from providers.openstack.name_lookup import NameLookup
 from providers.openstack.octavia_tables import OctaviaTable
 
@@ -170,7 +177,7 @@ class OctaviaResourceHandler:
             return known
         for parent_id, _ in self.placed({child_id}):
             return parent_id
-        raise NotFound(f"{self.table.type_name} {child_id} is under no {self.table.parent.property if self.table.parent else ''}")
+        raise NotFound(f"{self.table.type_name} {child_id} could not be found under any of its parents")
 
     def parent_of_properties(self, properties: Mapping[str, Any]) -> str | None:
         parent = self.table.parent
@@ -193,7 +200,9 @@ class OctaviaResourceHandler:
         status, reason = octavia_status(item)
         tags = item.get("tags") or []
         properties = {
-            name: item.get(target.body_key) for name, target in self.table.fields.items() if target.body_key in item
+            name: item.get(target.body_key)
+            for name, target in self.table.fields.items()
+            if target.body_key in item
         }
         attributes: dict[str, Any] = {name: item.get(name) for name in self.table.attributes}
         if self.table.parent is not None:

@@ -2,7 +2,7 @@
 
 | Heat type | path under `/v2` | body key | Heat property -> body key where they differ |
 |---|---|---|---|
-| LoadBalancer | /lbaas/loadbalancers | loadbalancer | vip_subnet -> vip_subnet_id, vip_network -> vip_network_id, flavor -> flavor_id |
+| LoadBalancer | /lbaas/loadbalancers | loadbalancer | vip_subnet, vip_network, flavor -> their `_id` |
 | Listener | /lbaas/listeners | listener | loadbalancer -> loadbalancer_id, default_pool -> default_pool_id |
 | Pool | /lbaas/pools | pool | listener -> listener_id, loadbalancer -> loadbalancer_id |
 | PoolMember | /lbaas/pools/{pool}/members | member | subnet -> subnet_id (pool is in the path) |
@@ -65,9 +65,19 @@ LOAD_BALANCER = OctaviaTable(
         "flavor": BodyField("flavor_id", resolved("lb_flavor")),
     },
     attributes=frozenset(
-        {"vip_address", "vip_port_id", "vip_subnet_id", "vip_network_id", "pools", "listeners", "flavor_id",
-         "availability_zone", "provisioning_status", "operating_status"}
-    ),  # fmt: skip
+        {
+            "vip_address",
+            "vip_port_id",
+            "vip_subnet_id",
+            "vip_network_id",
+            "pools",
+            "listeners",
+            "flavor_id",
+            "availability_zone",
+            "provisioning_status",
+            "operating_status",
+        }
+    ),
 )
 LISTENER = OctaviaTable(
     "OS::Octavia::Listener",
@@ -92,7 +102,14 @@ POOL = OctaviaTable(
         "loadbalancer": BodyField("loadbalancer_id", resolved("loadbalancer")),
     },
     attributes=frozenset(
-        {"healthmonitor_id", "listeners", "members", "loadbalancers", "provisioning_status", "operating_status"}
+        {
+            "healthmonitor_id",
+            "listeners",
+            "members",
+            "loadbalancers",
+            "provisioning_status",
+            "operating_status",
+        }
     ),
 )
 POOL_MEMBER = OctaviaTable(

@@ -28,11 +28,33 @@ from providers.simulated.load_balancers import octavia_fields, refused_keys
 from providers.simulated.world import Building, CloudWorld
 
 ACTIONS = frozenset({"REJECT", "REDIRECT_TO_POOL", "REDIRECT_TO_URL", "REDIRECT_PREFIX"})
-RULE_TYPES = frozenset({"HOST_NAME", "PATH", "FILE_TYPE", "HEADER", "COOKIE", "SSL_CONN_HAS_CERT",
-                        "SSL_VERIFY_RESULT", "SSL_DN_FIELD"})  # fmt: skip
+RULE_TYPES = frozenset(
+    {
+        "HOST_NAME",
+        "PATH",
+        "FILE_TYPE",
+        "HEADER",
+        "COOKIE",
+        "SSL_CONN_HAS_CERT",
+        "SSL_VERIFY_RESULT",
+        "SSL_DN_FIELD",
+    }
+)
 COMPARE_TYPES = frozenset({"REGEX", "STARTS_WITH", "ENDS_WITH", "CONTAINS", "EQUAL_TO"})
-POLICY_UPDATABLE = frozenset({"name", "description", "admin_state_up", "action", "redirect_pool_id",
-                              "redirect_url", "redirect_prefix", "redirect_http_code", "position", "tags"})  # fmt: skip
+POLICY_UPDATABLE = frozenset(
+    {
+        "name",
+        "description",
+        "admin_state_up",
+        "action",
+        "redirect_pool_id",
+        "redirect_url",
+        "redirect_prefix",
+        "redirect_http_code",
+        "position",
+        "tags",
+    }
+)
 RULE_UPDATABLE = frozenset({"admin_state_up", "type", "compare_type", "invert", "key", "value", "tags"})
 
 

@@ -24,7 +24,12 @@ from providers.simulated.world import READY, VANISH, Building, CloudWorld
 
 OCTAVIA_QUOTA_STATUS = 403  # Octavia answers "Quota has been met" with a 403
 STATUS = "provisioning_status"
-ACTIVE, PENDING_CREATE, PENDING_UPDATE, PENDING_DELETE = "ACTIVE", "PENDING_CREATE", "PENDING_UPDATE", "PENDING_DELETE"
+ACTIVE, PENDING_CREATE, PENDING_UPDATE, PENDING_DELETE = (
+    "ACTIVE",
+    "PENDING_CREATE",
+    "PENDING_UPDATE",
+    "PENDING_DELETE",
+)
 OCTAVIA_BUILDING = Building(
     building=PENDING_CREATE,
     ready=ACTIVE,
@@ -33,7 +38,9 @@ OCTAVIA_BUILDING = Building(
     settling=(PENDING_UPDATE,),
     on_ready={"operating_status": "ONLINE"},
 )
-MEMBER_BUILDING = replace(OCTAVIA_BUILDING, on_ready={})  # a member's operating status follows its pool's monitor
+MEMBER_BUILDING = replace(
+    OCTAVIA_BUILDING, on_ready={}
+)  # a member's operating status follows its pool's monitor
 LOAD_BALANCERS = "loadbalancers"
 
 

@@ -30,11 +30,24 @@ from providers.simulated.world import Building, CloudWorld
 
 PROTOCOLS = frozenset({"TCP", "HTTP", "HTTPS", "TERMINATED_HTTPS", "PROXY", "PROXYV2", "UDP", "SCTP"})
 ALGORITHMS = frozenset({"ROUND_ROBIN", "LEAST_CONNECTIONS", "SOURCE_IP", "SOURCE_IP_PORT"})
-LISTENER_UPDATABLE = frozenset({
-    "name", "description", "admin_state_up", "connection_limit", "default_pool_id", "default_tls_container_ref",
-    "sni_container_refs", "allowed_cidrs", "tags", "insert_headers", "timeout_client_data",
-    "timeout_member_connect", "timeout_member_data", "timeout_tcp_inspect",
-})  # fmt: skip
+LISTENER_UPDATABLE = frozenset(
+    {
+        "name",
+        "description",
+        "admin_state_up",
+        "connection_limit",
+        "default_pool_id",
+        "default_tls_container_ref",
+        "sni_container_refs",
+        "allowed_cidrs",
+        "tags",
+        "insert_headers",
+        "timeout_client_data",
+        "timeout_member_connect",
+        "timeout_member_data",
+        "timeout_tcp_inspect",
+    }
+)
 POOL_UPDATABLE = frozenset(
     {"name", "description", "admin_state_up", "lb_algorithm", "session_persistence", "tls_enabled", "tags"}
 )
@@ -50,8 +63,10 @@ def mandatory(request: Mapping[str, Any], key: str) -> Any:
 def one_of(request: Mapping[str, Any], key: str, allowed: frozenset[str]) -> str:
     value = mandatory(request, key)
     if value not in allowed:
-        raise BadRequest(f"Invalid input for field/attribute {key}. Value: '{value}'. Value should be one of: "
-                         f"{', '.join(sorted(allowed))}")  # fmt: skip
+        raise BadRequest(
+            f"Invalid input for field/attribute {key}. Value: '{value}'. Value should be one of: "
+            f"{', '.join(sorted(allowed))}"
+        )
     return str(value)
 
 
@@ -76,9 +91,15 @@ class Listeners:
             raise BadRequest(f"Invalid input for field/attribute protocol_port. Value: '{port}'.")
         for entry in load_balancer["listeners"]:
             other = world.inventory(self.collection).get(entry["id"])
-            if other and other["protocol_port"] == port and (other["protocol"] == "UDP") == (protocol == "UDP"):
-                raise Conflict(f"Another Listener on this Load Balancer is already using protocol {protocol} "
-                               f"and protocol_port {port}")  # fmt: skip
+            if (
+                other
+                and other["protocol_port"] == port
+                and (other["protocol"] == "UDP") == (protocol == "UDP")
+            ):
+                raise Conflict(
+                    f"Another Listener on this Load Balancer is already using protocol {protocol} "
+                    f"and protocol_port {port}"
+                )
         default_pool = request.get("default_pool_id")
         if default_pool:
             pool_on(world, str(default_pool), lb_id)

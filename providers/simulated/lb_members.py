@@ -32,10 +32,22 @@ HTTP_MONITORS = frozenset({"HTTP", "HTTPS"})
 MEMBER_UPDATABLE = frozenset(
     {"name", "admin_state_up", "weight", "backup", "monitor_address", "monitor_port", "tags"}
 )
-MONITOR_UPDATABLE = frozenset({
-    "name", "admin_state_up", "delay", "timeout", "max_retries", "max_retries_down", "http_method",
-    "url_path", "expected_codes", "http_version", "domain_name", "tags",
-})  # fmt: skip
+MONITOR_UPDATABLE = frozenset(
+    {
+        "name",
+        "admin_state_up",
+        "delay",
+        "timeout",
+        "max_retries",
+        "max_retries_down",
+        "http_method",
+        "url_path",
+        "expected_codes",
+        "http_version",
+        "domain_name",
+        "tags",
+    }
+)
 
 
 def pool_load_balancer(world: CloudWorld, pool_id: str) -> str:
@@ -72,7 +84,9 @@ class Members:
         for entry in pool["members"]:
             other = world.inventory(self.collection).get(entry["id"])
             if other and (other["address"], other["protocol_port"]) == (address, port):
-                raise Conflict(f"Another member on this pool is already using ip {address} on protocol_port {port}")
+                raise Conflict(
+                    f"Another member on this pool is already using ip {address} on protocol_port {port}"
+                )
         if request.get("subnet_id") and request["subnet_id"] not in world.inventory("subnets"):
             raise BadRequest(f"Validation failure: Subnet {request['subnet_id']} not found.")
         body = {

@@ -72,7 +72,9 @@ class LoadBalancers:
 
     def create(self, world: CloudWorld, request: Mapping[str, Any]) -> Body:
         if not (request.get("vip_subnet_id") or request.get("vip_network_id") or request.get("vip_port_id")):
-            raise BadRequest("Validation failure: VIP must contain one of: vip_port_id, vip_network_id, vip_subnet_id.")
+            raise BadRequest(
+                "Validation failure: VIP must contain one of: vip_port_id, vip_network_id, vip_subnet_id."
+            )
         flavor_id = request.get("flavor_id")
         if flavor_id:
             flavor = world.inventory(FLAVORS).get(flavor_id)
@@ -109,7 +111,9 @@ class LoadBalancers:
         if body[STATUS] not in (ACTIVE, "ERROR"):
             raise immutable("Load Balancer", body["id"])
         if (body["listeners"] or body["pools"]) and not request.get("cascade"):
-            raise BadRequest(f"Validation failure: Cannot delete Load Balancer {body['id']} - it has children")
+            raise BadRequest(
+                f"Validation failure: Cannot delete Load Balancer {body['id']} - it has children"
+            )
 
     def delete(self, world: CloudWorld, body: Body) -> None:
         removed_children(world, "listeners", body["listeners"])
@@ -161,7 +165,9 @@ class LoadBalancerFlavors:
     def create(self, world: CloudWorld, request: Mapping[str, Any]) -> Body:
         name = request.get("name")
         if not name:
-            raise BadRequest("Invalid input for field/attribute name. Value: 'None'. Mandatory field missing.")
+            raise BadRequest(
+                "Invalid input for field/attribute name. Value: 'None'. Mandatory field missing."
+            )
         if world.inventory(FLAVORS).select(name=str(name)):
             raise Conflict(f"A flavor of {name} already exists.")
         profile_id = request.get("flavor_profile_id")

@@ -20,7 +20,7 @@ from providers.simulated.load_balancers import (
 )
 
 DELETE_ACTION = "octavia_delete"
-TREE: tuple[TreeObject, ...] = (
+TREE_BEHAVIOURS = (
     LoadBalancers(),
     Listeners(),
     Pools(),
@@ -29,7 +29,8 @@ TREE: tuple[TreeObject, ...] = (
     L7Policies(),
     L7Rules(),
 )
-BEHAVIOURS = (*TREE, LoadBalancerFlavors(), LoadBalancerFlavorProfiles())
+TREE: tuple[TreeObject, ...] = TREE_BEHAVIOURS
+BEHAVIOURS = (*TREE_BEHAVIOURS, LoadBalancerFlavors(), LoadBalancerFlavorProfiles())
 DELETE_ACTIONS: Mapping[tuple[str, str], DeleteAction] = {
     (behaviour.collection, DELETE_ACTION): deleting(behaviour) for behaviour in TREE
 }

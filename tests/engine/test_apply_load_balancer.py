@@ -47,10 +47,13 @@ def test_apply_converges_heals_and_updates_a_load_balancer_in_front_of_three_ser
     cloud.save()
     assert "web: CONVERGED" in applied(tmp_path / "repo", database)
     cloud = SimulatedProvider.open(sim_cloud_path(database)).cloud
-    assert sorted(member["address"] for member in cloud.list("members")) == sorted(m["address"] for m in members)
+    assert sorted(member["address"] for member in cloud.list("members")) == sorted(
+        m["address"] for m in members
+    )
 
-    changed = TEMPLATE.replace("algorithm: {type: string, default: ROUND_ROBIN}",
-                               "algorithm: {type: string, default: SOURCE_IP}")  # fmt: skip
+    changed = TEMPLATE.replace(
+        "algorithm: {type: string, default: ROUND_ROBIN}", "algorithm: {type: string, default: SOURCE_IP}"
+    )
     commit_files(repo, {"stacks/web/template.yaml": changed}, "sticky clients")
     output = applied(tmp_path / "repo", database)
     assert "web: CONVERGED" in output and "created 0, updated 1, replaced 0, deleted 0" in output

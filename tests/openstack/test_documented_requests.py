@@ -12,7 +12,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from providers.interface import LiveResource
-
 from providers.openstack.request_log import SentRequest
 from tests.openstack.conftest import CloudUnderTest
 from tests.openstack.documented_requests import SERVICES, documented_calls
@@ -182,22 +181,65 @@ def load_balancing_lives_its_life(sim: CloudUnderTest, subnet_id: str) -> dict[s
     steps: list[tuple[str, Callable[[], dict[str, Any]], dict[str, Any]]] = [
         ("OS::Octavia::Flavor", lambda: {"flavor_profile": "amphora-single"}, {"enabled": False}),
         ("OS::Octavia::LoadBalancer", lambda: {"vip_subnet": subnet_id}, {"description": "front"}),
-        ("OS::Octavia::Listener", lambda: {"loadbalancer": made["OS::Octavia::LoadBalancer"].physical_id,
-                                           "protocol": "HTTP", "protocol_port": 80}, {"connection_limit": 9}),
-        ("OS::Octavia::Pool", lambda: {"listener": made["OS::Octavia::Listener"].physical_id, "protocol": "HTTP",
-                                       "lb_algorithm": "ROUND_ROBIN"}, {"lb_algorithm": "SOURCE_IP"}),
-        ("OS::Octavia::PoolMember", lambda: {"pool": made["OS::Octavia::Pool"].physical_id,
-                                             "address": "10.0.0.50", "protocol_port": 80}, {"weight": 3}),
-        ("OS::Octavia::HealthMonitor", lambda: {"pool": made["OS::Octavia::Pool"].physical_id, "type": "TCP",
-                                                "delay": 5, "timeout": 3, "max_retries": 3}, {"delay": 6}),
-        ("OS::Octavia::L7Policy", lambda: {"listener": made["OS::Octavia::Listener"].physical_id,
-                                           "action": "REJECT"}, {"position": 1}),
-        ("OS::Octavia::L7Rule", lambda: {"l7policy": made["OS::Octavia::L7Policy"].physical_id, "type": "PATH",
-                                         "compare_type": "EQUAL_TO", "value": "/x"}, {"invert": True}),
-    ]  # fmt: skip
+        (
+            "OS::Octavia::Listener",
+            lambda: {
+                "loadbalancer": made["OS::Octavia::LoadBalancer"].physical_id,
+                "protocol": "HTTP",
+                "protocol_port": 80,
+            },
+            {"connection_limit": 9},
+        ),
+        (
+            "OS::Octavia::Pool",
+            lambda: {
+                "listener": made["OS::Octavia::Listener"].physical_id,
+                "protocol": "HTTP",
+                "lb_algorithm": "ROUND_ROBIN",
+            },
+            {"lb_algorithm": "SOURCE_IP"},
+        ),
+        (
+            "OS::Octavia::PoolMember",
+            lambda: {
+                "pool": made["OS::Octavia::Pool"].physical_id,
+                "address": "10.0.0.50",
+                "protocol_port": 80,
+            },
+            {"weight": 3},
+        ),
+        (
+            "OS::Octavia::HealthMonitor",
+            lambda: {
+                "pool": made["OS::Octavia::Pool"].physical_id,
+                "type": "TCP",
+                "delay": 5,
+                "timeout": 3,
+                "max_retries": 3,
+            },
+            {"delay": 6},
+        ),
+        (
+            "OS::Octavia::L7Policy",
+            lambda: {"listener": made["OS::Octavia::Listener"].physical_id, "action": "REJECT"},
+            {"position": 1},
+        ),
+        (
+            "OS::Octavia::L7Rule",
+            lambda: {
+                "l7policy": made["OS::Octavia::L7Policy"].physical_id,
+                "type": "PATH",
+                "compare_type": "EQUAL_TO",
+                "value": "/x",
+            },
+            {"invert": True},
+        ),
+    ]
     for type_name, properties, changed in steps:
         made[type_name] = provider.create(type_name, properties(), marker(type_name.rsplit("::", 1)[-1]))
         sim.clock.advance(SETTLE)
-        provider.update(type_name, made[type_name].physical_id, {**properties(), **changed}, frozenset(changed))
+        provider.update(
+            type_name, made[type_name].physical_id, {**properties(), **changed}, frozenset(changed)
+        )
         sim.clock.advance(SETTLE)
     return made

@@ -89,7 +89,9 @@ outputs:
     value: {get_attr: [lb, vip_address]}
 """
 
-OCTAVIA_DELETES = 10.0  # an accepted delete leaves the object PENDING_DELETE this long (time to ACTIVE, and more)
+OCTAVIA_DELETES = (
+    10.0  # an accepted delete leaves the object PENDING_DELETE this long (time to ACTIVE, and more)
+)
 
 
 @pytest.fixture
@@ -113,8 +115,13 @@ def test_a_load_balancer_in_front_of_three_servers_converges_heals_updates_repla
     members = world.live("members")
     assert sorted(member["address"] for member in members) == server_addresses
     assert {member["operating_status"] for member in members} == {"ONLINE"}
-    everything = [*world.live("loadbalancers"), *world.live("listeners"), *world.live("pools"),
-                  *world.live("healthmonitors"), *members]  # fmt: skip
+    everything = [
+        *world.live("loadbalancers"),
+        *world.live("listeners"),
+        *world.live("pools"),
+        *world.live("healthmonitors"),
+        *members,
+    ]
     assert {item["provisioning_status"] for item in everything} == {"ACTIVE"}
     vip = world.store.read_outputs("app")["vip"]
     assert vip == world.live("loadbalancers")[0]["vip_address"] and str(vip).startswith("10.0.0.")
@@ -129,7 +136,9 @@ def test_a_load_balancer_in_front_of_three_servers_converges_heals_updates_repla
     pool_id = world.live("pools")[0]["id"]
     report = world.converge({"algorithm": "LEAST_CONNECTIONS"})
     assert report.status is StackStatus.CONVERGED, report.failures
-    assert [(pool["id"], pool["lb_algorithm"]) for pool in world.live("pools")] == [(pool_id, "LEAST_CONNECTIONS")]
+    assert [(pool["id"], pool["lb_algorithm"]) for pool in world.live("pools")] == [
+        (pool_id, "LEAST_CONNECTIONS")
+    ]
 
     # replace: a listener cannot change its port, so a new one (and a new tree under it) is made
     listener_id = world.live("listeners")[0]["id"]
@@ -138,7 +147,9 @@ def test_a_load_balancer_in_front_of_three_servers_converges_heals_updates_repla
     world.pass_time(OCTAVIA_DELETES)
     listeners = world.live("listeners")
     assert [listener["protocol_port"] for listener in listeners] == [8000]
-    assert listeners[0]["id"] != listener_id and listeners[0]["default_pool_id"] == world.live("pools")[0]["id"]
+    assert (
+        listeners[0]["id"] != listener_id and listeners[0]["default_pool_id"] == world.live("pools")[0]["id"]
+    )
     assert len(world.live("members")) == 3 and len(world.live("healthmonitors")) == 1
 
     # prune: the load balancer's tree leaves the template, and its VIP port goes with it

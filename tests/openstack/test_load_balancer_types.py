@@ -39,11 +39,14 @@ def settled(sim: CloudUnderTest, type_name: str, live: LiveResource) -> LiveReso
 def given_a_tree(sim: CloudUnderTest) -> Tree:
     provider = sim.provider
     given_a_network(provider)
-    made = []
+    made: list[str] = []
     for type_name, properties in (
         ("OS::Octavia::LoadBalancer", lambda: {"vip_subnet": "private-subnet"}),
         ("OS::Octavia::Listener", lambda: {"loadbalancer": made[0], "protocol": "HTTP", "protocol_port": 80}),
-        ("OS::Octavia::Pool", lambda: {"listener": made[1], "protocol": "HTTP", "lb_algorithm": "ROUND_ROBIN"}),
+        (
+            "OS::Octavia::Pool",
+            lambda: {"listener": made[1], "protocol": "HTTP", "lb_algorithm": "ROUND_ROBIN"},
+        ),
         ("OS::Octavia::L7Policy", lambda: {"listener": made[1], "action": "REJECT"}),
     ):
         live = provider.create(type_name, properties(), marker(type_name.rsplit("::", 1)[-1]))
@@ -63,29 +66,71 @@ class Row:
 
 
 ROWS = [
-    Row("OS::Octavia::LoadBalancer", "loadbalancers", lambda t: {"vip_subnet": "private-subnet", "name": "front"},
-        {"name": "front-2", "admin_state_up": False}, {"vip_address": "10.0.0.200"}, {"description": "by hand"}),
-    Row("OS::Octavia::Listener", "listeners",
+    Row(
+        "OS::Octavia::LoadBalancer",
+        "loadbalancers",
+        lambda t: {"vip_subnet": "private-subnet", "name": "front"},
+        {"name": "front-2", "admin_state_up": False},
+        {"vip_address": "10.0.0.200"},
+        {"description": "by hand"},
+    ),
+    Row(
+        "OS::Octavia::Listener",
+        "listeners",
         lambda t: {"loadbalancer": t.load_balancer, "protocol": "TCP", "protocol_port": 8443},
-        {"connection_limit": 100, "description": "tls"}, {"protocol_port": 8444}, {"connection_limit": 7}),
-    Row("OS::Octavia::Pool", "pools",
+        {"connection_limit": 100, "description": "tls"},
+        {"protocol_port": 8444},
+        {"connection_limit": 7},
+    ),
+    Row(
+        "OS::Octavia::Pool",
+        "pools",
         lambda t: {"loadbalancer": t.load_balancer, "protocol": "HTTP", "lb_algorithm": "ROUND_ROBIN"},
-        {"lb_algorithm": "LEAST_CONNECTIONS"}, {"protocol": "PROXY"}, {"lb_algorithm": "SOURCE_IP"}),
-    Row("OS::Octavia::PoolMember", "members",
+        {"lb_algorithm": "LEAST_CONNECTIONS"},
+        {"protocol": "PROXY"},
+        {"lb_algorithm": "SOURCE_IP"},
+    ),
+    Row(
+        "OS::Octavia::PoolMember",
+        "members",
         lambda t: {"pool": t.pool, "address": "10.0.0.30", "protocol_port": 8080},
-        {"weight": 5}, {"protocol_port": 8081}, {"weight": 9}),
-    Row("OS::Octavia::HealthMonitor", "healthmonitors",
+        {"weight": 5},
+        {"protocol_port": 8081},
+        {"weight": 9},
+    ),
+    Row(
+        "OS::Octavia::HealthMonitor",
+        "healthmonitors",
         lambda t: {"pool": t.pool, "type": "HTTP", "delay": 5, "timeout": 3, "max_retries": 3},
-        {"delay": 10, "url_path": "/healthz"}, {"type": "TCP"}, {"max_retries": 9}),
-    Row("OS::Octavia::L7Policy", "l7policies",
+        {"delay": 10, "url_path": "/healthz"},
+        {"type": "TCP"},
+        {"max_retries": 9},
+    ),
+    Row(
+        "OS::Octavia::L7Policy",
+        "l7policies",
         lambda t: {"listener": t.listener, "action": "REDIRECT_TO_URL", "redirect_url": "https://a.example"},
-        {"redirect_url": "https://b.example", "name": "away"}, {}, {"position": 7}),
-    Row("OS::Octavia::L7Rule", "l7rules",
+        {"redirect_url": "https://b.example", "name": "away"},
+        {},
+        {"position": 7},
+    ),
+    Row(
+        "OS::Octavia::L7Rule",
+        "l7rules",
         lambda t: {"l7policy": t.policy, "type": "PATH", "compare_type": "STARTS_WITH", "value": "/admin"},
-        {"value": "/private", "invert": True}, {}, {"value": "/elsewhere"}),
-    Row("OS::Octavia::Flavor", "lb_flavors", lambda t: {"flavor_profile": "amphora-single", "name": "small"},
-        {"enabled": False, "name": "small-2"}, {}, {"enabled": True}),
-]  # fmt: skip
+        {"value": "/private", "invert": True},
+        {},
+        {"value": "/elsewhere"},
+    ),
+    Row(
+        "OS::Octavia::Flavor",
+        "lb_flavors",
+        lambda t: {"flavor_profile": "amphora-single", "name": "small"},
+        {"enabled": False, "name": "small-2"},
+        {},
+        {"enabled": True},
+    ),
+]
 
 
 @pytest.mark.parametrize("row", ROWS, ids=lambda row: row.type_name.rsplit("::", 1)[-1])
@@ -171,7 +216,10 @@ def test_a_load_balancer_holds_its_vip_port_until_it_is_gone(sim: CloudUnderTest
     port_id = lb.attributes["vip_port_id"]
     port = sim.cloud.get("ports", port_id)
     assert port["device_owner"] == "Octavia"
-    assert port["fixed_ips"][0] == {"subnet_id": network.subnet.physical_id, "ip_address": lb.attributes["vip_address"]}
+    assert port["fixed_ips"][0] == {
+        "subnet_id": network.subnet.physical_id,
+        "ip_address": lb.attributes["vip_address"],
+    }
 
     sim.clock.advance(SETTLE)
     provider.delete("OS::Octavia::LoadBalancer", lb.physical_id)
@@ -189,14 +237,18 @@ def test_a_load_balancer_with_children_is_deleted_only_by_cascade(sim: CloudUnde
 
     sim.cloud.act("loadbalancers", tree.load_balancer, "octavia_delete", {"cascade": True})
     sim.clock.advance(SETTLE)
-    assert [sim.cloud.count(name) for name in ("loadbalancers", "listeners", "pools", "l7policies")] == [0] * 4
+    assert [sim.cloud.count(name) for name in ("loadbalancers", "listeners", "pools", "l7policies")] == [
+        0
+    ] * 4
 
 
 def test_members_report_no_monitor_until_their_pool_has_one(sim: CloudUnderTest) -> None:
     tree = given_a_tree(sim)
     provider = sim.provider
     member = provider.create(
-        "OS::Octavia::PoolMember", {"pool": tree.pool, "address": "10.0.0.40", "protocol_port": 80}, marker("m")
+        "OS::Octavia::PoolMember",
+        {"pool": tree.pool, "address": "10.0.0.40", "protocol_port": 80},
+        marker("m"),
     )
     assert settled(sim, "OS::Octavia::PoolMember", member).attributes["operating_status"] == "NO_MONITOR"
 

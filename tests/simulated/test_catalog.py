@@ -134,6 +134,9 @@ def test_asynchronous_types_are_those_that_build() -> None:
         "OS::Nova::Server",
         "OS::Cinder::Volume",
         "OS::Cinder::VolumeAttachment",
-        *(f"OS::Octavia::{name}" for name in ("LoadBalancer", "Listener", "Pool", "PoolMember", "HealthMonitor")),
+        *(
+            f"OS::Octavia::{name}"
+            for name in ("LoadBalancer", "Listener", "Pool", "PoolMember", "HealthMonitor")
+        ),
         *(f"OS::Octavia::{name}" for name in ("L7Policy", "L7Rule")),
     }

@@ -67,7 +67,11 @@ class OctaviaCollection(TaggedCollection):
     ) -> LiveResource:
         request = self.fields(cloud, {name: properties.get(name) for name in changed}, keep_empty=True)
         with waiting_while_immutable():
-            body = cloud.update(self.collection, physical_id, request) if request else cloud.get(self.collection, physical_id)
+            body = (
+                cloud.update(self.collection, physical_id, request)
+                if request
+                else cloud.get(self.collection, physical_id)
+            )
         return self.live(cloud, body)
 
     def delete(self, cloud: SimulatedCloud, physical_id: str) -> None:
@@ -113,22 +117,46 @@ class OctaviaCollection(TaggedCollection):
 class LoadBalancerType(OctaviaCollection):
     type_name = "OS::Octavia::LoadBalancer"
     collection = "loadbalancers"
-    passthrough = {name: name for name in ("name", "description", "admin_state_up", "vip_address", "provider",
-                                            "availability_zone")}  # fmt: skip
+    passthrough = {
+        name: name
+        for name in ("name", "description", "admin_state_up", "vip_address", "provider", "availability_zone")
+    }
     resolved = {
         "vip_subnet": ("vip_subnet_id", "subnets", "Subnet"),
         "vip_network": ("vip_network_id", "networks", "Network"),
         "flavor": ("flavor_id", "lb_flavors", "Flavor"),
     }
-    attribute_fields = ("vip_address", "vip_port_id", "vip_subnet_id", "vip_network_id", "pools", "listeners",
-                        "flavor_id", "availability_zone", "provisioning_status", "operating_status")  # fmt: skip
+    attribute_fields = (
+        "vip_address",
+        "vip_port_id",
+        "vip_subnet_id",
+        "vip_network_id",
+        "pools",
+        "listeners",
+        "flavor_id",
+        "availability_zone",
+        "provisioning_status",
+        "operating_status",
+    )
 
 
 class ListenerType(OctaviaCollection):
     type_name = "OS::Octavia::Listener"
     collection = "listeners"
-    passthrough = {name: name for name in ("protocol_port", "protocol", "description", "name", "admin_state_up",
-                   "connection_limit", "default_tls_container_ref", "sni_container_refs", "allowed_cidrs")}  # fmt: skip
+    passthrough = {
+        name: name
+        for name in (
+            "protocol_port",
+            "protocol",
+            "description",
+            "name",
+            "admin_state_up",
+            "connection_limit",
+            "default_tls_container_ref",
+            "sni_container_refs",
+            "allowed_cidrs",
+        )
+    }
     resolved = {
         "loadbalancer": ("loadbalancer_id", "loadbalancers", "Load Balancer"),
         "default_pool": ("default_pool_id", "pools", "Pool"),
@@ -139,22 +167,47 @@ class ListenerType(OctaviaCollection):
 class PoolType(OctaviaCollection):
     type_name = "OS::Octavia::Pool"
     collection = "pools"
-    passthrough = {name: name for name in ("admin_state_up", "description", "session_persistence", "name",
-                                            "lb_algorithm", "protocol", "tls_enabled")}  # fmt: skip
+    passthrough = {
+        name: name
+        for name in (
+            "admin_state_up",
+            "description",
+            "session_persistence",
+            "name",
+            "lb_algorithm",
+            "protocol",
+            "tls_enabled",
+        )
+    }
     resolved = {
         "listener": ("listener_id", "listeners", "Listener"),
         "loadbalancer": ("loadbalancer_id", "loadbalancers", "Load Balancer"),
     }
-    attribute_fields = ("healthmonitor_id", "listeners", "members", "loadbalancers", "provisioning_status",
-                        "operating_status")  # fmt: skip
+    attribute_fields = (
+        "healthmonitor_id",
+        "listeners",
+        "members",
+        "loadbalancers",
+        "provisioning_status",
+        "operating_status",
+    )
 
 
 class PoolMemberType(OctaviaCollection):
     type_name = "OS::Octavia::PoolMember"
     collection = "members"
     named = False
-    passthrough = {name: name for name in ("address", "protocol_port", "monitor_address", "monitor_port", "weight",
-                                            "admin_state_up")}  # fmt: skip
+    passthrough = {
+        name: name
+        for name in (
+            "address",
+            "protocol_port",
+            "monitor_address",
+            "monitor_port",
+            "weight",
+            "admin_state_up",
+        )
+    }
     resolved = {"pool": ("pool_id", "pools", "Pool"), "subnet": ("subnet_id", "subnets", "Subnet")}
     attribute_fields = ("address", "provisioning_status", "operating_status")
 
@@ -170,8 +223,19 @@ class HealthMonitorType(OctaviaCollection):
     type_name = "OS::Octavia::HealthMonitor"
     collection = "healthmonitors"
     named = False
-    passthrough = {name: name for name in ("admin_state_up", "delay", "expected_codes", "http_method",
-                                            "max_retries", "timeout", "type", "url_path")}  # fmt: skip
+    passthrough = {
+        name: name
+        for name in (
+            "admin_state_up",
+            "delay",
+            "expected_codes",
+            "http_method",
+            "max_retries",
+            "timeout",
+            "type",
+            "url_path",
+        )
+    }
     resolved = {"pool": ("pool_id", "pools", "Pool")}
     attribute_fields = ("pools", "provisioning_status", "operating_status")
 
@@ -182,8 +246,9 @@ class HealthMonitorType(OctaviaCollection):
 class L7PolicyType(OctaviaCollection):
     type_name = "OS::Octavia::L7Policy"
     collection = "l7policies"
-    passthrough = {name: name for name in ("name", "description", "admin_state_up", "action", "redirect_url",
-                                            "position")}  # fmt: skip
+    passthrough = {
+        name: name for name in ("name", "description", "admin_state_up", "action", "redirect_url", "position")
+    }
     resolved = {
         "redirect_pool": ("redirect_pool_id", "pools", "Pool"),
         "listener": ("listener_id", "listeners", "Listener"),
@@ -195,7 +260,9 @@ class L7RuleType(OctaviaCollection):
     type_name = "OS::Octavia::L7Rule"
     collection = "l7rules"
     named = False
-    passthrough = {name: name for name in ("admin_state_up", "type", "compare_type", "invert", "key", "value")}
+    passthrough = {
+        name: name for name in ("admin_state_up", "type", "compare_type", "invert", "key", "value")
+    }
     resolved = {"l7policy": ("l7policy_id", "l7policies", "L7 Policy")}
     attribute_fields = ("provisioning_status", "operating_status")
 
@@ -237,5 +304,13 @@ class LoadBalancerFlavorType(OctaviaCollection):
         return replace(live, status=LiveStatus.READY, properties=properties, marker=marker)
 
 
-TYPES = (LoadBalancerType, ListenerType, PoolType, PoolMemberType, HealthMonitorType, L7PolicyType, L7RuleType,
-         LoadBalancerFlavorType)  # fmt: skip
+TYPES = (
+    LoadBalancerType,
+    ListenerType,
+    PoolType,
+    PoolMemberType,
+    HealthMonitorType,
+    L7PolicyType,
+    L7RuleType,
+    LoadBalancerFlavorType,
+)

@@ -25,8 +25,23 @@ ROOT = "/load-balancer"
 PREFIX = f"{ROOT}/{{api_version}}/lbaas"
 API_VERSIONS = frozenset({"v2", "v2.0"})  # Octavia answers under both; the SDK asks under v2.0
 LATEST_VERSION = "v2.27"
-NOT_FILTERS = frozenset({"limit", "marker", "page_reverse", "sort", "sort_key", "sort_dir", "fields", "tags",
-                         "tags-any", "not-tags", "not-tags-any", "name", "cascade"})  # fmt: skip
+NOT_FILTERS = frozenset(
+    {
+        "limit",
+        "marker",
+        "page_reverse",
+        "sort",
+        "sort_key",
+        "sort_dir",
+        "fields",
+        "tags",
+        "tags-any",
+        "not-tags",
+        "not-tags-any",
+        "name",
+        "cascade",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -117,10 +132,14 @@ class Octavia:
 
     def versions(self, request: ApiRequest, _: Mapping[str, str]) -> ApiResponse:
         shown = [
-            {"id": version, "status": status, "updated": "2023-01-01T00:00:00Z",
-             "links": [{"rel": "self", "href": request.url(f"{ROOT}/v2")}]}
+            {
+                "id": version,
+                "status": status,
+                "updated": "2023-01-01T00:00:00Z",
+                "links": [{"rel": "self", "href": request.url(f"{ROOT}/v2")}],
+            }
             for version, status in (("v2.0", "SUPPORTED"), (LATEST_VERSION, "CURRENT"))
-        ]  # fmt: skip
+        ]
         return reply(200, {"versions": shown})
 
     def _lister(self, kind: Kind) -> Handler:
