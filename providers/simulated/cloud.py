@@ -1,4 +1,4 @@
-"""The simulated cloud: one in-process model of Nova, Neutron, Cinder and Glance, shared by the
+"""The simulated cloud: one in-process model of Nova, Neutron, Cinder, Glance and Octavia, shared by the
 in-process `SimulatedProvider` and the OpenStack-compatible HTTP face.
 
 Every API call goes through one pipeline: a slot under the concurrency limit (wait for one, or a

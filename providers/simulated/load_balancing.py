@@ -2,6 +2,11 @@
 
 Deletes are actions rather than removals, because an Octavia DELETE is asynchronous: the object
 turns PENDING_DELETE and goes when the change is done (see `lb_lifecycle`).
+
+Limits, on purpose: no amphorae and no traffic, so a monitored member is ONLINE whatever its
+address; listener and pool protocols are not matched against each other; TLS container refs,
+availability zones, providers and QoS policies are recorded, never checked; no batch member
+update, statistics, status tree, failover or quotas API; flavor profiles are seeded, not managed.
 """
 
 from __future__ import annotations
