@@ -15,7 +15,8 @@ import pytest
 
 from providers.catalog import CATALOG
 from providers.interface import LiveResource, LiveStatus, NotFound, Permanent, Retryable
-from tests.openstack.conftest import CloudUnderTest
+from providers.openstack.request_log import RequestLog
+from tests.openstack.conftest import CLOUD_NAME, CloudUnderTest
 from tests.openstack.scenario import given_a_network, marker
 
 SETTLE = 60.0  # more than the served cloud's time to ACTIVE
@@ -255,3 +256,33 @@ def test_members_report_no_monitor_until_their_pool_has_one(sim: CloudUnderTest)
     monitor = {"pool": tree.pool, "type": "PING", "delay": 5, "timeout": 3, "max_retries": 2}
     provider.create("OS::Octavia::HealthMonitor", monitor, marker("hm"))
     assert settled(sim, "OS::Octavia::PoolMember", member).attributes["operating_status"] == "ONLINE"
+
+
+def test_members_of_many_pools_are_observed_with_one_list_per_pool(sim: CloudUnderTest) -> None:
+    """Members live under their pool: a fresh provider finds each member's pool from one list of
+    pools, then reads one list per pool, never one GET per member."""
+    tree = given_a_tree(sim)
+    provider = sim.provider
+    second_pool = provider.create(
+        "OS::Octavia::Pool",
+        {"loadbalancer": tree.load_balancer, "protocol": "TCP", "lb_algorithm": "ROUND_ROBIN"},
+        marker("second"),
+    ).physical_id
+    members = []
+    for index in range(6):
+        sim.clock.advance(SETTLE)
+        pool = tree.pool if index % 2 else second_pool
+        properties = {"pool": pool, "address": f"10.0.0.{100 + index}", "protocol_port": 80}
+        members.append(
+            provider.create("OS::Octavia::PoolMember", properties, marker(f"m{index}")).physical_id
+        )
+    sim.clock.advance(SETTLE)
+    fresh = type(provider).from_cloud(CLOUD_NAME)
+    log = RequestLog().attach(fresh.connection)
+
+    seen = fresh.observe("OS::Octavia::PoolMember", members)
+
+    assert sorted(seen) == sorted(members)
+    assert log.count("GET", "/lbaas/pools") == 1 + 2  # the pools, then each pool's members
+    assert log.count("GET", "/members/") == 0
+    fresh.connection.close()
