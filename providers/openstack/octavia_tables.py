@@ -19,7 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
+from providers.openstack.name_lookup import NameLookup
 from providers.openstack.neutron_table import BodyField, resolved
 
 
@@ -48,6 +50,11 @@ class OctaviaTable:
         if self.parent is None:
             return f"/lbaas/{self.segment}"
         return f"{self.parent.path}/{parent_id}/{self.segment}"
+
+
+def whole_number(value: Any, names: NameLookup) -> Any:
+    """Heat's `number` (a policy's position) as the integer Octavia takes."""
+    return int(value)
 
 
 def plain(*names: str) -> dict[str, BodyField]:
@@ -141,7 +148,8 @@ L7_POLICY = OctaviaTable(
     "l7policies",
     "l7policy",
     {
-        **plain("name", "description", "admin_state_up", "action", "redirect_url", "position"),
+        **plain("name", "description", "admin_state_up", "action", "redirect_url"),
+        "position": BodyField("position", whole_number),
         "redirect_pool": BodyField("redirect_pool_id", resolved("pool")),
         "listener": BodyField("listener_id", resolved("listener")),
     },
