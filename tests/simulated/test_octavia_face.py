@@ -20,8 +20,8 @@ def a_subnet(connection: Connection) -> str:
 
 
 def test_the_catalog_offers_load_balancing_under_its_versioned_endpoint(connection: Connection) -> None:
-    assert connection.endpoint_for("load-balancer").endswith("/load-balancer")
-    assert connection.load_balancer.get_endpoint().rstrip("/").endswith(("/v2", "/v2.0"))
+    assert str(connection.endpoint_for("load-balancer")).endswith("/load-balancer")
+    assert str(connection.load_balancer.get_endpoint()).rstrip("/").endswith(("/v2", "/v2.0"))
 
 
 def test_a_load_balancer_tree_through_the_sdks_own_resources(
