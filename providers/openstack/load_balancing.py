@@ -21,6 +21,7 @@ from providers.openstack.octavia_tables import TABLES
 from providers.openstack.type_handler import TypeHandler
 
 SERVICE = "load-balancer"
+TYPE_NAMES = frozenset({*(table.type_name for table in TABLES), FLAVOR_TYPE})  # the types served here
 NAMED_KINDS = {
     "loadbalancer": ("/lbaas/loadbalancers", "loadbalancers"),
     "listener": ("/lbaas/listeners", "listeners"),

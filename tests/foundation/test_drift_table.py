@@ -16,6 +16,7 @@ import pytest
 
 from providers.catalog import CATALOG
 from providers.heat import NATIVE_TYPES
+from providers.openstack.load_balancing import TYPE_NAMES as LOAD_BALANCING_TYPES
 from providers.openstack.provider import HANDLERS
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.provider import SimulatedProvider
@@ -47,7 +48,7 @@ def section_rows(heading_start: str) -> frozenset[str]:
 def served(heading: str) -> Set[str]:
     """The types the provider documented under `heading` serves, from its own registry."""
     if heading == "OpenStack provider":
-        return HANDLERS.keys()
+        return HANDLERS.keys() | LOAD_BALANCING_TYPES
     if heading == "Simulated cloud":
         return SimulatedProvider(SimulatedCloud()).resource_types().keys()
     assert heading == "Native Heat types"
