@@ -1,4 +1,5 @@
-"""OpenStackProvider: the provider interface over openstacksdk, for the Nova, Neutron and Cinder types.
+"""OpenStackProvider: the provider interface over openstacksdk, for the Nova, Neutron, Cinder and
+Octavia types.
 
 Build one per cloud with `OpenStackProvider.from_cloud(name)`: credentials, region and endpoints
 come from `clouds.yaml` (or `OS_CLOUD` / `OS_*` variables) exactly as for the `openstack` command;
@@ -27,6 +28,7 @@ from providers.openstack.floating_ip_association import FloatingIPAssociationHan
 from providers.openstack.host_aggregate import HostAggregateHandler
 from providers.openstack.json_api import JsonApi
 from providers.openstack.keypair import KeyPairHandler
+from providers.openstack.load_balancing import load_balancing_handlers
 from providers.openstack.network_extensions import NetworkExtensions
 from providers.openstack.neutron_resource import NeutronResourceHandler
 from providers.openstack.neutron_tables import FLOATING_IP, NET, PORT, ROUTER, SUBNET
@@ -99,6 +101,7 @@ class OpenStackProvider:
             network_extensions=NetworkExtensions(network),
         )
         self._handlers = {name: build(self.apis) for name, build in HANDLERS.items()}
+        self._handlers.update(load_balancing_handlers(connection, self.apis))
         self._server_power = ServerPower(self.apis)
 
     @classmethod
@@ -116,7 +119,7 @@ class OpenStackProvider:
         return cls(connection)
 
     def resource_types(self) -> Mapping[str, ResourceType]:
-        return {name: CATALOG[name] for name in HANDLERS}
+        return {name: CATALOG[name] for name in self._handlers}
 
     def create(self, type_name: str, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
         return self._handler(type_name).create(with_defaults(type_name, properties), marker)

@@ -1,4 +1,4 @@
-"""The simulated cloud: one in-process model of Nova, Neutron, Cinder and Glance, shared by the
+"""The simulated cloud: one in-process model of Nova, Neutron, Cinder, Glance and Octavia, shared by the
 in-process `SimulatedProvider` and the OpenStack-compatible HTTP face.
 
 Every API call goes through one pipeline: a slot under the concurrency limit (wait for one, or a
@@ -45,6 +45,7 @@ from providers.simulated import (
     block_storage,
     compute,
     floating_ips,
+    load_balancing,
     network,
     routers,
     security_groups,
@@ -82,6 +83,7 @@ BEHAVIOURS = (
     *volume_types.BEHAVIOURS,
     *trunks.BEHAVIOURS,
     *aggregates.BEHAVIOURS,
+    *load_balancing.BEHAVIOURS,
 )
 
 ItemAction = Callable[[CloudWorld, Body, str, Mapping[str, Any]], Body]
@@ -131,6 +133,7 @@ RELATED_ACTIONS: Mapping[tuple[str, str], RelatedAction] = {
     ("servers", "detach_interface"): compute.detach_interface,
     ("routers", "add_router_interface"): routers.add_router_interface,
     ("routers", "remove_router_interface"): routers.remove_router_interface,
+    **load_balancing.DELETE_ACTIONS,
 }
 
 PRECEDING_ERRORS: Mapping[CallFault, Callable[[float], CloudError]] = {

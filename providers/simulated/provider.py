@@ -20,6 +20,7 @@ from providers.simulated.heat_types import (
     aggregate_type,
     compute_types,
     ec2_security_group,
+    load_balancing_types,
     network_types,
     nova_floating_ips,
     storage_types,
@@ -56,6 +57,7 @@ ADAPTERS = (
     *aggregate_type.TYPES,
     *nova_floating_ips.TYPES,
     *ec2_security_group.TYPES,
+    *load_balancing_types.TYPES,
 )
 
 

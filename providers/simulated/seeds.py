@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import uuid
 
+from providers.simulated.load_balancing import seed_flavor_profile
 from providers.simulated.volume_types import seed_default_type
 from providers.simulated.world import CloudWorld
 
@@ -35,3 +36,4 @@ def seed(world: CloudWorld) -> None:
     seed_default_type(world)
     subnet_request = {"name": f"{PUBLIC_NETWORK}-subnet", "network_id": network["id"], "cidr": PUBLIC_CIDR}
     world.add("subnets", behaviours["subnets"].create(world, subnet_request))
+    seed_flavor_profile(world)

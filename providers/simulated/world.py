@@ -11,7 +11,7 @@ from __future__ import annotations
 import heapq
 import random
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -32,6 +32,15 @@ class Building:
     building: str  # e.g. "BUILD", "creating"
     ready: str  # e.g. "ACTIVE", "available"
     error: str  # e.g. "ERROR", "error"
+    status_key: str = "status"  # the body field holding the status (Octavia: provisioning_status)
+    # Other statuses a due READY change settles too (Octavia's PENDING_UPDATE after a change).
+    settling: tuple[str, ...] = ()
+    # Fields set with the ready status (Octavia's operating_status going ONLINE).
+    on_ready: Mapping[str, Any] = field(default_factory=dict)
+
+    def is_pending(self, body: Mapping[str, Any]) -> bool:
+        status = body.get(self.status_key)
+        return status == self.building or status in self.settling
 
 
 class Behaviour(Protocol):
@@ -123,15 +132,16 @@ class CloudWorld:
             return body
         fate = self.faults.draw_fate()
         delay = self.settings.time_to_active
+        key = building.status_key
         if fate is Fate.STUCK_IN_BUILD:
-            return {**body, "status": building.building}
+            return {**body, key: building.building}
         if fate is not Fate.NORMAL:
             later = ERROR if fate is Fate.ERROR_LATER else VANISH
             self.plan(self.now + delay + self.faults.faults.fate_delay, collection, body["id"], later)
         if delay <= 0:
-            return {**body, "status": building.ready}
+            return {**body, key: building.ready, **building.on_ready}
         self.plan(self.now + delay, collection, body["id"], READY)
-        return body if body.get("status") == building.building else {**body, "status": building.building}
+        return body if body.get(key) == building.building else {**body, key: building.building}
 
     def plan(self, at: float, collection: str, item_id: str, change: str) -> None:
         self._ticket += 1
@@ -159,6 +169,7 @@ class CloudWorld:
         if change == VANISH:
             self.remove(collection, item_id)
         elif change == ERROR:
-            self.inventories[collection].put({**body, "status": building.error})
-        elif body.get("status") == building.building:
-            self.inventories[collection].put({**body, "status": building.ready, "updated": self.timestamp()})
+            self.inventories[collection].put({**body, building.status_key: building.error})
+        elif building.is_pending(body):
+            ready = {building.status_key: building.ready, **building.on_ready, "updated": self.timestamp()}
+            self.inventories[collection].put({**body, **ready})

@@ -16,13 +16,14 @@ import pytest
 
 from providers.catalog import CATALOG
 from providers.heat import NATIVE_TYPES
+from providers.openstack.load_balancing import TYPE_NAMES as LOAD_BALANCING_TYPES
 from providers.openstack.provider import HANDLERS
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.provider import SimulatedProvider
 
 DRIFT_DOC = Path(__file__).resolve().parents[2] / "docs" / "drift.md"
 # A table row whose first cell is a type name in backquotes: "| `OS::Nova::Server` | ...".
-ROW = re.compile(r"^\|\s*`(?P<type>OS::[A-Za-z0-9:]+)`\s*\|", re.MULTILINE)
+ROW = re.compile(r"^\|\s*`(?P<type>(?:OS|AWS)::[A-Za-z0-9:]+)`\s*\|", re.MULTILINE)
 
 
 def rows_by_section(text: str) -> dict[str, frozenset[str]]:
@@ -47,7 +48,7 @@ def section_rows(heading_start: str) -> frozenset[str]:
 def served(heading: str) -> Set[str]:
     """The types the provider documented under `heading` serves, from its own registry."""
     if heading == "OpenStack provider":
-        return HANDLERS.keys()
+        return HANDLERS.keys() | LOAD_BALANCING_TYPES
     if heading == "Simulated cloud":
         return SimulatedProvider(SimulatedCloud()).resource_types().keys()
     assert heading == "Native Heat types"

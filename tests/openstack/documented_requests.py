@@ -29,7 +29,7 @@ NEUTRON_COLLECTIONS = {
     "floatingips": "floatingip",
     "trunks": "trunk",
 }
-SERVICES = ("compute", "network", "block-storage", "image")
+SERVICES = ("compute", "network", "block-storage", "image", "load-balancer")
 
 
 @dataclass(frozen=True)
@@ -110,6 +110,7 @@ def service_prefixes(sim: CloudUnderTest) -> dict[str, str]:
         "network": connection.network,
         "block-storage": connection.block_storage,
         "image": connection.image,
+        "load-balancer": connection.load_balancer,
     }
     return {service: urlsplit(proxy.get_endpoint()).path.rstrip("/") for service, proxy in proxies.items()}
 

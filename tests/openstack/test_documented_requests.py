@@ -7,10 +7,15 @@ documented row (method, path under the service's endpoint, body keys within the 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+from providers.interface import LiveResource
 from providers.openstack.request_log import SentRequest
 from tests.openstack.conftest import CloudUnderTest
 from tests.openstack.documented_requests import SERVICES, documented_calls, service_of, service_prefixes
 from tests.openstack.scenario import FLAVOR, IMAGE, given_a_network, marker
+from tests.openstack.test_load_balancer_types import SETTLE
 
 
 def test_every_request_sent_is_a_documented_one(sim: CloudUnderTest) -> None:
@@ -137,6 +142,7 @@ def every_type_lives_its_life(sim: CloudUnderTest) -> None:
         "OS::Cinder::Volume": volume,
         "OS::Cinder::VolumeAttachment": attachment,
     }
+    everything.update(load_balancing_lives_its_life(sim, network.subnet.physical_id))
     for type_name, live in everything.items():
         assert live.physical_id in provider.observe(type_name, [live.physical_id]), type_name
         if live.marker is not None:
@@ -144,3 +150,74 @@ def every_type_lives_its_life(sim: CloudUnderTest) -> None:
     for type_name, live in reversed(everything.items()):
         provider.delete(type_name, live.physical_id)
         sim.clock.advance(60)
+
+
+def load_balancing_lives_its_life(sim: CloudUnderTest, subnet_id: str) -> dict[str, LiveResource]:
+    """Every Octavia type created (each once its load balancer is ACTIVE again) and updated."""
+    provider = sim.provider
+    made: dict[str, LiveResource] = {}
+    steps: list[tuple[str, Callable[[], dict[str, Any]], dict[str, Any]]] = [
+        ("OS::Octavia::Flavor", lambda: {"flavor_profile": "amphora-single"}, {"enabled": False}),
+        ("OS::Octavia::LoadBalancer", lambda: {"vip_subnet": subnet_id}, {"description": "front"}),
+        (
+            "OS::Octavia::Listener",
+            lambda: {
+                "loadbalancer": made["OS::Octavia::LoadBalancer"].physical_id,
+                "protocol": "HTTP",
+                "protocol_port": 80,
+            },
+            {"connection_limit": 9},
+        ),
+        (
+            "OS::Octavia::Pool",
+            lambda: {
+                "listener": made["OS::Octavia::Listener"].physical_id,
+                "protocol": "HTTP",
+                "lb_algorithm": "ROUND_ROBIN",
+            },
+            {"lb_algorithm": "SOURCE_IP"},
+        ),
+        (
+            "OS::Octavia::PoolMember",
+            lambda: {
+                "pool": made["OS::Octavia::Pool"].physical_id,
+                "address": "10.0.0.50",
+                "protocol_port": 80,
+            },
+            {"weight": 3},
+        ),
+        (
+            "OS::Octavia::HealthMonitor",
+            lambda: {
+                "pool": made["OS::Octavia::Pool"].physical_id,
+                "type": "TCP",
+                "delay": 5,
+                "timeout": 3,
+                "max_retries": 3,
+            },
+            {"delay": 6},
+        ),
+        (
+            "OS::Octavia::L7Policy",
+            lambda: {"listener": made["OS::Octavia::Listener"].physical_id, "action": "REJECT"},
+            {"position": 1},
+        ),
+        (
+            "OS::Octavia::L7Rule",
+            lambda: {
+                "l7policy": made["OS::Octavia::L7Policy"].physical_id,
+                "type": "PATH",
+                "compare_type": "EQUAL_TO",
+                "value": "/x",
+            },
+            {"invert": True},
+        ),
+    ]
+    for type_name, properties, changed in steps:
+        made[type_name] = provider.create(type_name, properties(), marker(type_name.rsplit("::", 1)[-1]))
+        sim.clock.advance(SETTLE)
+        provider.update(
+            type_name, made[type_name].physical_id, {**properties(), **changed}, frozenset(changed)
+        )
+        sim.clock.advance(SETTLE)
+    return made

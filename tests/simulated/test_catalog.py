@@ -29,6 +29,8 @@ EXPECTED_TYPES = {
     "OS::Nova::FloatingIP",
     "OS::Nova::FloatingIPAssociation",
     "AWS::EC2::SecurityGroup",
+    *(f"OS::Octavia::{name}" for name in ("LoadBalancer", "Listener", "Pool", "PoolMember", "HealthMonitor")),
+    *(f"OS::Octavia::{name}" for name in ("L7Policy", "L7Rule", "Flavor")),
 }
 
 
@@ -64,6 +66,12 @@ def test_catalog_holds_exactly_the_cloud_types() -> None:
         ("OS::Cinder::Volume", "size", UpdateRule.UPDATE),
         ("OS::Cinder::Volume", "image", UpdateRule.REPLACE),
         ("OS::Cinder::VolumeAttachment", "instance_uuid", UpdateRule.UPDATE),
+        ("OS::Octavia::LoadBalancer", "vip_subnet", UpdateRule.REPLACE),
+        ("OS::Octavia::Listener", "protocol_port", UpdateRule.REPLACE),
+        ("OS::Octavia::Listener", "default_pool", UpdateRule.UPDATE),
+        ("OS::Octavia::Pool", "lb_algorithm", UpdateRule.UPDATE),
+        ("OS::Octavia::PoolMember", "weight", UpdateRule.UPDATE),
+        ("OS::Octavia::L7Rule", "l7policy", UpdateRule.REPLACE),
     ],
 )
 def test_update_rules_follow_the_heat_reference(type_name: str, property_name: str, rule: UpdateRule) -> None:
@@ -133,4 +141,9 @@ def test_asynchronous_types_are_those_that_build() -> None:
         "OS::Nova::Server",
         "OS::Cinder::Volume",
         "OS::Cinder::VolumeAttachment",
+        *(
+            f"OS::Octavia::{name}"
+            for name in ("LoadBalancer", "Listener", "Pool", "PoolMember", "HealthMonitor")
+        ),
+        *(f"OS::Octavia::{name}" for name in ("L7Policy", "L7Rule")),
     }

@@ -23,6 +23,7 @@ from providers.simulated.http.glance import Glance
 from providers.simulated.http.keystone import Keystone, Unauthorized
 from providers.simulated.http.neutron import Neutron
 from providers.simulated.http.nova import Nova
+from providers.simulated.http.octavia import Octavia
 from providers.simulated.http.routing import Router
 
 LOG = logging.getLogger(__name__)
@@ -41,6 +42,7 @@ class CloudHTTPServer(ThreadingHTTPServer):
         routes = self.keystone.routes()
         for service in (Nova(cloud), Neutron(cloud), Cinder(cloud), Glance(cloud), Admin(cloud)):
             routes += service.routes()
+        routes += Octavia(cloud).routes()
         self.router = Router(routes)
         super().__init__((host, port), CloudRequestHandler)
 
