@@ -12,11 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from providers.catalog import cinder, neutron, nova
+from providers.catalog import aodh, cinder, keystone, neutron, nova
 from providers.interface import ResourceType
 
 CATALOG: Mapping[str, ResourceType] = MappingProxyType(
-    {entry.name: entry for entry in (*nova.TYPES, *neutron.TYPES, *cinder.TYPES)}
+    {
+        entry.name: entry
+        for entry in (*nova.TYPES, *neutron.TYPES, *cinder.TYPES, *aodh.TYPES, *keystone.TYPES)
+    }
 )
 
 __all__ = ["CATALOG"]

@@ -40,12 +40,14 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from providers.simulated import (
+    alarms,
     backups,
     block_storage,
     compute,
     floating_ips,
     network,
     routers,
+    identity,
     security_groups,
     seeds,
 )
@@ -63,6 +65,7 @@ from providers.simulated.field_limits import check_fields
 from providers.simulated.inventory import Body
 from providers.simulated.locking import RunnableLock
 from providers.simulated.settings import CloudSettings
+from providers.simulated.telemetry import Telemetry
 from providers.simulated.world import CloudWorld
 
 T = TypeVar("T")
@@ -76,6 +79,8 @@ BEHAVIOURS = (
     *floating_ips.BEHAVIOURS,
     *block_storage.BEHAVIOURS,
     *backups.BEHAVIOURS,
+    *alarms.BEHAVIOURS,
+    *identity.BEHAVIOURS,
 )
 
 ItemAction = Callable[[CloudWorld, Body, str, Mapping[str, Any]], Body]
@@ -166,6 +171,7 @@ class SimulatedCloud:
                 self._gate.put(None)
         self.world = CloudWorld(BEHAVIOURS, self.settings, self.faults, self.random)
         self.world.now = clock()
+        self.telemetry = Telemetry()  # what alarms are evaluated from (`alarm_evaluator`)
         seeds.seed(self.world)
 
     # persistence
@@ -326,6 +332,13 @@ class SimulatedCloud:
                 entry for entry in self.world.schedule if (entry[2], entry[3]) != (collection, item_id)
             ]
             heapq.heapify(self.world.schedule)
+
+    def under_lock(self, work: Callable[[CloudWorld], T]) -> T:
+        """`work` on the world settled to now, under the lock, with no latency or faults: the cloud's
+        own background work (alarm evaluation), not a client's call."""
+        with self._lock:
+            self.world.settle(self.clock())
+            return work(self.world)
 
     def count(self, collection: str) -> int:
         """How many items a collection holds now (no call, no latency: for tests and reports)."""

@@ -1,9 +1,11 @@
-"""What a fresh simulated cloud holds: devstack-like flavors, two images and a public network."""
+"""What a fresh simulated cloud holds: devstack-like flavors, two images and a public network, and
+Keystone's default domain, standard roles and the demo project and user."""
 
 from __future__ import annotations
 
 import uuid
 
+from providers.simulated import identity
 from providers.simulated.world import CloudWorld
 
 FLAVORS = (
@@ -32,3 +34,4 @@ def seed(world: CloudWorld) -> None:
     world.add("networks", network)
     subnet_request = {"name": f"{PUBLIC_NETWORK}-subnet", "network_id": network["id"], "cidr": PUBLIC_CIDR}
     world.add("subnets", behaviours["subnets"].create(world, subnet_request))
+    identity.seed(world)

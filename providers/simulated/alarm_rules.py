@@ -1,0 +1,181 @@
+"""What one alarm rule says about the telemetry now: breaching, not breaching, or unknown.
+
+Threshold rules (Ceilometer's legacy `threshold`, Gnocchi's resources, aggregation-by-metrics and
+aggregation-by-resources) aggregate the newest measure of every series the rule matches, among
+those recorded within its window (granularity, or period, times evaluation periods), and compare
+the result with the threshold. Composite rules combine their leaves with and/or in three-valued
+logic (a leaf with no data is unknown). Event rules match an event's type (a shell pattern) and
+every condition of their query on the event's fields.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from typing import Any
+
+from providers.simulated.telemetry import Event, Measure
+
+DEFAULT_GRANULARITY = 60.0
+COMPARISONS: Mapping[str, Callable[[Any, Any], bool]] = {
+    "lt": lambda left, right: left < right,
+    "le": lambda left, right: left <= right,
+    "eq": lambda left, right: left == right,
+    "ne": lambda left, right: left != right,
+    "ge": lambda left, right: left >= right,
+    "gt": lambda left, right: left > right,
+}
+# Gnocchi's search operators, spelled every way its filter language allows
+SEARCH_OPERATORS = {"=": "eq", "==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge",
+                    **{name: name for name in COMPARISONS}}  # fmt: skip
+AGGREGATIONS: Mapping[str, Callable[[list[float]], float]] = {
+    "mean": statistics.fmean,
+    "avg": statistics.fmean,
+    "sum": lambda values: float(sum(values)),
+    "min": min,
+    "max": max,
+    "last": lambda values: values[-1],
+    "first": lambda values: values[0],
+    "count": lambda values: float(len(values)),
+    "median": statistics.median,
+    "std": lambda values: statistics.pstdev(values),
+}
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a threshold rule saw: `breached` is None when no measure was in its window."""
+
+    breached: bool | None
+    value: float | None
+    count: int
+
+
+def read_threshold(kind: str, rule: Mapping[str, Any], measures: Sequence[Measure], now: float) -> Reading:
+    window = float(rule.get("granularity") or rule.get("period") or DEFAULT_GRANULARITY) * max(
+        1, int(rule.get("evaluation_periods") or 1)
+    )
+    matched = [measure for measure in measures if now - measure.at <= window and matches(kind, rule, measure)]
+    if not matched:
+        return Reading(None, None, 0)
+    matched.sort(key=lambda measure: measure.at)
+    method = str(rule.get("aggregation_method") or rule.get("statistic") or "mean")
+    value = AGGREGATIONS.get(method, statistics.fmean)([measure.value for measure in matched])
+    operator = COMPARISONS[str(rule.get("comparison_operator") or "eq")]
+    return Reading(operator(value, float(rule["threshold"])), value, len(matched))
+
+
+def matches(kind: str, rule: Mapping[str, Any], measure: Measure) -> bool:
+    """Whether a measure belongs to the series a threshold rule of type `kind` watches."""
+    if kind == "gnocchi_aggregation_by_metrics_threshold":
+        return measure.metric_id is not None and measure.metric_id in (rule.get("metrics") or ())
+    if kind == "threshold":
+        return measure.metric == rule.get("meter_name") and all(
+            legacy_condition_holds(condition, measure) for condition in rule.get("query") or ()
+        )
+    if measure.metric != rule.get("metric") or measure.resource_type != rule.get("resource_type"):
+        return False
+    if kind == "gnocchi_resources_threshold":
+        return measure.resource_id == rule.get("resource_id")
+    return search_matches(parsed_search(rule.get("query")), measure)
+
+
+def parsed_search(query: Any) -> Mapping[str, Any]:
+    """A Gnocchi search filter, given as JSON text (as Heat passes it) or already parsed."""
+    if isinstance(query, str):
+        try:
+            query = json.loads(query) if query.strip() else {}
+        except ValueError:
+            return {"or": []}  # matches nothing, as a filter Gnocchi refuses finds nothing
+    return query if isinstance(query, Mapping) else {"or": []}
+
+
+def search_matches(node: Mapping[str, Any], measure: Measure) -> bool:
+    if not node:
+        return True
+    operator, argument = next(iter(node.items()))
+    if operator in ("and", "∧"):
+        return all(search_matches(child, measure) for child in argument)
+    if operator in ("or", "∨"):
+        return any(search_matches(child, measure) for child in argument)
+    if operator in ("not", "¬"):
+        return not search_matches(argument, measure)
+    if not isinstance(argument, Mapping) or not argument:
+        return False
+    name, wanted = next(iter(argument.items()))
+    actual = measure.field(name)
+    if operator == "in":
+        return actual in wanted
+    if operator == "like":
+        return isinstance(actual, str) and fnmatchcase(actual, str(wanted).replace("%", "*"))
+    return compared(SEARCH_OPERATORS.get(operator, "eq"), actual, wanted)
+
+
+def legacy_condition_holds(condition: Mapping[str, Any], measure: Measure) -> bool:
+    """One condition of a legacy threshold query (`metadata.user_metadata.stack eq X`)."""
+    name = str(condition.get("field", ""))
+    actual = measure.field(name)
+    for prefix in ("metadata.user_metadata.", "metadata.metering.", "metadata."):
+        if actual is None and name.startswith(prefix):
+            actual = measure.field(name.removeprefix(prefix))
+    return compared(str(condition.get("op") or "eq"), actual, condition.get("value"))
+
+
+def event_matches(rule: Mapping[str, Any], event: Event) -> bool:
+    if not fnmatchcase(event.event_type, str(rule.get("event_type") or "*")):
+        return False
+    return all(
+        compared(str(condition.get("op") or "eq"), event.field(str(condition.get("field"))),
+                 condition.get("value"), str(condition.get("type") or "string"))
+        for condition in rule.get("query") or ()
+    )  # fmt: skip
+
+
+def compared(operator: str, actual: Any, wanted: Any, kind: str = "") -> bool:
+    """`actual <op> wanted`, both read as `kind` (or as numbers when both are numbers)."""
+    if actual is None:
+        return False
+    try:
+        left, right = as_kind(actual, wanted, kind)
+    except (TypeError, ValueError):
+        return False
+    try:
+        return COMPARISONS.get(operator, COMPARISONS["eq"])(left, right)
+    except TypeError:
+        return False
+
+
+def as_kind(actual: Any, wanted: Any, kind: str) -> tuple[Any, Any]:
+    if kind in ("integer", "float") or (is_number(actual) and is_number(wanted)):
+        return float(actual), float(wanted)
+    if kind == "boolean":
+        return str(actual).lower() == "true", str(wanted).lower() == "true"
+    return str(actual), str(wanted)
+
+
+def is_number(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (int, float)):
+        return True
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def composite_truth(
+    node: Mapping[str, Any], leaf: Callable[[Mapping[str, Any]], bool | None]
+) -> bool | None:
+    """An and/or tree of rules in three-valued logic: None where unknown leaves leave it open."""
+    if "type" in node:
+        return leaf(node)
+    operator, children = next(iter(node.items()))
+    values = [composite_truth(child, leaf) for child in children]
+    if operator == "and":
+        return False if False in values else (True if all(values) else None)
+    return True if True in values else (False if all(value is False for value in values) else None)
