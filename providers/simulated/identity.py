@@ -97,7 +97,7 @@ class Projects(Entity):
     def completed(self, world: CloudWorld, body: Body) -> Body:
         domain = str(body.get("domain_id") or DEFAULT_DOMAIN_ID)
         require(world, "domains", domain, "domain")
-        if body.get("parent_id"):
+        if body.get("parent_id") and body["parent_id"] != domain:
             parent = require(world, "projects", body["parent_id"], "project")
             domain = parent["domain_id"]
         else:
