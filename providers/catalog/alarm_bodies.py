@@ -55,7 +55,9 @@ def alarm_body(type_name: str, properties: Mapping[str, Any], name: str) -> dict
     for state in STATES:
         urls = [str(url) for url in properties.get(f"{state}_actions") or () if url]
         queues = properties.get(f"{state}_queues") or ()
-        body[f"{state}_actions"] = urls + [ZAQAR_PREFIX + urlencode({"queue_name": queue}) for queue in queues]
+        body[f"{state}_actions"] = urls + [
+            ZAQAR_PREFIX + urlencode({"queue_name": queue}) for queue in queues
+        ]
     rule = {key: properties[key] for key in rule_properties if properties.get(key) is not None}
     if type_name == "OS::Aodh::Alarm":
         query = [*(properties.get("query") or ()), *metadata_query(properties)]

@@ -39,49 +39,95 @@ class Entity:
     named: bool = True  # an unnamed one is given the marker's physical name
 
 
-def _entity(collection: str, singular: str, fields: Mapping[str, tuple[str, str | None]], **flags: bool) -> Entity:
+def _entity(
+    collection: str, singular: str, fields: Mapping[str, tuple[str, str | None]], **flags: bool
+) -> Entity:
     return Entity(collection, singular, MappingProxyType(dict(fields)), **flags)
 
 
 ENTITIES: Mapping[str, Entity] = MappingProxyType(
     {
-        "OS::Keystone::Domain": _entity("domains", "domain", {"name": ("name", None), "description": ("description", None),
-                                                              "enabled": ("enabled", None)}),
+        "OS::Keystone::Domain": _entity(
+            "domains",
+            "domain",
+            {"name": ("name", None), "description": ("description", None), "enabled": ("enabled", None)},
+        ),
         "OS::Keystone::Project": _entity(
-            "projects", "project",
-            {"name": ("name", None), "description": ("description", None), "domain": ("domain_id", "domain"),
-             "enabled": ("enabled", None), "parent": ("parent_id", "project"), "tags": ("tags", None)},
+            "projects",
+            "project",
+            {
+                "name": ("name", None),
+                "description": ("description", None),
+                "domain": ("domain_id", "domain"),
+                "enabled": ("enabled", None),
+                "parent": ("parent_id", "project"),
+                "tags": ("tags", None),
+            },
             tags=True,
         ),
         "OS::Keystone::User": _entity(
-            "users", "user",
-            {"name": ("name", None), "domain": ("domain_id", "domain"), "description": ("description", None),
-             "enabled": ("enabled", None), "email": ("email", None), "password": ("password", None),
-             "default_project": ("default_project_id", "project")},
+            "users",
+            "user",
+            {
+                "name": ("name", None),
+                "domain": ("domain_id", "domain"),
+                "description": ("description", None),
+                "enabled": ("enabled", None),
+                "email": ("email", None),
+                "password": ("password", None),
+                "default_project": ("default_project_id", "project"),
+            },
         ),
-        "OS::Keystone::Group": _entity("groups", "group", {"name": ("name", None), "domain": ("domain_id", "domain"),
-                                                           "description": ("description", None)}),
-        "OS::Keystone::Role": _entity("roles", "role", {"name": ("name", None), "domain": ("domain_id", "domain")}),
+        "OS::Keystone::Group": _entity(
+            "groups",
+            "group",
+            {"name": ("name", None), "domain": ("domain_id", "domain"), "description": ("description", None)},
+        ),
+        "OS::Keystone::Role": _entity(
+            "roles", "role", {"name": ("name", None), "domain": ("domain_id", "domain")}
+        ),
         "OS::Keystone::Region": _entity(
-            "regions", "region",
-            {"id": ("id", None), "description": ("description", None), "parent_region": ("parent_region_id", None),
-             "enabled": ("enabled", None)},
+            "regions",
+            "region",
+            {
+                "id": ("id", None),
+                "description": ("description", None),
+                "parent_region": ("parent_region_id", None),
+                "enabled": ("enabled", None),
+            },
             named=False,
         ),
-        "OS::Keystone::Service": _entity("services", "service", {"name": ("name", None), "type": ("type", None),
-                                                                 "description": ("description", None),
-                                                                 "enabled": ("enabled", None)}),
+        "OS::Keystone::Service": _entity(
+            "services",
+            "service",
+            {
+                "name": ("name", None),
+                "type": ("type", None),
+                "description": ("description", None),
+                "enabled": ("enabled", None),
+            },
+        ),
         "OS::Keystone::Endpoint": _entity(
-            "endpoints", "endpoint",
-            {"service": ("service_id", "service"), "region": ("region_id", None), "interface": ("interface", None),
-             "url": ("url", None), "name": ("name", None), "enabled": ("enabled", None)},
+            "endpoints",
+            "endpoint",
+            {
+                "service": ("service_id", "service"),
+                "region": ("region_id", None),
+                "interface": ("interface", None),
+                "url": ("url", None),
+                "name": ("name", None),
+                "enabled": ("enabled", None),
+            },
             named=False,
         ),
     }
-)  # fmt: skip
+)
 # the role assignment types: type -> (the actor kind, the property naming the actor)
 GRANT_TYPES: Mapping[str, tuple[str, str]] = MappingProxyType(
-    {"OS::Keystone::UserRoleAssignment": ("user", "user"), "OS::Keystone::GroupRoleAssignment": ("group", "group")}
+    {
+        "OS::Keystone::UserRoleAssignment": ("user", "user"),
+        "OS::Keystone::GroupRoleAssignment": ("group", "group"),
+    }
 )
 SECRET_FIELDS = frozenset({"password"})
 NOT_UPDATED = frozenset({"id", "domain_id", "parent_id"})  # Keystone refuses to move these
@@ -108,7 +154,9 @@ def entity_body(type_name: str, properties: Mapping[str, Any], resolve: Resolve)
     return body
 
 
-def update_body(type_name: str, properties: Mapping[str, Any], changed: frozenset[str], resolve: Resolve) -> dict[str, Any]:
+def update_body(
+    type_name: str, properties: Mapping[str, Any], changed: frozenset[str], resolve: Resolve
+) -> dict[str, Any]:
     """The PATCH body's inner object: the changed properties Keystone lets change."""
     body = entity_body(type_name, {name: properties.get(name) for name in changed}, resolve)
     return {field: value for field, value in body.items() if field not in NOT_UPDATED and field != "tags"}

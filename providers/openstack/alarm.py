@@ -63,7 +63,9 @@ class AlarmHandler:
         if not wanted:
             return {}
         query = {"q.field": ["type"], "q.op": ["eq"], "q.value": [self.kind]}
-        return {item["alarm_id"]: self.live(item) for item in self.listed(query) if item["alarm_id"] in wanted}
+        return {
+            item["alarm_id"]: self.live(item) for item in self.listed(query) if item["alarm_id"] in wanted
+        }
 
     def find_by_marker(self, marker: Marker) -> LiveResource | None:
         query = {"q.field": ["name"], "q.op": ["eq"], "q.value": [physical_name(marker)]}

@@ -71,7 +71,9 @@ class IdentityHandler:
         if "tags" in changed and ENTITIES[self.type_name].tags:
             current = identity.get(f"{self.path}/{physical_id}/tags").get("tags") or []
             kept = [tag for tag in current if tag not in user_tags(current)]
-            identity.put(f"{self.path}/{physical_id}/tags", {"tags": [*kept, *(properties.get("tags") or ())]})
+            identity.put(
+                f"{self.path}/{physical_id}/tags", {"tags": [*kept, *(properties.get("tags") or ())]}
+            )
         self._sync_relations(physical_id, properties, changed)
         current = identity.get(f"{self.path}/{physical_id}")[self.singular]
         return self.live(current, grants=self._grants_of(physical_id))
@@ -104,16 +106,26 @@ class IdentityHandler:
         actor = ACTOR_KINDS.get(self.type_name)
         return None if actor is None else current_grants(self.apis.identity, actor, physical_id)
 
-    def _sync_relations(self, physical_id: str, properties: Mapping[str, Any], changed: frozenset[str]) -> None:
+    def _sync_relations(
+        self, physical_id: str, properties: Mapping[str, Any], changed: frozenset[str]
+    ) -> None:
         actor = ACTOR_KINDS.get(self.type_name)
         if actor is None:
             return
         names = self.apis.identity_names
         if "roles" in changed:
             wanted = desired_grants(properties.get("roles"), names.id_of)
-            sync_grants(self.apis.identity, actor, physical_id, wanted, current_grants(self.apis.identity, actor, physical_id))
+            sync_grants(
+                self.apis.identity,
+                actor,
+                physical_id,
+                wanted,
+                current_grants(self.apis.identity, actor, physical_id),
+            )
         if actor == "user" and "groups" in changed:
-            self._sync_groups(physical_id, {names.id_of("group", str(group)) for group in properties.get("groups") or ()})
+            self._sync_groups(
+                physical_id, {names.id_of("group", str(group)) for group in properties.get("groups") or ()}
+            )
 
     def _sync_groups(self, user_id: str, wanted: set[str]) -> None:
         identity = self.apis.identity
@@ -130,7 +142,9 @@ class IdentityHandler:
         if ENTITIES[self.type_name].tags:
             properties["tags"] = user_tags(item.get("tags") or [])
         if grants is not None:
-            properties["roles"] = sorted([grant.scope_kind, grant.scope_id, grant.role_id] for grant in grants)
+            properties["roles"] = sorted(
+                [grant.scope_kind, grant.scope_id, grant.role_id] for grant in grants
+            )
         shown = {key: value for key, value in item.items() if key != "links"}
         attributes = {**shown, "show": shown}
         return LiveResource(

@@ -26,7 +26,9 @@ def grants_by_actor(identity: JsonApi, actor_kind: str) -> Mapping[str, set[Gran
     return found
 
 
-def sync_grants(identity: JsonApi, actor_kind: str, actor_id: str, wanted: set[Grant], current: set[Grant]) -> None:
+def sync_grants(
+    identity: JsonApi, actor_kind: str, actor_id: str, wanted: set[Grant], current: set[Grant]
+) -> None:
     for grant in sorted(wanted - current):
         identity.put(grant_path(grant, actor_kind, actor_id), {})
     for grant in sorted(current - wanted):

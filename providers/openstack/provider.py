@@ -14,9 +14,9 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
 from providers.catalog import CATALOG
-from providers.interface import LiveResource, Marker, Permanent, ResourceType
 from providers.catalog.alarm_bodies import ALARM_KINDS
 from providers.catalog.identity_bodies import ENTITIES, GRANT_TYPES
+from providers.interface import LiveResource, Marker, Permanent, ResourceType
 from providers.openstack.alarm import AlarmHandler
 from providers.openstack.cloud_apis import (
     BLOCK_STORAGE_MICROVERSION,
@@ -45,6 +45,7 @@ from providers.openstack.server_power import ServerPower
 from providers.openstack.type_handler import TypeHandler
 from providers.openstack.volume import VolumeHandler
 from providers.openstack.volume_attachment import VolumeAttachmentHandler
+
 
 def for_each(
     type_names: Iterable[str], handler: Callable[[CloudApis, str], TypeHandler]

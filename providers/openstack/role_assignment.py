@@ -38,13 +38,17 @@ class RoleAssignmentHandler:
         return GRANT_TYPES[self.type_name][0]
 
     def create(self, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
-        actor_id = self.apis.identity_names.id_of(self.actor_kind, str(properties[GRANT_TYPES[self.type_name][1]]))
+        actor_id = self.apis.identity_names.id_of(
+            self.actor_kind, str(properties[GRANT_TYPES[self.type_name][1]])
+        )
         physical_id = f"{self.actor_kind}/{actor_id}/{marker.record_id}"
         wanted = desired_grants(properties.get("roles"), self.apis.identity_names.id_of)
         self._apply(physical_id, wanted)
         return self._live(physical_id, wanted, marker)
 
-    def update(self, physical_id: str, properties: Mapping[str, Any], changed: frozenset[str]) -> LiveResource:
+    def update(
+        self, physical_id: str, properties: Mapping[str, Any], changed: frozenset[str]
+    ) -> LiveResource:
         wanted = desired_grants(properties.get("roles"), self.apis.identity_names.id_of)
         self._apply(physical_id, wanted)
         return self._live(physical_id, wanted)
@@ -100,10 +104,12 @@ class RoleAssignmentHandler:
         return dict(actor.get(GRANTS_ATTRIBUTE) or {})
 
     def _record(self, actor_id: str, recorded: Mapping[str, Any]) -> None:
-        self.apis.identity.patch(f"/{self.actor_kind}s/{actor_id}", {self.actor_kind: {GRANTS_ATTRIBUTE: dict(recorded)}})
+        self.apis.identity.patch(
+            f"/{self.actor_kind}s/{actor_id}", {self.actor_kind: {GRANTS_ATTRIBUTE: dict(recorded)}}
+        )
 
     def _live(self, physical_id: str, present: set[Grant], marker: Marker | None = None) -> LiveResource:
-        _, actor_id, record_id = physical_id.split("/", 2)
+        _, actor_id, _ = physical_id.split("/", 2)
         return LiveResource(
             physical_id=physical_id,
             type=self.type_name,

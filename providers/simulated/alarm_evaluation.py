@@ -51,9 +51,10 @@ def evaluate_alarms(
         if not body.get("enabled", True):
             continue
         if body["type"] == "event":
+            current = body
             for event in events:
                 if event_matches(body[rule_key_of(body)], event):
-                    body = settled(world, body, event_verdict(event), owed)
+                    current = settled(world, current, event_verdict(event), owed)
             continue
         verdict = (
             composite_verdict(body, measures, world.now)
@@ -82,7 +83,9 @@ def threshold_verdict(body: Body, measures: Sequence[Measure], now: float) -> Ve
             {**data, "disposition": "inside"},
         )
     breaches = int(body.get("_breaches", 0)) + 1
-    reason = f"Transition to alarm due to {reading.count} samples outside threshold, most recent: {reading.value}"
+    reason = (
+        f"Transition to alarm due to {reading.count} samples outside threshold, most recent: {reading.value}"
+    )
     return Verdict(ALARM, reason, {**data, "disposition": "outside"}, breaches, breaches >= periods)
 
 
@@ -105,9 +108,15 @@ def event_verdict(event: Event) -> Verdict:
     return Verdict(
         ALARM,
         f"Event <id={event.message_id},event_type={event.event_type}> hits the query.",
-        {"type": "event", "event": {"message_id": event.message_id, "event_type": event.event_type,
-                                    "traits": dict(event.traits)}},
-    )  # fmt: skip
+        {
+            "type": "event",
+            "event": {
+                "message_id": event.message_id,
+                "event_type": event.event_type,
+                "traits": dict(event.traits),
+            },
+        },
+    )
 
 
 def settled(world: CloudWorld, body: Body, verdict: Verdict, owed: list[Notification]) -> Body:

@@ -44,7 +44,7 @@ def post_json(url: str, body: bytes) -> int:
         headers={"Content-Type": "application/json", "X-Openstack-Request-Id": f"req-{uuid.uuid4()}"},
     )
     try:
-        with urllib.request.urlopen(request, timeout=POST_TIMEOUT) as answer:  # noqa: S310 (http(s) only)
+        with urllib.request.urlopen(request, timeout=POST_TIMEOUT) as answer:
             return int(answer.status)
     except urllib.error.HTTPError as error:
         return int(error.code)
@@ -78,8 +78,14 @@ class AlarmNotifier:
         try:
             status = self._post(url, payload)
         except (OSError, ValueError) as error:
-            LOG.warning("alarm %s: POST to %s failed: %s", notification.body.get("alarm_id"), shown_url(url),
-                        error.__class__.__name__)  # fmt: skip
+            LOG.warning(
+                "alarm %s: POST to %s failed: %s",
+                notification.body.get("alarm_id"),
+                shown_url(url),
+                error.__class__.__name__,
+            )
             return Delivery(notification, None)
-        LOG.debug("alarm %s: POST to %s -> HTTP %s", notification.body.get("alarm_id"), shown_url(url), status)
+        LOG.debug(
+            "alarm %s: POST to %s -> HTTP %s", notification.body.get("alarm_id"), shown_url(url), status
+        )
         return Delivery(notification, status)

@@ -29,8 +29,16 @@ COMPARISONS: Mapping[str, Callable[[Any, Any], bool]] = {
     "gt": lambda left, right: left > right,
 }
 # Gnocchi's search operators, spelled every way its filter language allows
-SEARCH_OPERATORS = {"=": "eq", "==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge",
-                    **{name: name for name in COMPARISONS}}  # fmt: skip
+SEARCH_OPERATORS = {
+    "=": "eq",
+    "==": "eq",
+    "!=": "ne",
+    "<": "lt",
+    "<=": "le",
+    ">": "gt",
+    ">=": "ge",
+    **{name: name for name in COMPARISONS},
+}
 AGGREGATIONS: Mapping[str, Callable[[list[float]], float]] = {
     "mean": statistics.fmean,
     "avg": statistics.fmean,
@@ -41,7 +49,7 @@ AGGREGATIONS: Mapping[str, Callable[[list[float]], float]] = {
     "first": lambda values: values[0],
     "count": lambda values: float(len(values)),
     "median": statistics.median,
-    "std": lambda values: statistics.pstdev(values),
+    "std": statistics.pstdev,
 }
 
 
@@ -93,19 +101,42 @@ def parsed_search(query: Any) -> Mapping[str, Any]:
     return query if isinstance(query, Mapping) else {"or": []}
 
 
+def all_match(children: Any, measure: Measure) -> bool:
+    return all(search_matches(child, measure) for child in children)
+
+
+def any_matches(children: Any, measure: Measure) -> bool:
+    return any(search_matches(child, measure) for child in children)
+
+
+def none_matches(child: Any, measure: Measure) -> bool:
+    return not search_matches(child, measure)
+
+
+# Gnocchi's logical operators, in words and in the symbols its filter language also accepts
+LOGICAL: Mapping[str, Callable[[Any, Measure], bool]] = {
+    "and": all_match,
+    "\u2227": all_match,
+    "or": any_matches,
+    "\u2228": any_matches,
+    "not": none_matches,
+    "\u00ac": none_matches,
+}
+
+
 def search_matches(node: Mapping[str, Any], measure: Measure) -> bool:
     if not node:
         return True
     operator, argument = next(iter(node.items()))
-    if operator in ("and", "∧"):
-        return all(search_matches(child, measure) for child in argument)
-    if operator in ("or", "∨"):
-        return any(search_matches(child, measure) for child in argument)
-    if operator in ("not", "¬"):
-        return not search_matches(argument, measure)
+    if operator in LOGICAL:
+        return LOGICAL[operator](argument, measure)
     if not isinstance(argument, Mapping) or not argument:
         return False
-    name, wanted = next(iter(argument.items()))
+    return field_matches(operator, *next(iter(argument.items())), measure)
+
+
+def field_matches(operator: str, name: str, wanted: Any, measure: Measure) -> bool:
+    """One comparison of a Gnocchi search filter on one field of the measure's resource."""
     actual = measure.field(name)
     if operator == "in":
         return actual in wanted
@@ -128,10 +159,14 @@ def event_matches(rule: Mapping[str, Any], event: Event) -> bool:
     if not fnmatchcase(event.event_type, str(rule.get("event_type") or "*")):
         return False
     return all(
-        compared(str(condition.get("op") or "eq"), event.field(str(condition.get("field"))),
-                 condition.get("value"), str(condition.get("type") or "string"))
+        compared(
+            str(condition.get("op") or "eq"),
+            event.field(str(condition.get("field"))),
+            condition.get("value"),
+            str(condition.get("type") or "string"),
+        )
         for condition in rule.get("query") or ()
-    )  # fmt: skip
+    )
 
 
 def compared(operator: str, actual: Any, wanted: Any, kind: str = "") -> bool:
@@ -168,9 +203,7 @@ def is_number(value: Any) -> bool:
     return True
 
 
-def composite_truth(
-    node: Mapping[str, Any], leaf: Callable[[Mapping[str, Any]], bool | None]
-) -> bool | None:
+def composite_truth(node: Mapping[str, Any], leaf: Callable[[Mapping[str, Any]], bool | None]) -> bool | None:
     """An and/or tree of rules in three-valued logic: None where unknown leaves leave it open."""
     if "type" in node:
         return leaf(node)

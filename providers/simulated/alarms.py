@@ -39,8 +39,14 @@ RULES: Mapping[str, tuple[str, tuple[str, ...]]] = {
 SEVERITIES = ("low", "moderate", "critical")
 OPERATORS = ("lt", "le", "eq", "ne", "ge", "gt")
 ACTION_KEYS = ("alarm_actions", "ok_actions", "insufficient_data_actions")
-DEFAULTS: Mapping[str, Any] = {"description": "", "enabled": True, "severity": "low", "repeat_actions": False,
-                                "time_constraints": [], **{key: [] for key in ACTION_KEYS}}  # fmt: skip
+DEFAULTS: Mapping[str, Any] = {
+    "description": "",
+    "enabled": True,
+    "severity": "low",
+    "repeat_actions": False,
+    "time_constraints": [],
+    **{key: [] for key in ACTION_KEYS},
+}
 STATE_FIELDS = frozenset({"state", "state_reason"})
 SETTABLE = frozenset(
     {"name", "description", "type", "enabled", "severity", "repeat_actions", "time_constraints", *ACTION_KEYS}
@@ -56,7 +62,9 @@ class Alarms:
     def create(self, world: CloudWorld, request: Mapping[str, Any]) -> Body:
         name = request.get("name")
         if not isinstance(name, str) or not name:
-            raise BadRequest("Invalid input for field/attribute name. Value: 'None'. Mandatory field missing.")
+            raise BadRequest(
+                "Invalid input for field/attribute name. Value: 'None'. Mandatory field missing."
+            )
         alarm_id = world.new_id()
         now = world.timestamp()
         body: Body = {
@@ -83,7 +91,9 @@ class Alarms:
         if "name" in request:
             self._refuse_duplicate(world, str(request["name"]), body["id"])
         kept = {key: value for key, value in body.items() if key not in SETTABLE}
-        updated = checked({**kept, "name": body["name"], **DEFAULTS, **settable(request), "timestamp": world.timestamp()})
+        updated = checked(
+            {**kept, "name": body["name"], **DEFAULTS, **settable(request), "timestamp": world.timestamp()}
+        )
         if updated.get("type") != body.get("type"):
             updated["_breaches"] = 0
         return updated
@@ -120,14 +130,18 @@ def checked(body: Body) -> Body:
         raise BadRequest(f"{rule_key} must be set for {kind} type alarm")
     missing = [key for key in required if rule.get(key) in (None, "", [])]
     if missing:
-        raise BadRequest(f"Invalid input for field/attribute {rule_key}. Mandatory field missing: {missing[0]}")
+        raise BadRequest(
+            f"Invalid input for field/attribute {rule_key}. Mandatory field missing: {missing[0]}"
+        )
     if rule.get("comparison_operator", "eq") not in OPERATORS:
         raise BadRequest(
             f"Invalid input for field/attribute comparison_operator. "
             f"Value: '{rule.get('comparison_operator')}'. Value should be one of: {', '.join(OPERATORS)}"
         )
     if kind == "composite" and not composite_is_valid(rule):
-        raise BadRequest("Invalid input for field/attribute composite_rule: expected one of and/or with rules")
+        raise BadRequest(
+            "Invalid input for field/attribute composite_rule: expected one of and/or with rules"
+        )
     if body.get("severity") not in SEVERITIES:
         raise BadRequest(
             f"Invalid input for field/attribute severity. Value: '{body.get('severity')}'. "
@@ -150,7 +164,9 @@ def composite_is_valid(node: Any) -> bool:
     if len(node) != 1 or next(iter(node)) not in ("and", "or"):
         return False
     children = next(iter(node.values()))
-    return isinstance(children, list) and bool(children) and all(composite_is_valid(child) for child in children)
+    return (
+        isinstance(children, list) and bool(children) and all(composite_is_valid(child) for child in children)
+    )
 
 
 def shown(body: Mapping[str, Any]) -> Body:

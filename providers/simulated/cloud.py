@@ -45,9 +45,9 @@ from providers.simulated import (
     block_storage,
     compute,
     floating_ips,
+    identity,
     network,
     routers,
-    identity,
     security_groups,
     seeds,
 )

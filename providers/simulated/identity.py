@@ -47,7 +47,9 @@ class Entity:
     def create(self, world: CloudWorld, request: Mapping[str, Any]) -> Body:
         for key in self.required:
             if not isinstance(request.get(key), str) or not request[key]:
-                raise BadRequest(f"Invalid input for field '{key}': {request.get(key)!r} is not of type 'string'")
+                raise BadRequest(
+                    f"Invalid input for field '{key}': {request.get(key)!r} is not of type 'string'"
+                )
         body: Body = {**self.defaults, **request}
         body["id"] = str(request.get("id") or world.new_id().replace("-", ""))
         if body["id"] in world.inventory(self.collection):
@@ -91,8 +93,14 @@ class Domains(Entity):
 
 class Projects(Entity):
     collection, what, unique_per_domain = "projects", "project", True
-    defaults: Mapping[str, Any] = {"description": "", "enabled": True, "tags": [], "options": {},
-                                   "is_domain": False, "parent_id": None}  # fmt: skip
+    defaults: Mapping[str, Any] = {
+        "description": "",
+        "enabled": True,
+        "tags": [],
+        "options": {},
+        "is_domain": False,
+        "parent_id": None,
+    }
 
     def completed(self, world: CloudWorld, body: Body) -> Body:
         domain = str(body.get("domain_id") or DEFAULT_DOMAIN_ID)
@@ -110,7 +118,9 @@ class Projects(Entity):
     def delete(self, world: CloudWorld, body: Body) -> None:
         for other in world.inventory("projects"):
             if other.get("parent_id") == body["id"]:
-                raise Forbidden(f"Cannot delete the project {body['id']} since it is not a leaf in the hierarchy.")
+                raise Forbidden(
+                    f"Cannot delete the project {body['id']} since it is not a leaf in the hierarchy."
+                )
         forget_assignments(world, lambda item: item["scope"].get("project", {}).get("id") == body["id"])
 
 
@@ -180,7 +190,8 @@ class Regions(Entity):
         endpoints = [item for item in world.inventory("endpoints") if item.get("region_id") == body["id"]]
         if children or endpoints:
             raise Forbidden(
-                f"Unable to delete region {body['id']} because it or its child regions have associated endpoints."
+                f"Unable to delete region {body['id']} because it or its child regions have associated "
+                "endpoints."
             )
 
 
@@ -201,8 +212,10 @@ class Endpoints(Entity):
     def completed(self, world: CloudWorld, body: Body) -> Body:
         require(world, "services", body["service_id"], "service")
         if body.get("interface") not in ("public", "internal", "admin"):
-            raise BadRequest(f"Invalid input for field 'interface': {body.get('interface')!r} is not one of "
-                             "['public', 'internal', 'admin']")  # fmt: skip
+            raise BadRequest(
+                f"Invalid input for field 'interface': {body.get('interface')!r} is not one of "
+                "['public', 'internal', 'admin']"
+            )
         region = body.get("region_id") or body.get("region")
         if region:
             require(world, "regions", region, "region")
@@ -217,8 +230,11 @@ class GroupMemberships(Entity):
     def create(self, world: CloudWorld, request: Mapping[str, Any]) -> Body:
         require(world, "groups", request.get("group_id"), "group")
         require(world, "users", request.get("user_id"), "user")
-        return {"id": f"{request['group_id']}:{request['user_id']}", "group_id": request["group_id"],
-                "user_id": request["user_id"]}  # fmt: skip
+        return {
+            "id": f"{request['group_id']}:{request['user_id']}",
+            "group_id": request["group_id"],
+            "user_id": request["user_id"],
+        }
 
 
 class RoleAssignments(Entity):
@@ -259,14 +275,26 @@ def forget_memberships(world: CloudWorld, names_it: Any) -> None:
 
 def seed(world: CloudWorld) -> None:
     """Keystone's default domain, the standard roles, and the project and user tokens are issued for."""
-    world.add("domains", {"id": DEFAULT_DOMAIN_ID, "name": "Default", "description": "The default domain",
-                          "enabled": True, "tags": []})  # fmt: skip
+    world.add(
+        "domains",
+        {
+            "id": DEFAULT_DOMAIN_ID,
+            "name": "Default",
+            "description": "The default domain",
+            "enabled": True,
+            "tags": [],
+        },
+    )
     for name in SEEDED_ROLES:
         world.add("roles", Roles().create(world, {"name": name}))
     settings = world.settings
     world.add("projects", Projects().create(world, {"id": settings.project_id, "name": "demo"}))
-    world.add("users", Users().create(world, {"id": settings.user_id, "name": "demo",
-                                              "default_project_id": settings.project_id}))  # fmt: skip
+    world.add(
+        "users",
+        Users().create(
+            world, {"id": settings.user_id, "name": "demo", "default_project_id": settings.project_id}
+        ),
+    )
 
 
 BEHAVIOURS = (

@@ -27,8 +27,16 @@ NEUTRON_COLLECTIONS = {
     "floatingips": "floatingip",
 }
 SERVICES = ("compute", "network", "block-storage", "image")
-IDENTITY_ENTITIES = {"domains": "domain", "projects": "project", "users": "user", "groups": "group",
-                     "roles": "role", "regions": "region", "services": "service", "endpoints": "endpoint"}  # fmt: skip
+IDENTITY_ENTITIES = {
+    "domains": "domain",
+    "projects": "project",
+    "users": "user",
+    "groups": "group",
+    "roles": "role",
+    "regions": "region",
+    "services": "service",
+    "endpoints": "endpoint",
+}
 DOCUMENTED_SERVICES = (*SERVICES, "alarming", "identity")
 
 

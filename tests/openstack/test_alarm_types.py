@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from providers.interface import NotFound
+from providers.interface import LiveResource, NotFound
 from providers.simulated.alarm_evaluator import AlarmEvaluator
 from providers.simulated.telemetry import Event, Measure
 from tests.openstack.conftest import CloudUnderTest
@@ -85,10 +85,13 @@ def test_a_rising_metric_makes_the_alarm_post_to_its_action_url(sim: CloudUnderT
     with receiving() as receiver:
         alarm = sim.provider.create(
             "OS::Aodh::GnocchiAggregationByResourcesAlarm",
-            {**CPU_HIGH, "alarm_actions": [f"trust+{receiver.url}/signal/scale-up?sig=s3cr3t"],
-             "repeat_actions": False},
+            {
+                **CPU_HIGH,
+                "alarm_actions": [f"trust+{receiver.url}/signal/scale-up?sig=s3cr3t"],
+                "repeat_actions": False,
+            },
             marker("cpu_alarm_high"),
-        )  # fmt: skip
+        )
         cpu_of_web_servers(sim, 20.0)
         evaluator.evaluate()
         assert receiver.bodies == []
@@ -116,11 +119,18 @@ def test_repeat_actions_post_on_every_round_in_alarm(sim: CloudUnderTest) -> Non
     with receiving() as receiver:
         sim.provider.create(
             "OS::Aodh::GnocchiResourcesAlarm",
-            {"metric": "cpu_util", "resource_id": "s1", "resource_type": "instance", "threshold": 50,
-             "comparison_operator": "ge", "alarm_actions": [receiver.url], "ok_actions": [receiver.url],
-             "repeat_actions": True},
+            {
+                "metric": "cpu_util",
+                "resource_id": "s1",
+                "resource_type": "instance",
+                "threshold": 50,
+                "comparison_operator": "ge",
+                "alarm_actions": [receiver.url],
+                "ok_actions": [receiver.url],
+                "repeat_actions": True,
+            },
             marker("single"),
-        )  # fmt: skip
+        )
         sim.cloud.telemetry.record(Measure("s1", "cpu_util", 70.0, sim.clock.now(), "instance"))
         evaluator.evaluate()
         evaluator.evaluate()
@@ -134,34 +144,55 @@ def test_an_event_alarm_fires_on_a_matching_event_only(sim: CloudUnderTest) -> N
     with receiving() as receiver:
         sim.provider.create(
             "OS::Aodh::EventAlarm",
-            {"event_type": "compute.instance.update", "alarm_actions": [receiver.url],
-             "query": [{"field": "traits.instance_id", "value": "vm-1", "op": "eq"},
-                       {"field": "traits.state", "value": "error", "op": "eq"}]},
+            {
+                "event_type": "compute.instance.update",
+                "alarm_actions": [receiver.url],
+                "query": [
+                    {"field": "traits.instance_id", "value": "vm-1", "op": "eq"},
+                    {"field": "traits.state", "value": "error", "op": "eq"},
+                ],
+            },
             marker("error_event"),
-        )  # fmt: skip
+        )
         sim.cloud.telemetry.emit(Event("compute.instance.update", {"instance_id": "vm-1", "state": "active"}))
         sim.cloud.telemetry.emit(Event("compute.instance.update", {"instance_id": "vm-2", "state": "error"}))
         evaluator.evaluate()
         assert receiver.bodies == []
-        sim.cloud.telemetry.emit(Event("compute.instance.update", {"instance_id": "vm-1", "state": "error"}, "m1"))
+        sim.cloud.telemetry.emit(
+            Event("compute.instance.update", {"instance_id": "vm-1", "state": "error"}, "m1")
+        )
         evaluator.evaluate()
-    assert [(body["previous"], body["current"]) for body in receiver.bodies] == [("insufficient data", "alarm")]
+    assert [(body["previous"], body["current"]) for body in receiver.bodies] == [
+        ("insufficient data", "alarm")
+    ]
     assert receiver.bodies[0]["reason_data"]["event"]["traits"]["state"] == "error"
 
 
 def test_a_composite_alarm_follows_its_rule_tree(sim: CloudUnderTest) -> None:
     evaluator = AlarmEvaluator(sim.cloud)
-    leaf = {"type": "gnocchi_resources_threshold", "metric": "cpu_util", "resource_type": "instance",
-            "comparison_operator": "gt", "threshold": 80}  # fmt: skip
+    leaf = {
+        "type": "gnocchi_resources_threshold",
+        "metric": "cpu_util",
+        "resource_type": "instance",
+        "comparison_operator": "gt",
+        "threshold": 80,
+    }
     with receiving() as receiver:
         composite = sim.provider.create(
             "OS::Aodh::CompositeAlarm",
-            {"composite_rule": {"operator": "and", "rules": [{**leaf, "resource_id": "a"},
-                                                             {"or": [{**leaf, "resource_id": "b"},
-                                                                     {**leaf, "resource_id": "c"}]}]},
-             "alarm_actions": [receiver.url], "ok_actions": [receiver.url]},
+            {
+                "composite_rule": {
+                    "operator": "and",
+                    "rules": [
+                        {**leaf, "resource_id": "a"},
+                        {"or": [{**leaf, "resource_id": "b"}, {**leaf, "resource_id": "c"}]},
+                    ],
+                },
+                "alarm_actions": [receiver.url],
+                "ok_actions": [receiver.url],
+            },
             marker("both_hot"),
-        )  # fmt: skip
+        )
         record = sim.cloud.telemetry.record
         record(Measure("a", "cpu_util", 90.0, sim.clock.now(), "instance"))
         record(Measure("b", "cpu_util", 10.0, sim.clock.now(), "instance"))
@@ -180,11 +211,18 @@ def test_a_legacy_threshold_alarm_matches_its_metadata(sim: CloudUnderTest) -> N
     with receiving() as receiver:
         sim.provider.create(
             "OS::Aodh::Alarm",
-            {"meter_name": "cpu_util", "statistic": "avg", "period": 60, "evaluation_periods": 1, "threshold": 50,
-             "comparison_operator": "gt", "alarm_actions": [receiver.url],
-             "matching_metadata": {"metadata.user_metadata.stack": "stack-1"}},
+            {
+                "meter_name": "cpu_util",
+                "statistic": "avg",
+                "period": 60,
+                "evaluation_periods": 1,
+                "threshold": 50,
+                "comparison_operator": "gt",
+                "alarm_actions": [receiver.url],
+                "matching_metadata": {"metadata.user_metadata.stack": "stack-1"},
+            },
             marker("legacy"),
-        )  # fmt: skip
+        )
         sim.cloud.telemetry.record(
             Measure("vm", "cpu_util", 80.0, sim.clock.now(), "instance", {"stack": "other"})
         )
@@ -193,25 +231,38 @@ def test_a_legacy_threshold_alarm_matches_its_metadata(sim: CloudUnderTest) -> N
             Measure("vm2", "cpu_util", 80.0, sim.clock.now(), "instance", {"stack": "stack-1"})
         )
         evaluator.evaluate()
-    assert [(body["previous"], body["current"]) for body in receiver.bodies] == [("insufficient data", "alarm")]
+    assert [(body["previous"], body["current"]) for body in receiver.bodies] == [
+        ("insufficient data", "alarm")
+    ]
 
 
 def test_alarm_lifecycle_update_adopt_drift_and_delete(sim: CloudUnderTest) -> None:
     provider = sim.provider
     type_name = "OS::Aodh::GnocchiAggregationByMetricsAlarm"
-    properties = {"metrics": ["m-1"], "threshold": 10, "comparison_operator": "ge", "granularity": 60,
-                  "aggregation_method": "mean", "alarm_actions": ["http://example.invalid/up"],
-                  "alarm_queues": ["q1"]}  # fmt: skip
+    properties = {
+        "metrics": ["m-1"],
+        "threshold": 10,
+        "comparison_operator": "ge",
+        "granularity": 60,
+        "aggregation_method": "mean",
+        "alarm_actions": ["http://example.invalid/up"],
+        "alarm_queues": ["q1"],
+    }
     the_marker = marker("metrics_alarm")
     alarm = provider.create(type_name, properties, the_marker)
-    assert alarm.attributes["show"]["alarm_actions"] == ["http://example.invalid/up", "trust+zaqar://?queue_name=q1"]
+    assert alarm.attributes["show"]["alarm_actions"] == [
+        "http://example.invalid/up",
+        "trust+zaqar://?queue_name=q1",
+    ]
     assert alarm.properties["alarm_queues"] == ["q1"]
 
     again = provider.create(type_name, properties, the_marker)  # a worker that crashed after the create
     assert again.physical_id == alarm.physical_id
-    assert provider.find_by_marker(type_name, the_marker).physical_id == alarm.physical_id
+    assert found_id(provider.find_by_marker(type_name, the_marker)) == alarm.physical_id
 
-    changed = provider.update(type_name, alarm.physical_id, {**properties, "threshold": 20}, frozenset({"threshold"}))
+    changed = provider.update(
+        type_name, alarm.physical_id, {**properties, "threshold": 20}, frozenset({"threshold"})
+    )
     assert changed.properties["threshold"] == 20
     assert changed.attributes["show"]["name"] == alarm.attributes["show"]["name"]
 
@@ -231,7 +282,17 @@ def test_the_cloud_refuses_an_alarm_aodh_would_refuse(sim: CloudUnderTest) -> No
     with pytest.raises(Permanent, match="comparison_operator"):
         sim.provider.create(
             "OS::Aodh::GnocchiResourcesAlarm",
-            {"metric": "m", "resource_id": "r", "resource_type": "generic", "threshold": 1,
-             "comparison_operator": "bigger"},
+            {
+                "metric": "m",
+                "resource_id": "r",
+                "resource_type": "generic",
+                "threshold": 1,
+                "comparison_operator": "bigger",
+            },
             marker("bad"),
-        )  # fmt: skip
+        )
+
+
+def found_id(live: LiveResource | None) -> str:
+    assert live is not None
+    return live.physical_id

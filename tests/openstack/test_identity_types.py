@@ -10,7 +10,7 @@ import logging
 
 import pytest
 
-from providers.interface import Marker, NotFound, Permanent, Retryable
+from providers.interface import LiveResource, Marker, NotFound, Permanent, Retryable
 from tests.openstack.conftest import CloudUnderTest
 from tests.openstack.scenario import marker
 
@@ -23,7 +23,7 @@ def test_a_project_carries_its_marker_in_tags_and_keeps_the_template_tags(sim: C
     )
     assert project.properties["tags"] == ["prod"]
     assert project.properties["domain"] == "default"
-    assert provider.find_by_marker("OS::Keystone::Project", the_marker).physical_id == project.physical_id
+    assert found_id(provider.find_by_marker("OS::Keystone::Project", the_marker)) == project.physical_id
 
     changed = provider.update(
         "OS::Keystone::Project",
@@ -32,7 +32,10 @@ def test_a_project_carries_its_marker_in_tags_and_keeps_the_template_tags(sim: C
         frozenset({"description", "tags", "enabled"}),
     )
     assert (changed.properties["description"], changed.properties["tags"], changed.properties["enabled"]) == (
-        "B", ["dev"], False)  # fmt: skip
+        "B",
+        ["dev"],
+        False,
+    )
     assert provider.find_by_marker("OS::Keystone::Project", the_marker) is not None
 
     child = provider.create("OS::Keystone::Project", {"name": "child", "parent": "team-a"}, marker("child"))
@@ -59,10 +62,16 @@ def test_a_user_gets_its_groups_and_roles_and_its_password_stays_hidden(
     )
     user = provider.create(
         "OS::Keystone::User",
-        {"name": "alice", "password": secret, "email": "a@example.org", "default_project": "ops",
-         "groups": ["admins"], "roles": [{"role": "observer", "project": "ops"}]},
+        {
+            "name": "alice",
+            "password": secret,
+            "email": "a@example.org",
+            "default_project": "ops",
+            "groups": ["admins"],
+            "roles": [{"role": "observer", "project": "ops"}],
+        },
         marker("user"),
-    )  # fmt: skip
+    )
     assert user.properties["roles"] == [["project", project.physical_id, role.physical_id]]
     assert group.properties["roles"] == [["domain", "default", role.physical_id]]
     assert user.properties["default_project"] == project.physical_id
@@ -71,7 +80,12 @@ def test_a_user_gets_its_groups_and_roles_and_its_password_stays_hidden(
     changed = provider.update(
         "OS::Keystone::User",
         user.physical_id,
-        {"name": "alice", "password": "an0ther", "groups": [], "roles": [{"role": "member", "project": "ops"}]},
+        {
+            "name": "alice",
+            "password": "an0ther",
+            "groups": [],
+            "roles": [{"role": "member", "project": "ops"}],
+        },
         frozenset({"password", "groups", "roles"}),
     )
     member = sim.cloud.list("roles", name="member")[0]["id"]
@@ -90,7 +104,10 @@ def test_a_user_gets_its_groups_and_roles_and_its_password_stays_hidden(
 
 def test_observation_is_one_list_and_repairs_drift(sim: CloudUnderTest) -> None:
     provider = sim.provider
-    groups = [provider.create("OS::Keystone::Group", {"name": f"g{index}"}, marker(f"g{index}")) for index in range(5)]
+    groups = [
+        provider.create("OS::Keystone::Group", {"name": f"g{index}"}, marker(f"g{index}"))
+        for index in range(5)
+    ]
     before = len(sim.log.requests)
     seen = provider.observe("OS::Keystone::Group", [group.physical_id for group in groups])
     assert len(seen) == 5
@@ -100,7 +117,10 @@ def test_observation_is_one_list_and_repairs_drift(sim: CloudUnderTest) -> None:
     drifted = provider.observe("OS::Keystone::Group", [groups[0].physical_id])[groups[0].physical_id]
     assert drifted.properties["description"] == "edited by hand"
     repaired = provider.update(
-        "OS::Keystone::Group", groups[0].physical_id, {"name": "g0", "description": ""}, frozenset({"description"})
+        "OS::Keystone::Group",
+        groups[0].physical_id,
+        {"name": "g0", "description": ""},
+        frozenset({"description"}),
     )
     assert repaired.properties["description"] == ""
 
@@ -114,14 +134,24 @@ def test_role_assignments_grant_and_revoke_only_their_own_roles(sim: CloudUnderT
     the_marker = marker("bob_roles")
     assignment = provider.create(
         "OS::Keystone::UserRoleAssignment",
-        {"user": "bob", "roles": [{"role": "member", "project": "p1"}, {"role": "admin", "domain": "default"}]},
+        {
+            "user": "bob",
+            "roles": [{"role": "member", "project": "p1"}, {"role": "admin", "domain": "default"}],
+        },
         the_marker,
     )
     assert len(assignment.properties["roles"]) == 2
-    assert provider.find_by_marker("OS::Keystone::UserRoleAssignment", the_marker).physical_id == assignment.physical_id
+    assert (
+        found_id(provider.find_by_marker("OS::Keystone::UserRoleAssignment", the_marker))
+        == assignment.physical_id
+    )
 
-    member_grant = [entry for entry in sim.cloud.list("role_assignments") if "project" in entry["scope"]
-                    and entry["role"]["id"] == sim.cloud.list("roles", name="member")[0]["id"]][0]  # fmt: skip
+    member_grant = next(
+        entry
+        for entry in sim.cloud.list("role_assignments")
+        if "project" in entry["scope"]
+        and entry["role"]["id"] == sim.cloud.list("roles", name="member")[0]["id"]
+    )
     sim.cloud.vanish("role_assignments", member_grant["id"])
     drifted = provider.observe("OS::Keystone::UserRoleAssignment", [assignment.physical_id])
     assert len(drifted[assignment.physical_id].properties["roles"]) == 1
@@ -138,7 +168,8 @@ def test_role_assignments_grant_and_revoke_only_their_own_roles(sim: CloudUnderT
 
     group = provider.create("OS::Keystone::Group", {"name": "crew"}, marker("crew"))
     group_assignment = provider.create(
-        "OS::Keystone::GroupRoleAssignment", {"group": group.physical_id, "roles": [{"role": "reader", "domain": "default"}]},
+        "OS::Keystone::GroupRoleAssignment",
+        {"group": group.physical_id, "roles": [{"role": "reader", "domain": "default"}]},
         marker("crew_roles"),
     )
     assert provider.observe("OS::Keystone::GroupRoleAssignment", [group_assignment.physical_id])
@@ -149,22 +180,33 @@ def test_role_assignments_grant_and_revoke_only_their_own_roles(sim: CloudUnderT
 def test_regions_services_and_endpoints(sim: CloudUnderTest) -> None:
     provider = sim.provider
     parent = provider.create("OS::Keystone::Region", {"id": "north", "description": "N"}, marker("north"))
-    child = provider.create("OS::Keystone::Region", {"id": "north-1", "parent_region": "north"}, marker("north1"))
+    child = provider.create(
+        "OS::Keystone::Region", {"id": "north-1", "parent_region": "north"}, marker("north1")
+    )
     assert (parent.physical_id, child.properties["parent_region"]) == ("north", "north")
     service = provider.create("OS::Keystone::Service", {"name": "dns", "type": "dns"}, marker("svc"))
     endpoints = [
         provider.create(
             "OS::Keystone::Endpoint",
-            {"service": service.physical_id, "interface": interface, "url": f"http://{interface}:9001",
-             "region": "north-1"},
+            {
+                "service": service.physical_id,
+                "interface": interface,
+                "url": f"http://{interface}:9001",
+                "region": "north-1",
+            },
             marker(f"ep_{interface}"),
         )
         for interface in ("public", "internal", "admin")
-    ]  # fmt: skip
+    ]
     moved = provider.update(
         "OS::Keystone::Endpoint",
         endpoints[0].physical_id,
-        {"service": service.physical_id, "interface": "public", "url": "http://elsewhere:9001", "region": "north-1"},
+        {
+            "service": service.physical_id,
+            "interface": "public",
+            "url": "http://elsewhere:9001",
+            "region": "north-1",
+        },
         frozenset({"url"}),
     )
     assert moved.properties["url"] == "http://elsewhere:9001"
@@ -181,14 +223,31 @@ def test_regions_services_and_endpoints(sim: CloudUnderTest) -> None:
 
 def test_a_domain_and_a_domain_role(sim: CloudUnderTest) -> None:
     provider = sim.provider
-    domain = provider.create("OS::Keystone::Domain", {"name": "partners", "description": "P"}, marker("domain"))
+    domain = provider.create(
+        "OS::Keystone::Domain", {"name": "partners", "description": "P"}, marker("domain")
+    )
     role = provider.create("OS::Keystone::Role", {"name": "auditor", "domain": "partners"}, marker("role"))
     assert role.properties["domain"] == domain.physical_id
-    provider.update("OS::Keystone::Domain", domain.physical_id, {"name": "partners", "enabled": False}, frozenset({"enabled"}))
-    assert provider.observe("OS::Keystone::Domain", [domain.physical_id])[domain.physical_id].properties["enabled"] is False
+    provider.update(
+        "OS::Keystone::Domain",
+        domain.physical_id,
+        {"name": "partners", "enabled": False},
+        frozenset({"enabled"}),
+    )
+    assert (
+        provider.observe("OS::Keystone::Domain", [domain.physical_id])[domain.physical_id].properties[
+            "enabled"
+        ]
+        is False
+    )
 
 
 def marker_of(live: object) -> Marker:
     found = getattr(live, "marker", None)
     assert isinstance(found, Marker)
     return found
+
+
+def found_id(live: LiveResource | None) -> str:
+    assert live is not None
+    return live.physical_id

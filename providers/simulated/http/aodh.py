@@ -51,13 +51,21 @@ class Aodh:
             "status": "stable",
             "updated": "2013-02-13T00:00:00Z",
             "links": [{"rel": "self", "href": request.url(PREFIX)}],
-            "media-types": [{"base": "application/json", "type": "application/vnd.openstack.telemetry-v2+json"}],
+            "media-types": [
+                {"base": "application/json", "type": "application/vnd.openstack.telemetry-v2+json"}
+            ],
         }
         return reply(200, {"versions": {"values": [version]}})
 
     def list_alarms(self, request: ApiRequest, _: Mapping[str, str]) -> ApiResponse:
-        conditions = list(zip(request.query.get("q.field", []), request.query.get("q.op", []),
-                              request.query.get("q.value", []), strict=False))  # fmt: skip
+        conditions = list(
+            zip(
+                request.query.get("q.field", []),
+                request.query.get("q.op", []),
+                request.query.get("q.value", []),
+                strict=False,
+            )
+        )
 
         def wanted(body: Body) -> bool:
             return all(compared(op or "eq", body.get(field), value) for field, op, value in conditions)
@@ -77,7 +85,9 @@ class Aodh:
         return reply(200, alarms.shown(self.cloud.get("alarms", params["id"])))
 
     def replace_alarm(self, request: ApiRequest, params: Mapping[str, str]) -> ApiResponse:
-        return reply(200, alarms.shown(self.cloud.update("alarms", params["id"], alarm_request(request.body))))
+        return reply(
+            200, alarms.shown(self.cloud.update("alarms", params["id"], alarm_request(request.body)))
+        )
 
     def delete_alarm(self, request: ApiRequest, params: Mapping[str, str]) -> ApiResponse:
         self.cloud.delete("alarms", params["id"])

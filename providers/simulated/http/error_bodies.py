@@ -19,8 +19,8 @@ def error_response(error: CloudError, service: str) -> ApiResponse:
         kind = "OverQuota" if error.code == "OverQuota" else NEUTRON_TYPES.get(status, "NeutronError")
         body: object = {"NeutronError": {"type": kind, "message": error.message, "detail": ""}}
     elif service == "aodh":
-        body = {"error_message": {"faultcode": "Client" if status < 500 else "Server", "faultstring": error.message,
-                                  "debuginfo": None}}  # fmt: skip
+        fault = "Client" if status < 500 else "Server"
+        body = {"error_message": {"faultcode": fault, "faultstring": error.message, "debuginfo": None}}
     elif service in ("keystone", "admin"):
         body = {"error": {"code": status, "title": TITLES.get(status, "Error"), "message": error.message}}
     else:

@@ -28,8 +28,16 @@ from providers.simulated.inventory import Body
 
 SERVICE = "keystone"
 PREFIX = "/identity/v3"
-COLLECTIONS = {"domains": "domain", "projects": "project", "users": "user", "groups": "group", "roles": "role",
-               "regions": "region", "services": "service", "endpoints": "endpoint"}  # fmt: skip
+COLLECTIONS = {
+    "domains": "domain",
+    "projects": "project",
+    "users": "user",
+    "groups": "group",
+    "roles": "role",
+    "regions": "region",
+    "services": "service",
+    "endpoints": "endpoint",
+}
 FILTERS = ("name", "domain_id", "parent_id", "type", "service_id", "interface", "region_id", "enabled")
 ASSIGNMENT_FILTERS = {"user.id": ("user", "id"), "group.id": ("group", "id"), "role.id": ("role", "id")}
 
@@ -45,7 +53,9 @@ class KeystoneAdmin:
                 Route.of("GET", f"{PREFIX}/{collection}", self._lister(collection), SERVICE),
                 Route.of("POST", f"{PREFIX}/{collection}", self._creator(collection, singular), SERVICE),
                 Route.of("GET", f"{PREFIX}/{collection}/{{id}}", self._shower(collection, singular), SERVICE),
-                Route.of("PATCH", f"{PREFIX}/{collection}/{{id}}", self._updater(collection, singular), SERVICE),
+                Route.of(
+                    "PATCH", f"{PREFIX}/{collection}/{{id}}", self._updater(collection, singular), SERVICE
+                ),
                 Route.of("DELETE", f"{PREFIX}/{collection}/{{id}}", self._deleter(collection), SERVICE),
             ]
         routes += [
@@ -79,25 +89,39 @@ class KeystoneAdmin:
                 and every_tag <= set(body.get("tags") or ())
                 and (not any_tag or any_tag & set(body.get("tags") or ()))
             ]
-            return reply(200, {collection: [self._shown(request, collection, body) for body in bodies],
-                               "links": {"self": request.url(request.path), "next": None, "previous": None}})  # fmt: skip
+            return reply(
+                200,
+                {
+                    collection: [self._shown(request, collection, body) for body in bodies],
+                    "links": {"self": request.url(request.path), "next": None, "previous": None},
+                },
+            )
 
         return answer
 
-    def _creator(self, collection: str, singular: str) -> Callable[[ApiRequest, Mapping[str, str]], ApiResponse]:
+    def _creator(
+        self, collection: str, singular: str
+    ) -> Callable[[ApiRequest, Mapping[str, str]], ApiResponse]:
         def answer(request: ApiRequest, _: Mapping[str, str]) -> ApiResponse:
             body = self.cloud.create(collection, request.member(singular))
             return reply(201, {singular: self._shown(request, collection, body)})
 
         return answer
 
-    def _shower(self, collection: str, singular: str) -> Callable[[ApiRequest, Mapping[str, str]], ApiResponse]:
+    def _shower(
+        self, collection: str, singular: str
+    ) -> Callable[[ApiRequest, Mapping[str, str]], ApiResponse]:
         def answer(request: ApiRequest, params: Mapping[str, str]) -> ApiResponse:
-            return reply(200, {singular: self._shown(request, collection, self._get(collection, singular, params["id"]))})
+            return reply(
+                200,
+                {singular: self._shown(request, collection, self._get(collection, singular, params["id"]))},
+            )
 
         return answer
 
-    def _updater(self, collection: str, singular: str) -> Callable[[ApiRequest, Mapping[str, str]], ApiResponse]:
+    def _updater(
+        self, collection: str, singular: str
+    ) -> Callable[[ApiRequest, Mapping[str, str]], ApiResponse]:
         def answer(request: ApiRequest, params: Mapping[str, str]) -> ApiResponse:
             self._get(collection, singular, params["id"])
             body = self.cloud.update(collection, params["id"], request.member(singular))
@@ -144,7 +168,9 @@ class KeystoneAdmin:
         try:
             self.cloud.delete("group_memberships", f"{params['group']}:{params['user']}")
         except ItemNotFound as error:
-            raise ItemNotFound(f"Could not find user, {params['user']}, in group, {params['group']}.") from error
+            raise ItemNotFound(
+                f"Could not find user, {params['user']}, in group, {params['group']}."
+            ) from error
         return reply(204)
 
     def groups_of_user(self, request: ApiRequest, params: Mapping[str, str]) -> ApiResponse:
@@ -167,7 +193,9 @@ class KeystoneAdmin:
 
         return answer
 
-    def _grant_checker(self, scope: str, actor: str) -> Callable[[ApiRequest, Mapping[str, str]], ApiResponse]:
+    def _grant_checker(
+        self, scope: str, actor: str
+    ) -> Callable[[ApiRequest, Mapping[str, str]], ApiResponse]:
         def answer(request: ApiRequest, params: Mapping[str, str]) -> ApiResponse:
             self._grant(scope, actor, params)
             return reply(204)
@@ -183,13 +211,16 @@ class KeystoneAdmin:
 
     def _grant(self, scope: str, actor: str, params: Mapping[str, str]) -> Body:
         grant = grant_request(scope, actor, params)
-        key = assignment_id(grant["scope_kind"], grant["scope_id"], grant["actor_kind"], grant["actor_id"],
-                            grant["role_id"])  # fmt: skip
+        key = assignment_id(
+            grant["scope_kind"], grant["scope_id"], grant["actor_kind"], grant["actor_id"], grant["role_id"]
+        )
         try:
             return self.cloud.get("role_assignments", key)
         except ItemNotFound as error:
-            raise ItemNotFound(f"Could not find role assignment: role {params['role']} for {grant['actor_kind']} "
-                               f"{params['actor']} on {grant['scope_kind']} {params['scope']}.") from error  # fmt: skip
+            raise ItemNotFound(
+                f"Could not find role assignment: role {params['role']} for {grant['actor_kind']} "
+                f"{params['actor']} on {grant['scope_kind']} {params['scope']}."
+            ) from error
 
     def list_assignments(self, request: ApiRequest, _: Mapping[str, str]) -> ApiResponse:
         def wanted(body: Body) -> bool:
@@ -208,7 +239,9 @@ class KeystoneAdmin:
             for body in self.cloud.list("role_assignments")
             if wanted(body)
         ]
-        return reply(200, {"role_assignments": shown, "links": {"self": request.url(request.path), "next": None}})
+        return reply(
+            200, {"role_assignments": shown, "links": {"self": request.url(request.path), "next": None}}
+        )
 
 
 def grant_request(scope: str, actor: str, params: Mapping[str, str]) -> dict[str, Any]:

@@ -56,16 +56,24 @@ class TelemetryAdmin:
         body = object_body(request)
         if not isinstance(body.get("event_type"), str):
             raise BadRequest("An event needs an event_type.")
-        event = Event(str(body["event_type"]), dict(body.get("traits") or {}), str(body.get("message_id") or uuid.uuid4()))
+        event = Event(
+            str(body["event_type"]),
+            dict(body.get("traits") or {}),
+            str(body.get("message_id") or uuid.uuid4()),
+        )
         self.evaluator.cloud.telemetry.emit(event)
         return reply(204)
 
     def evaluate(self, request: ApiRequest, _: Mapping[str, str]) -> ApiResponse:
         sent = [
-            {"alarm_id": delivery.notification.body["alarm_id"], "url": shown_url(delivery.notification.url),
-             "current": delivery.notification.body["current"], "status": delivery.status}
+            {
+                "alarm_id": delivery.notification.body["alarm_id"],
+                "url": shown_url(delivery.notification.url),
+                "current": delivery.notification.body["current"],
+                "status": delivery.status,
+            }
             for delivery in self.evaluator.evaluate()
-        ]  # fmt: skip
+        ]
         return reply(200, {"notifications": sent})
 
 
