@@ -22,6 +22,22 @@ EXPECTED_TYPES = {
     "OS::Neutron::FloatingIPAssociation",
     "OS::Cinder::Volume",
     "OS::Cinder::VolumeAttachment",
+    "OS::Aodh::Alarm",
+    "OS::Aodh::GnocchiResourcesAlarm",
+    "OS::Aodh::GnocchiAggregationByMetricsAlarm",
+    "OS::Aodh::GnocchiAggregationByResourcesAlarm",
+    "OS::Aodh::EventAlarm",
+    "OS::Aodh::CompositeAlarm",
+    "OS::Keystone::Domain",
+    "OS::Keystone::Project",
+    "OS::Keystone::User",
+    "OS::Keystone::Group",
+    "OS::Keystone::Role",
+    "OS::Keystone::Region",
+    "OS::Keystone::Service",
+    "OS::Keystone::Endpoint",
+    "OS::Keystone::UserRoleAssignment",
+    "OS::Keystone::GroupRoleAssignment",
 }
 
 
@@ -57,6 +73,13 @@ def test_catalog_holds_exactly_the_cloud_types() -> None:
         ("OS::Cinder::Volume", "size", UpdateRule.UPDATE),
         ("OS::Cinder::Volume", "image", UpdateRule.REPLACE),
         ("OS::Cinder::VolumeAttachment", "instance_uuid", UpdateRule.UPDATE),
+        ("OS::Aodh::Alarm", "meter_name", UpdateRule.REPLACE),
+        ("OS::Aodh::Alarm", "threshold", UpdateRule.UPDATE),
+        ("OS::Aodh::CompositeAlarm", "composite_rule", UpdateRule.UPDATE),
+        ("OS::Aodh::EventAlarm", "time_constraints", UpdateRule.REPLACE),
+        ("OS::Keystone::Project", "parent", UpdateRule.REPLACE),
+        ("OS::Keystone::User", "password", UpdateRule.UPDATE),
+        ("OS::Keystone::Region", "id", UpdateRule.REPLACE),
     ],
 )
 def test_update_rules_follow_the_heat_reference(type_name: str, property_name: str, rule: UpdateRule) -> None:
