@@ -1,5 +1,5 @@
-"""The simulated cloud: one in-process model of Nova, Neutron, Cinder and Glance, shared by the
-in-process `SimulatedProvider` and the OpenStack-compatible HTTP face.
+"""The simulated cloud: one in-process model of Nova, Neutron, Cinder, Glance, Aodh and Keystone's
+admin collections, shared by the in-process `SimulatedProvider` and the OpenStack-compatible HTTP face.
 
 Every API call goes through one pipeline: a slot under the concurrency limit (wait for one, or a
 429 with Retry-After), the configured latency (an injected `sleep`), the call fault drawn from the
@@ -11,7 +11,10 @@ State persists as one JSON file (`SimulatedCloud.open(path)`, `save()`), so sepa
 see the same cloud one after the other.
 
 Limits, on purpose:
-- One project and one user; no authentication beyond handing out a token; no roles or policy.
+- One project and one user; no authentication beyond handing out a token; no roles or policy. The
+  Keystone collections (projects, users, roles, grants, ...) are data: tokens ignore them.
+- Alarms change state only when an `alarm_evaluator.AlarmEvaluator` round runs (on demand, or on
+  its own thread while served); their telemetry (`telemetry.Telemetry`) is not saved with the state.
 - Quotas count items per collection (and the gigabytes of volumes); no cores or RAM quotas.
 - Statuses change only at calls: a server due ACTIVE becomes so on the first call after it is due.
 - No scheduler: availability zones, server-group policies and scheduler hints are recorded, never
