@@ -19,7 +19,7 @@ from typing import Any
 from providers.simulated.alarm_rules import composite_truth, event_matches, read_threshold
 from providers.simulated.alarms import ALARM, INSUFFICIENT_DATA, OK, rule_key_of
 from providers.simulated.inventory import Body
-from providers.simulated.telemetry import Event, Measure
+from providers.simulated.telemetry import Event, Measure, MeasureIndex
 from providers.simulated.world import CloudWorld
 
 ACTIONS_OF_STATE = {ALARM: "alarm_actions", OK: "ok_actions", INSUFFICIENT_DATA: "insufficient_data_actions"}
@@ -47,6 +47,7 @@ def evaluate_alarms(
 ) -> list[Notification]:
     """Evaluate every enabled alarm of the world once; the notifications owed, in order."""
     owed: list[Notification] = []
+    index = MeasureIndex(measures)
     for body in list(world.inventory("alarms")):
         if not body.get("enabled", True):
             continue
@@ -57,15 +58,15 @@ def evaluate_alarms(
                     current = settled(world, current, event_verdict(event), owed)
             continue
         verdict = (
-            composite_verdict(body, measures, world.now)
+            composite_verdict(body, index, world.now)
             if body["type"] == "composite"
-            else threshold_verdict(body, measures, world.now)
+            else threshold_verdict(body, index, world.now)
         )
         settled(world, body, verdict, owed)
     return owed
 
 
-def threshold_verdict(body: Body, measures: Sequence[Measure], now: float) -> Verdict:
+def threshold_verdict(body: Body, measures: MeasureIndex, now: float) -> Verdict:
     rule = body[rule_key_of(body)]
     reading = read_threshold(body["type"], rule, measures, now)
     periods = max(1, int(rule.get("evaluation_periods") or 1))
@@ -89,7 +90,7 @@ def threshold_verdict(body: Body, measures: Sequence[Measure], now: float) -> Ve
     return Verdict(ALARM, reason, {**data, "disposition": "outside"}, breaches, breaches >= periods)
 
 
-def composite_verdict(body: Body, measures: Sequence[Measure], now: float) -> Verdict:
+def composite_verdict(body: Body, measures: MeasureIndex, now: float) -> Verdict:
     rule = body[rule_key_of(body)]
 
     def leaf(node: Mapping[str, Any]) -> bool | None:

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import json
 import statistics
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 
-from providers.simulated.telemetry import Event, Measure
+from providers.simulated.telemetry import Event, Measure, MeasureIndex
 
 DEFAULT_GRANULARITY = 60.0
 COMPARISONS: Mapping[str, Callable[[Any, Any], bool]] = {
@@ -62,11 +62,15 @@ class Reading:
     count: int
 
 
-def read_threshold(kind: str, rule: Mapping[str, Any], measures: Sequence[Measure], now: float) -> Reading:
+def read_threshold(kind: str, rule: Mapping[str, Any], measures: MeasureIndex, now: float) -> Reading:
     window = float(rule.get("granularity") or rule.get("period") or DEFAULT_GRANULARITY) * max(
         1, int(rule.get("evaluation_periods") or 1)
     )
-    matched = [measure for measure in measures if now - measure.at <= window and matches(kind, rule, measure)]
+    matched = [
+        measure
+        for measure in measures.candidates(kind, rule)
+        if now - measure.at <= window and matches(kind, rule, measure)
+    ]
     if not matched:
         return Reading(None, None, 0)
     matched.sort(key=lambda measure: measure.at)

@@ -12,7 +12,7 @@ evaluation reads it. Neither is saved with the cloud's state file.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +47,30 @@ class Event:
         if name.startswith("traits."):
             return self.traits.get(name.removeprefix("traits."))
         return {"event_type": self.event_type, "message_id": self.message_id}.get(name)
+
+
+class MeasureIndex:
+    """One round's measures by metric name and by metric id, so that each rule reads only the series
+    of its own metric rather than every measure of the cloud."""
+
+    def __init__(self, measures: Iterable[Measure]) -> None:
+        self._by_metric: dict[str, list[Measure]] = {}
+        self._by_id: dict[str, list[Measure]] = {}
+        for measure in measures:
+            self._by_metric.setdefault(measure.metric, []).append(measure)
+            if measure.metric_id is not None:
+                self._by_id.setdefault(measure.metric_id, []).append(measure)
+
+    def candidates(self, kind: str, rule: Mapping[str, Any]) -> list[Measure]:
+        """The measures a threshold rule of type `kind` may match (the rule's filters still apply)."""
+        if kind == "gnocchi_aggregation_by_metrics_threshold":
+            return [
+                measure
+                for metric in rule.get("metrics") or ()
+                for measure in self._by_id.get(str(metric), ())
+            ]
+        name = rule.get("meter_name") if kind == "threshold" else rule.get("metric")
+        return self._by_metric.get(str(name), [])
 
 
 class Telemetry:
