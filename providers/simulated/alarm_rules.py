@@ -66,10 +66,11 @@ def read_threshold(kind: str, rule: Mapping[str, Any], measures: MeasureIndex, n
     window = float(rule.get("granularity") or rule.get("period") or DEFAULT_GRANULARITY) * max(
         1, int(rule.get("evaluation_periods") or 1)
     )
+    belongs = matcher(kind, rule)
     matched = [
         measure
-        for measure in measures.candidates(kind, rule)
-        if now - measure.at <= window and matches(kind, rule, measure)
+        for measure in candidates(kind, rule, measures)
+        if now - measure.at <= window and belongs(measure)
     ]
     if not matched:
         return Reading(None, None, 0)
@@ -78,6 +79,36 @@ def read_threshold(kind: str, rule: Mapping[str, Any], measures: MeasureIndex, n
     value = AGGREGATIONS.get(method, statistics.fmean)([measure.value for measure in matched])
     operator = COMPARISONS[str(rule.get("comparison_operator") or "eq")]
     return Reading(operator(value, float(rule["threshold"])), value, len(matched))
+
+
+def candidates(kind: str, rule: Mapping[str, Any], measures: MeasureIndex) -> list[Measure]:
+    """The measures worth testing: of the rule's metric, and of the one resource field its search
+    filter names when it is a single equality (the common `{"=": {"server_group": ...}}`)."""
+    if kind == "gnocchi_aggregation_by_resources_threshold":
+        search = parsed_search(rule.get("query"))
+        if len(search) == 1:
+            operator, argument = next(iter(search.items()))
+            if (
+                SEARCH_OPERATORS.get(operator) == "eq"
+                and isinstance(argument, Mapping)
+                and len(argument) == 1
+            ):
+                field, value = next(iter(argument.items()))
+                return measures.having(str(rule.get("metric")), str(field), value)
+    return measures.candidates(kind, rule)
+
+
+def matcher(kind: str, rule: Mapping[str, Any]) -> Callable[[Measure], bool]:
+    """Whether a measure belongs to the series the rule watches, with its search filter parsed once."""
+    if kind == "gnocchi_aggregation_by_resources_threshold":
+        search = parsed_search(rule.get("query"))
+        metric, resource_type = rule.get("metric"), rule.get("resource_type")
+        return lambda measure: (
+            measure.metric == metric
+            and measure.resource_type == resource_type
+            and search_matches(search, measure)
+        )
+    return lambda measure: matches(kind, rule, measure)
 
 
 def matches(kind: str, rule: Mapping[str, Any], measure: Measure) -> bool:

@@ -56,6 +56,7 @@ class MeasureIndex:
     def __init__(self, measures: Iterable[Measure]) -> None:
         self._by_metric: dict[str, list[Measure]] = {}
         self._by_id: dict[str, list[Measure]] = {}
+        self._by_field: dict[tuple[str, str], dict[Any, list[Measure]]] = {}
         for measure in measures:
             self._by_metric.setdefault(measure.metric, []).append(measure)
             if measure.metric_id is not None:
@@ -71,6 +72,19 @@ class MeasureIndex:
             ]
         name = rule.get("meter_name") if kind == "threshold" else rule.get("metric")
         return self._by_metric.get(str(name), [])
+
+    def having(self, metric: str, field: str, value: Any) -> list[Measure]:
+        """The measures of `metric` whose resource has `field` equal to `value` (an index made on
+        first use per metric and field, so a round of many alarms over one metric stays linear)."""
+        table = self._by_field.get((metric, field))
+        if table is None:
+            table = {}
+            for measure in self._by_metric.get(metric, ()):
+                key = measure.field(field)
+                if isinstance(key, (str, int, float, bool)):
+                    table.setdefault(key, []).append(measure)
+            self._by_field[(metric, field)] = table
+        return table.get(value, []) if isinstance(value, (str, int, float, bool)) else []
 
 
 class Telemetry:
