@@ -9,6 +9,7 @@ How alarms change state is `alarm_evaluation`'s business; this module only store
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -138,6 +139,8 @@ def checked(body: Body) -> Body:
             f"Invalid input for field/attribute comparison_operator. "
             f"Value: '{rule.get('comparison_operator')}'. Value should be one of: {', '.join(OPERATORS)}"
         )
+    if kind == "gnocchi_aggregation_by_resources_threshold" and not is_json_object(rule.get("query")):
+        raise BadRequest(f"Query value '{rule.get('query')}' is not a valid JSON object")
     if kind == "composite" and not composite_is_valid(rule):
         raise BadRequest(
             "Invalid input for field/attribute composite_rule: expected one of and/or with rules"
@@ -153,6 +156,16 @@ def checked(body: Body) -> Body:
         if not isinstance(body.get(key), list) or not all(isinstance(url, str) for url in body[key]):
             raise BadRequest(f"Invalid input for field/attribute {key}: a list of URLs is expected.")
     return {**body, rule_key: dict(rule)}
+
+
+def is_json_object(text: Any) -> bool:
+    """Whether a Gnocchi search filter, as Heat passes it (JSON text), is a JSON object."""
+    if not isinstance(text, str):
+        return isinstance(text, Mapping)
+    try:
+        return isinstance(json.loads(text), Mapping)
+    except ValueError:
+        return False
 
 
 def composite_is_valid(node: Any) -> bool:

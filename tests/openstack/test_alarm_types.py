@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from providers.interface import LiveResource, NotFound
+from providers.interface import LiveResource, NotFound, Permanent
 from providers.simulated.alarm_evaluator import AlarmEvaluator
 from providers.simulated.telemetry import Event, Measure
 from tests.openstack.conftest import CloudUnderTest
@@ -277,8 +277,6 @@ def test_alarm_lifecycle_update_adopt_drift_and_delete(sim: CloudUnderTest) -> N
 
 
 def test_the_cloud_refuses_an_alarm_aodh_would_refuse(sim: CloudUnderTest) -> None:
-    from providers.interface import Permanent
-
     with pytest.raises(Permanent, match="comparison_operator"):
         sim.provider.create(
             "OS::Aodh::GnocchiResourcesAlarm",
@@ -296,3 +294,12 @@ def test_the_cloud_refuses_an_alarm_aodh_would_refuse(sim: CloudUnderTest) -> No
 def found_id(live: LiveResource | None) -> str:
     assert live is not None
     return live.physical_id
+
+
+def test_a_gnocchi_filter_that_is_not_json_is_refused_with_aodhs_words(sim: CloudUnderTest) -> None:
+    with pytest.raises(Permanent, match="not a valid JSON object"):
+        sim.provider.create(
+            "OS::Aodh::GnocchiAggregationByResourcesAlarm",
+            {**CPU_HIGH, "query": "server_group=web"},
+            marker("bad"),
+        )
