@@ -211,6 +211,8 @@ class SimulatedCloud:
         for entry in state["schedule"]:
             world.plan(entry[0], entry[2], entry[3], entry[4])
         world.now = state["now"]
+        if not len(world.inventory("domains")):  # saved before the cloud had Keystone's collections
+            identity.seed(world)
         self.world = world
 
     # the API, through the call pipeline
