@@ -12,11 +12,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from providers.catalog import cinder, neutron, nova, octavia
+from providers.catalog import aodh, cinder, keystone, neutron, nova, octavia
 from providers.interface import ResourceType
 
 CATALOG: Mapping[str, ResourceType] = MappingProxyType(
-    {entry.name: entry for entry in (*nova.TYPES, *neutron.TYPES, *cinder.TYPES, *octavia.TYPES)}
+    {
+        entry.name: entry
+        for entry in (
+            *nova.TYPES,
+            *neutron.TYPES,
+            *cinder.TYPES,
+            *octavia.TYPES,
+            *aodh.TYPES,
+            *keystone.TYPES,
+        )
+    }
 )
 
 __all__ = ["CATALOG"]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from providers.openstack.json_api import JsonApi
 from providers.openstack.name_lookup import NameLookup
@@ -23,6 +25,9 @@ class CloudApis:
     image: JsonApi
     names: NameLookup
     network_extensions: NetworkExtensions
+    alarming: JsonApi
+    identity: JsonApi
+    identity_names: NameLookup
 
 
 def name_lookup_for(compute: JsonApi, network: JsonApi, image: JsonApi) -> NameLookup:
@@ -39,3 +44,13 @@ def name_lookup_for(compute: JsonApi, network: JsonApi, image: JsonApi) -> NameL
             "port": lambda: network.list_all("/ports", "ports", fields),
         }
     )
+
+
+def identity_lookup_for(identity: JsonApi) -> NameLookup:
+    """Keystone names to ids: each kind is one list (Keystone does not page)."""
+
+    def listing(collection: str) -> Callable[[], list[dict[str, Any]]]:
+        return lambda: list(identity.get(f"/{collection}").get(collection) or [])
+
+    kinds = ("domain", "project", "user", "group", "role", "service")
+    return NameLookup({kind: listing(f"{kind}s") for kind in kinds})

@@ -46,6 +46,9 @@ class JsonApi:
     def put(self, path: str, body: Mapping[str, Any]) -> Any:
         return self._call("PUT", path, body=body)
 
+    def patch(self, path: str, body: Mapping[str, Any]) -> Any:
+        return self._call("PATCH", path, body=body)
+
     def delete(self, path: str) -> None:
         self._call("DELETE", path)
 

@@ -1,5 +1,5 @@
-"""OpenStackProvider: the provider interface over openstacksdk, for the Nova, Neutron, Cinder and
-Octavia types.
+"""OpenStackProvider: the provider interface over openstacksdk, for the Nova, Neutron, Cinder,
+Octavia, Aodh and Keystone types.
 
 Build one per cloud with `OpenStackProvider.from_cloud(name)`: credentials, region and endpoints
 come from `clouds.yaml` (or `OS_CLOUD` / `OS_*` variables) exactly as for the `openstack` command;
@@ -10,15 +10,19 @@ the cached name lookup and the Neutron extension list. Safe to call from several
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
 from providers.catalog import CATALOG
+from providers.catalog.alarm_bodies import ALARM_KINDS
+from providers.catalog.identity_bodies import ENTITIES, GRANT_TYPES
 from providers.interface import LiveResource, Marker, Permanent, ResourceType
+from providers.openstack.alarm import AlarmHandler
 from providers.openstack.cloud_apis import (
     BLOCK_STORAGE_MICROVERSION,
     COMPUTE_MICROVERSION,
     CloudApis,
+    identity_lookup_for,
     name_lookup_for,
 )
 from providers.openstack.connection_pools import DEFAULT_CONNECTIONS, size_connection_pools
@@ -26,6 +30,7 @@ from providers.openstack.ec2_security_group import Ec2SecurityGroupHandler
 from providers.openstack.errors import translated_errors
 from providers.openstack.floating_ip_association import FloatingIPAssociationHandler
 from providers.openstack.host_aggregate import HostAggregateHandler
+from providers.openstack.identity import IdentityHandler
 from providers.openstack.json_api import JsonApi
 from providers.openstack.keypair import KeyPairHandler
 from providers.openstack.load_balancing import load_balancing_handlers
@@ -33,6 +38,7 @@ from providers.openstack.network_extensions import NetworkExtensions
 from providers.openstack.neutron_resource import NeutronResourceHandler
 from providers.openstack.neutron_tables import FLOATING_IP, NET, PORT, ROUTER, SUBNET
 from providers.openstack.nova_floating_ip import NovaFloatingIPAssociationHandler, NovaFloatingIPHandler
+from providers.openstack.role_assignment import RoleAssignmentHandler
 from providers.openstack.router_interface import RouterInterfaceHandler
 from providers.openstack.security_group import SecurityGroupHandler
 from providers.openstack.security_group_rule import SecurityGroupRuleHandler
@@ -45,6 +51,18 @@ from providers.openstack.type_handler import TypeHandler
 from providers.openstack.volume import VolumeHandler
 from providers.openstack.volume_attachment import VolumeAttachmentHandler
 from providers.openstack.volume_type import EncryptedVolumeTypeHandler, VolumeTypeHandler
+
+
+def for_each(
+    type_names: Iterable[str], handler: Callable[[CloudApis, str], TypeHandler]
+) -> dict[str, Callable[[CloudApis], TypeHandler]]:
+    """Builders of one handler class serving several types, each told its type's name."""
+
+    def builder(type_name: str) -> Callable[[CloudApis], TypeHandler]:
+        return lambda apis: handler(apis, type_name)
+
+    return {type_name: builder(type_name) for type_name in type_names}
+
 
 HANDLERS: dict[str, Callable[[CloudApis], TypeHandler]] = {
     "OS::Nova::Server": ServerHandler,
@@ -68,6 +86,9 @@ HANDLERS: dict[str, Callable[[CloudApis], TypeHandler]] = {
     "OS::Cinder::VolumeAttachment": VolumeAttachmentHandler,
     "OS::Cinder::VolumeType": VolumeTypeHandler,
     "OS::Cinder::EncryptedVolumeType": EncryptedVolumeTypeHandler,
+    **for_each(ALARM_KINDS, AlarmHandler),
+    **for_each(ENTITIES, IdentityHandler),
+    **for_each(GRANT_TYPES, RoleAssignmentHandler),
 }
 
 
@@ -92,6 +113,7 @@ class OpenStackProvider:
         network = JsonApi(connection.network, "network")
         block_storage = JsonApi(connection.block_storage, "block-storage", BLOCK_STORAGE_MICROVERSION)
         image = JsonApi(connection.image, "image")
+        identity = JsonApi(connection.identity, "identity")
         self.apis = CloudApis(
             compute=compute,
             network=network,
@@ -99,6 +121,9 @@ class OpenStackProvider:
             image=image,
             names=name_lookup_for(compute, network, image),
             network_extensions=NetworkExtensions(network),
+            alarming=JsonApi(connection.alarm, "alarming"),
+            identity=identity,
+            identity_names=identity_lookup_for(identity),
         )
         self._handlers = {name: build(self.apis) for name, build in HANDLERS.items()}
         self._handlers.update(load_balancing_handlers(connection, self.apis))

@@ -1,5 +1,6 @@
-"""The simulated cloud: one in-process model of Nova, Neutron, Cinder, Glance and Octavia, shared by the
-in-process `SimulatedProvider` and the OpenStack-compatible HTTP face.
+"""The simulated cloud: one in-process model of Nova, Neutron, Cinder, Glance, Octavia, Aodh and
+Keystone's admin collections, shared by the in-process `SimulatedProvider` and the
+OpenStack-compatible HTTP face.
 
 Every API call goes through one pipeline: a slot under the concurrency limit (wait for one, or a
 429 with Retry-After), the configured latency (an injected `sleep`), the call fault drawn from the
@@ -11,7 +12,10 @@ State persists as one JSON file (`SimulatedCloud.open(path)`, `save()`), so sepa
 see the same cloud one after the other.
 
 Limits, on purpose:
-- One project and one user; no authentication beyond handing out a token; no roles or policy.
+- One project and one user; no authentication beyond handing out a token; no roles or policy. The
+  Keystone collections (projects, users, roles, grants, ...) are data: tokens ignore them.
+- Alarms change state only when an `alarm_evaluator.AlarmEvaluator` round runs (on demand, or on
+  its own thread while served); their telemetry (`telemetry.Telemetry`) is not saved with the state.
 - Quotas count items per collection (and the gigabytes of volumes); no cores or RAM quotas.
 - Statuses change only at calls: a server due ACTIVE becomes so on the first call after it is due.
 - No scheduler: availability zones, server-group policies and scheduler hints are recorded, never
@@ -41,10 +45,12 @@ from typing import Any, TypeVar
 
 from providers.simulated import (
     aggregates,
+    alarms,
     backups,
     block_storage,
     compute,
     floating_ips,
+    identity,
     load_balancing,
     network,
     routers,
@@ -67,6 +73,7 @@ from providers.simulated.field_limits import check_fields
 from providers.simulated.inventory import Body
 from providers.simulated.locking import RunnableLock
 from providers.simulated.settings import CloudSettings
+from providers.simulated.telemetry import Telemetry
 from providers.simulated.world import CloudWorld
 
 T = TypeVar("T")
@@ -84,6 +91,8 @@ BEHAVIOURS = (
     *trunks.BEHAVIOURS,
     *aggregates.BEHAVIOURS,
     *load_balancing.BEHAVIOURS,
+    *alarms.BEHAVIOURS,
+    *identity.BEHAVIOURS,
 )
 
 ItemAction = Callable[[CloudWorld, Body, str, Mapping[str, Any]], Body]
@@ -178,6 +187,7 @@ class SimulatedCloud:
                 self._gate.put(None)
         self.world = CloudWorld(BEHAVIOURS, self.settings, self.faults, self.random)
         self.world.now = clock()
+        self.telemetry = Telemetry()  # what alarms are evaluated from (`alarm_evaluator`)
         seeds.seed(self.world)
 
     # persistence
@@ -214,6 +224,8 @@ class SimulatedCloud:
         for entry in state["schedule"]:
             world.plan(entry[0], entry[2], entry[3], entry[4])
         world.now = state["now"]
+        if not len(world.inventory("domains")):  # saved before the cloud had Keystone's collections
+            identity.seed(world)
         self.world = world
 
     # the API, through the call pipeline
@@ -338,6 +350,13 @@ class SimulatedCloud:
                 entry for entry in self.world.schedule if (entry[2], entry[3]) != (collection, item_id)
             ]
             heapq.heapify(self.world.schedule)
+
+    def under_lock(self, work: Callable[[CloudWorld], T]) -> T:
+        """`work` on the world settled to now, under the lock, with no latency or faults: the cloud's
+        own background work (alarm evaluation), not a client's call."""
+        with self._lock:
+            self.world.settle(self.clock())
+            return work(self.world)
 
     def count(self, collection: str) -> int:
         """How many items a collection holds now (no call, no latency: for tests and reports)."""

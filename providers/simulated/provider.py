@@ -18,8 +18,10 @@ from providers.simulated.boundary import provider_errors
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.heat_types import (
     aggregate_type,
+    alarm_types,
     compute_types,
     ec2_security_group,
+    identity_types,
     load_balancing_types,
     network_types,
     nova_floating_ips,
@@ -58,6 +60,8 @@ ADAPTERS = (
     *nova_floating_ips.TYPES,
     *ec2_security_group.TYPES,
     *load_balancing_types.TYPES,
+    *alarm_types.TYPES,
+    *identity_types.TYPES,
 )
 
 

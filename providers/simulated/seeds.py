@@ -1,10 +1,12 @@
-"""What a fresh simulated cloud holds: devstack-like flavors, two images, a public network and the
-default volume type."""
+"""What a fresh simulated cloud holds: devstack-like flavors, two images, a public network, the
+default volume type, Octavia's flavor profile, and Keystone's default domain, standard roles and the
+demo project and user."""
 
 from __future__ import annotations
 
 import uuid
 
+from providers.simulated import identity
 from providers.simulated.load_balancing import seed_flavor_profile
 from providers.simulated.volume_types import seed_default_type
 from providers.simulated.world import CloudWorld
@@ -37,3 +39,4 @@ def seed(world: CloudWorld) -> None:
     subnet_request = {"name": f"{PUBLIC_NETWORK}-subnet", "network_id": network["id"], "cidr": PUBLIC_CIDR}
     world.add("subnets", behaviours["subnets"].create(world, subnet_request))
     seed_flavor_profile(world)
+    identity.seed(world)

@@ -95,9 +95,11 @@ def serve(
     click.echo(f"simulated cloud serving at {server.url} (auth URL {server.url}/identity/v3)", err=True)
     if clouds_yaml is not None:
         click.echo(f"clouds.yaml entry {name!r} written to {clouds_yaml}", err=True)
+    server.alarm_evaluator.start()
     try:
         server.serve_forever()
     finally:
+        server.alarm_evaluator.stop()
         server.server_close()
         if state is not None:
             cloud.save()

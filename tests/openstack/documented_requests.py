@@ -30,6 +30,17 @@ NEUTRON_COLLECTIONS = {
     "trunks": "trunk",
 }
 SERVICES = ("compute", "network", "block-storage", "image", "load-balancer")
+IDENTITY_ENTITIES = {
+    "domains": "domain",
+    "projects": "project",
+    "users": "user",
+    "groups": "group",
+    "roles": "role",
+    "regions": "region",
+    "services": "service",
+    "endpoints": "endpoint",
+}
+DOCUMENTED_SERVICES = (*SERVICES, "alarming", "identity")
 
 
 @dataclass(frozen=True)
@@ -59,12 +70,12 @@ class DocumentedCall:
 
 def documented_calls(document: Path = DOCUMENT) -> list[DocumentedCall]:
     rows = [_cells(line) for line in document.read_text(encoding="utf-8").splitlines()]
-    table = [cells for cells in rows if cells and cells[0] in SERVICES]
+    table = [cells for cells in rows if cells and cells[0] in DOCUMENTED_SERVICES]
     creates = {cells[2]: _keys(cells[3]) for cells in table if cells[1] == "POST"}
     calls = []
     for service, method, path, keys, *_ in table:
         for collection, singular in _expansions(path):
-            expanded_path = path.replace("{collection}", collection)
+            expanded_path = path.replace("{collection}", collection).replace("{entities}", collection)
             body_keys = {key.replace("{singular}", singular) for key in _keys(keys)}
             if f"{singular}.*" in body_keys:
                 body_keys |= creates.get(f"/{collection}", frozenset())
@@ -86,6 +97,8 @@ def _keys(cell: str) -> frozenset[str]:
 def _expansions(path: str) -> list[tuple[str, str]]:
     if "{collection}" in path:
         return list(NEUTRON_COLLECTIONS.items())
+    if "{entities}" in path:
+        return list(IDENTITY_ENTITIES.items())
     return [("", "")]
 
 

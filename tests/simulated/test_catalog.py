@@ -31,6 +31,22 @@ EXPECTED_TYPES = {
     "AWS::EC2::SecurityGroup",
     *(f"OS::Octavia::{name}" for name in ("LoadBalancer", "Listener", "Pool", "PoolMember", "HealthMonitor")),
     *(f"OS::Octavia::{name}" for name in ("L7Policy", "L7Rule", "Flavor")),
+    "OS::Aodh::Alarm",
+    "OS::Aodh::GnocchiResourcesAlarm",
+    "OS::Aodh::GnocchiAggregationByMetricsAlarm",
+    "OS::Aodh::GnocchiAggregationByResourcesAlarm",
+    "OS::Aodh::EventAlarm",
+    "OS::Aodh::CompositeAlarm",
+    "OS::Keystone::Domain",
+    "OS::Keystone::Project",
+    "OS::Keystone::User",
+    "OS::Keystone::Group",
+    "OS::Keystone::Role",
+    "OS::Keystone::Region",
+    "OS::Keystone::Service",
+    "OS::Keystone::Endpoint",
+    "OS::Keystone::UserRoleAssignment",
+    "OS::Keystone::GroupRoleAssignment",
 }
 
 
@@ -72,6 +88,13 @@ def test_catalog_holds_exactly_the_cloud_types() -> None:
         ("OS::Octavia::Pool", "lb_algorithm", UpdateRule.UPDATE),
         ("OS::Octavia::PoolMember", "weight", UpdateRule.UPDATE),
         ("OS::Octavia::L7Rule", "l7policy", UpdateRule.REPLACE),
+        ("OS::Aodh::Alarm", "meter_name", UpdateRule.REPLACE),
+        ("OS::Aodh::Alarm", "threshold", UpdateRule.UPDATE),
+        ("OS::Aodh::CompositeAlarm", "composite_rule", UpdateRule.UPDATE),
+        ("OS::Aodh::EventAlarm", "time_constraints", UpdateRule.REPLACE),
+        ("OS::Keystone::Project", "parent", UpdateRule.REPLACE),
+        ("OS::Keystone::User", "password", UpdateRule.UPDATE),
+        ("OS::Keystone::Region", "id", UpdateRule.REPLACE),
     ],
 )
 def test_update_rules_follow_the_heat_reference(type_name: str, property_name: str, rule: UpdateRule) -> None:

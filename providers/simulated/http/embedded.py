@@ -41,9 +41,13 @@ def serve_in_thread(
     port: int = 0,
     clouds_yaml: Path | None = None,
     cloud_name: str = DEFAULT_CLOUD_NAME,
+    alarm_interval: float | None = None,
 ) -> Iterator[ServedCloud]:
+    """Serve until the block ends; with `alarm_interval`, alarms are evaluated that often (seconds)."""
     cloud = cloud or SimulatedCloud()
     server = CloudHTTPServer(cloud, host, port)
+    if alarm_interval is not None:
+        server.alarm_evaluator.start(alarm_interval)
     thread = threading.Thread(target=server.serve_forever, name="simulated-cloud", daemon=True)
     thread.start()
     with contextlib.ExitStack() as stack:
@@ -54,6 +58,7 @@ def serve_in_thread(
         try:
             yield ServedCloud(server.url, clouds_yaml, cloud_name, cloud)
         finally:
+            server.alarm_evaluator.stop()
             server.shutdown()
             server.server_close()
             thread.join()

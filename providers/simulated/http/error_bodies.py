@@ -24,6 +24,9 @@ def error_response(error: CloudError, service: str) -> ApiResponse:
             "faultstring": error.message,
             "debuginfo": None,
         }
+    elif service == "aodh":
+        fault = "Client" if status < 500 else "Server"
+        body = {"error_message": {"faultcode": fault, "faultstring": error.message, "debuginfo": None}}
     elif service in ("keystone", "admin"):
         body = {"error": {"code": status, "title": TITLES.get(status, "Error"), "message": error.message}}
     else:

@@ -39,6 +39,7 @@ CATALOG_ENTRIES = (
     ("volumev3", "cinderv3", "/volume/v3/{project_id}"),
     ("image", "glance", "/image"),
     ("load-balancer", "octavia", "/load-balancer"),
+    ("alarming", "aodh", "/alarming"),
 )
 
 

@@ -13,18 +13,22 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
+from providers.simulated.alarm_evaluator import AlarmEvaluator
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.errors import BadRequest, CallTimedOut, CloudError
 from providers.simulated.http.admin import Admin
+from providers.simulated.http.aodh import Aodh
 from providers.simulated.http.cinder import Cinder
 from providers.simulated.http.error_bodies import error_response, method_not_allowed, not_found
 from providers.simulated.http.exchange import ApiRequest, ApiResponse
 from providers.simulated.http.glance import Glance
 from providers.simulated.http.keystone import Keystone, Unauthorized
+from providers.simulated.http.keystone_admin import KeystoneAdmin
 from providers.simulated.http.neutron import Neutron
 from providers.simulated.http.nova import Nova
 from providers.simulated.http.octavia import Octavia
 from providers.simulated.http.routing import Router
+from providers.simulated.http.telemetry_admin import TelemetryAdmin
 
 LOG = logging.getLogger(__name__)
 LISTEN_BACKLOG = 256
@@ -43,6 +47,9 @@ class CloudHTTPServer(ThreadingHTTPServer):
         for service in (Nova(cloud), Neutron(cloud), Cinder(cloud), Glance(cloud), Admin(cloud)):
             routes += service.routes()
         routes += Octavia(cloud).routes()
+        self.alarm_evaluator = AlarmEvaluator(cloud)  # started by whoever serves (`start(interval)`)
+        for extra in (Aodh(cloud), KeystoneAdmin(cloud), TelemetryAdmin(self.alarm_evaluator)):
+            routes += extra.routes()
         self.router = Router(routes)
         super().__init__((host, port), CloudRequestHandler)
 
