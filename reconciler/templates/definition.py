@@ -206,6 +206,18 @@ class StackDefinition:
         value = self._evaluate(self._scope(source), parsed)
         return dict(value) if isinstance(value, Mapping) else {}
 
+    def resolve_properties_known(self, name: str, source: AttributeSource) -> dict[str, Any]:
+        """The properties of resource `name` as far as `source` knows them: a value it cannot give
+        yet, and every value computed from one, is the `UNKNOWN` marker (what a plan shows as known
+        only after apply)."""
+        if name not in self.resources:
+            raise KeyError(name)
+        parsed = self._parsed_properties.get(name)
+        if parsed is None:
+            parsed = self.resources[name].properties
+        value = self._evaluate(self._scope(source, validating=True), parsed)
+        return dict(value) if isinstance(value, Mapping) else {}
+
     def resolve_output(self, name: str, source: AttributeSource) -> Any:
         """The value of output `name` (None when its condition is false)."""
         output = self.outputs[name]
