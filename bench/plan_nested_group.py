@@ -18,7 +18,8 @@ import time
 from pathlib import Path
 
 from reconciler.daemon.clouds import CloudRoot
-from reconciler.daemon.plan_notes import StoredRecords, planned_actions, recorded_for_plan
+from reconciler.daemon.plan_notes import StoredRecords, recorded_for_plan
+from reconciler.source.plan_entries import planned_actions
 from reconciler.engine import DesiredGeneration, Engine, Policy, SoleWorkerLeases
 from reconciler.plan import plan_stack
 from reconciler.templates import DirectorySource, load_stack
@@ -73,7 +74,9 @@ def main() -> None:
             actions = planned_actions(plan)
             took = time.perf_counter() - started
             print(f"plan of count {members} -> {count}: {took:.2f} s")
-            print(f"  update {actions.update}, delete {actions.delete}")
+            print(
+                f"  update {[e.resource for e in actions.update]}, delete {[e.resource for e in actions.delete]}"
+            )
         engine.close()
         store.close()
     finally:

@@ -21,7 +21,9 @@ from reconciler.source.revisions import InvalidCommit, read_commit_config
 from state import StackStatus, open_store
 from timekeeping import SystemClock
 
-EXIT_INVALID = 1
+EXIT_NOTHING_CHANGES = 0
+EXIT_INVALID = 1  # an error: a broken commit or stack, or one no cloud here can build
+EXIT_CHANGES = 2  # something would change (as `terraform plan -detailed-exitcode` says it)
 
 
 @click.command(name="plan")
@@ -31,7 +33,9 @@ EXIT_INVALID = 1
     "--format", "output_format", type=click.Choice(sorted(RENDERERS)), default="text", show_default=True
 )
 def command(rev: str, repo_path: Path, database: str, output_format: str) -> None:
-    """Compute and print the plan of REV (default HEAD) against the recorded state, applying nothing."""
+    """Compute and print the plan of REV (default HEAD) against the recorded state, applying nothing.
+
+    Exit 0 when nothing would change, 2 when something would, 1 on an error."""
     _, files = open_commit(repo_path, rev)
     clock = SystemClock()
     read = read_commit_config(files)
@@ -58,5 +62,13 @@ def command(rev: str, repo_path: Path, database: str, output_format: str) -> Non
     finally:
         store.close()
     click.echo(RENDERERS[output_format](files.sha, lines), nl=False)
-    if any(line.status == StackStatus.INVALID for line in lines):
-        raise SystemExit(EXIT_INVALID)
+    raise SystemExit(plan_exit_status(lines))
+
+
+def plan_exit_status(lines: list[NoteLine]) -> int:
+    """1 when any stack cannot be planned as it is, else 2 when anything would change, else 0."""
+    if any(line.status in (StackStatus.INVALID, StackStatus.FAILED) for line in lines):
+        return EXIT_INVALID
+    if any(line.plan is None or line.plan.changes for line in lines):
+        return EXIT_CHANGES  # a stack waiting for its upstream's outputs will change too
+    return EXIT_NOTHING_CHANGES
