@@ -11,9 +11,9 @@ from pathlib import Path
 
 from reconciler.daemon.clouds import CloudRoot
 from reconciler.daemon.plan_notes import StoredRecords, recorded_for_plan
-from reconciler.source.plan_entries import planned_actions
 from reconciler.engine import StackStatus
 from reconciler.plan import Action, plan_stack
+from reconciler.source.plan_entries import planned_actions
 from reconciler.templates.file_source import DirectorySource
 from reconciler.templates.loading import load_stack
 from tests.engine.group_templates import GROUP, NODE

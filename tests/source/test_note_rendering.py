@@ -128,11 +128,18 @@ def test_markdown_plans_are_a_summary_table_then_details_per_stack_destructive_f
 
 
 def test_notes_written_before_entries_carried_details_are_read() -> None:
-    old = (
-        '{"at":1,"commit":"%s","kind":"plan","plan":{"create":["a"],"deferred":["b"],"delete":["c"],'
-        '"diffs":{"d":[{"new":2,"old":1,"property":"size"}]},"replace":[{"because":["size"],'
-        '"resource":"d"}],"retain":["e"],"unchanged":1,"update":[]},"stack":"s","status":"PLANNED"}'
-    ) % SHA
+    plan = {
+        "create": ["a"],
+        "deferred": ["b"],
+        "delete": ["c"],
+        "diffs": {"d": [{"new": 2, "old": 1, "property": "size"}]},
+        "replace": [{"because": ["size"], "resource": "d"}],
+        "retain": ["e"],
+        "unchanged": 1,
+        "update": [],
+    }
+    body = {"at": 1, "commit": SHA, "kind": "plan", "plan": plan, "stack": "s", "status": "PLANNED"}
+    old = json.dumps(body)
     (line,) = parse_note(old)
     assert line.plan == PlannedActions(
         create=(PlannedChange("a"),),
