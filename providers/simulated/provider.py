@@ -18,6 +18,9 @@ from providers.simulated.boundary import provider_errors
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.heat_types import compute_types, network_types, storage_types
 from providers.simulated.heat_types.resolving import NameResolver
+from providers.simulated.http.keystone import CATALOG_ENTRIES
+
+SERVICE_TYPES = frozenset(service_type for service_type, _name, _path in CATALOG_ENTRIES)
 
 
 class TypeAdapter(Protocol):
@@ -62,6 +65,10 @@ class SimulatedProvider:
 
     def resource_types(self) -> Mapping[str, ResourceType]:
         return {name: CATALOG[name] for name in self._adapters}
+
+    def service_types(self) -> frozenset[str]:
+        """The services the simulated Keystone lists in its catalog."""
+        return SERVICE_TYPES
 
     def create(self, type_name: str, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
         with provider_errors():

@@ -11,10 +11,11 @@ from pathlib import Path
 import click
 
 from reconciler.cli.commit_argument import commit_argument, open_commit
-from reconciler.cli.database_option import database_option
+from reconciler.cli.database_option import database_option, state_directory
 from reconciler.daemon.clouds import CloudRoot, sim_cloud_path
 from reconciler.daemon.plan_notes import plan_for_stack
 from reconciler.daemon.software_records import stored_software
+from reconciler.daemon.state_key import state_sealer
 from reconciler.source.note_lines import PLAN, REPOSITORY_SCOPE, NoteLine
 from reconciler.source.note_rendering import RENDERERS
 from reconciler.source.revisions import InvalidCommit, read_commit_config
@@ -51,7 +52,8 @@ def command(rev: str, repo_path: Path, database: str, output_format: str) -> Non
         click.echo(RENDERERS[output_format](files.sha, [line]), nl=False)
         raise SystemExit(EXIT_INVALID)
     url = database
-    store = open_store(url, clock=clock)
+    # the sealer opens hidden values at rest, so a plan compares them as apply does
+    store = open_store(url, clock=clock, sealer=state_sealer(url, state_directory()))
     clouds = CloudRoot(clock, sim_path=sim_cloud_path(url), software=stored_software(store))
     try:
         lines = [

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any, Protocol
 
+from reconciler.engine.preflight import preflight_problems
+from reconciler.engine.provider_set import ProviderSet
 from reconciler.plan import NestedRecords, RecordedResource, UpdateRules, plan_stack
 from reconciler.source.commit_files import CommitFileSource
 from reconciler.source.note_lines import PLAN, REPOSITORY_SCOPE, NoteLine
@@ -22,6 +24,7 @@ from reconciler.source.revisions import (
     StackRevision,
     WaitingForOutputs,
     load_revision,
+    note_problems,
     read_commit_config,
 )
 from reconciler.source.touched_stacks import changed_paths, touched_stacks
@@ -154,6 +157,19 @@ def plan_for_stack(
             at=at,
             writer=writer,
             failures=(reason,),
+        )
+    refusals = (
+        preflight_problems(outcome.definition, rules, spec.cloud) if isinstance(rules, ProviderSet) else []
+    )
+    if refusals:
+        return NoteLine(
+            kind=PLAN,
+            stack=spec.name,
+            commit=files.sha,
+            status=StackStatus.INVALID,
+            at=at,
+            writer=writer,
+            problems=note_problems(refusals),
         )
     recorded = recorded_for_plan(store.read_records(spec.name))
     return plan_line(outcome, recorded, rules, at=at, writer=writer, nested=StoredRecords(store))

@@ -26,6 +26,7 @@ from reconciler.templates.parameters import ParameterSchema
 
 if TYPE_CHECKING:
     from reconciler.templates.loading import LoadContext
+    from reconciler.templates.type_uses import TypeUse
 
 
 @dataclass(frozen=True)
@@ -251,6 +252,13 @@ class StackDefinition:
 
         inherited = {key: value for key, value in self.pseudo_parameters.items() if key == "OS::project_id"}
         return nested_definition(self, resource, properties, {**inherited, **(pseudo_parameters or {})})
+
+    def type_uses(self) -> Iterator[TypeUse]:
+        """Every resource type this stack's tree uses, nested templates included, with where each
+        is written."""
+        from reconciler.templates.type_uses import type_uses
+
+        return type_uses(self)
 
     def digest(self) -> str:
         """A stable hash of everything this definition wants (parameters, resources, outputs, files)."""
