@@ -49,7 +49,7 @@ def _uses(definition: StackDefinition, prefix: str, seen: set[str]) -> Iterator[
         if resource.nested_kind is None:
             yield TypeUse(resource.type, path, definition.template_path, document, where)
             continue
-        for member_type in _plain_member_types(resource):
+        for member_type in _plain_member_types(definition, resource):
             yield TypeUse(member_type, path, definition.template_path, document, where)
         try:
             files = nested_template_files(definition, resource)
@@ -66,8 +66,9 @@ def _uses(definition: StackDefinition, prefix: str, seen: set[str]) -> Iterator[
             yield from _uses(nested, f"{path}.", seen)
 
 
-def _plain_member_types(resource: ResourceDefinition) -> Iterator[str]:
-    """The types a group or chain makes its members of, where those are no templates."""
+def _plain_member_types(definition: StackDefinition, resource: ResourceDefinition) -> Iterator[str]:
+    """The types a group or chain makes its members of, where those are no templates (after the
+    environment's resource registry)."""
     raw = resource.properties if isinstance(resource.properties, Mapping) else {}
     written: list[object] = []
     if resource.nested_kind in ("group", "autoscaling"):
@@ -76,6 +77,10 @@ def _plain_member_types(resource: ResourceDefinition) -> Iterator[str]:
             written.append(member.get("type"))
     elif resource.nested_kind == "chain" and isinstance(raw.get("resources"), list):
         written.extend(raw["resources"])
-    for item in written:
-        if isinstance(item, str) and "::" in item and not item.endswith(TEMPLATE_SUFFIXES):
-            yield item
+    registry = definition.context.environment.registry
+    for index, item in enumerate(written):
+        if not isinstance(item, str) or item.endswith(TEMPLATE_SUFFIXES) or "::" not in item:
+            continue
+        mapped = registry.resolve(str(index), item)
+        if not mapped.problem and not mapped.is_file:
+            yield mapped.target
