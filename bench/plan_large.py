@@ -10,7 +10,8 @@ warnings) with the size limits raised (the command keeps Heat's 512 KiB limit). 
 converged (simulated cloud in-process, SQLite file), one line of the template changed (one server's
 name) and planned as `reconciler plan` plans it: records read from the store, every resource
 decided, the plan's entries made with their property changes. Each phase is timed apart, wall and
-CPU; the template's load is the same cost validation has, and is shown on its own.
+CPU; the template's load is the same cost validation has, and is shown on its own. The process is
+tuned as the commands tune it (the collector frozen after setup, paused during loads and plans).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from bench.engine_scale import LIMITS, node
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.provider import SimulatedProvider
 from reconciler.daemon.clouds import CloudRoot
+from reconciler.daemon.collector import collector_paused, tune_process
 from reconciler.daemon.plan_notes import StoredRecords, recorded_for_plan
 from reconciler.engine import DesiredGeneration, Engine, EngineSettings, Policy, SoleWorkerLeases
 from reconciler.plan import plan_stack
@@ -79,7 +81,9 @@ def main() -> None:
         files = DirectorySource(workdir)
         (workdir / "stack.yaml").write_text(template(arguments.nodes))
         print(f"validate {arguments.nodes * 5 + 1} resources with full schema checks:")
-        definition = timed("load + checks + outputs + warnings", lambda: validate(files))
+        tune_process()  # as `reconciler validate`, `plan` and `apply` run: collector tuned, loads paused
+        with collector_paused():
+            definition = timed("load + checks + outputs + warnings", lambda: validate(files))
 
         clock = SteppedClock()
         store = open_store(f"sqlite:///{workdir / 'state.sqlite'}", clock=clock)

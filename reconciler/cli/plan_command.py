@@ -13,6 +13,7 @@ import click
 from reconciler.cli.commit_argument import commit_argument, open_commit
 from reconciler.cli.database_option import database_option, state_directory
 from reconciler.daemon.clouds import CloudRoot, sim_cloud_path
+from reconciler.daemon.collector import collector_paused, tune_process
 from reconciler.daemon.plan_notes import plan_for_stack
 from reconciler.daemon.software_records import stored_software
 from reconciler.daemon.state_key import state_sealer
@@ -55,12 +56,18 @@ def command(rev: str, repo_path: Path, database: str, output_format: str) -> Non
     # the sealer opens hidden values at rest, so a plan compares them as apply does
     store = open_store(url, clock=clock, sealer=state_sealer(url, state_directory()))
     clouds = CloudRoot(clock, sim_path=sim_cloud_path(url), software=stored_software(store))
+    tune_process()
     try:
-        lines = [
-            plan_for_stack(files, spec, store, clouds.for_cloud(spec.cloud), at=clock.now(), writer="plan")
-            for wave in read.waves
-            for spec in (read.config.stacks[name] for name in wave)
-        ]
+        # a plan builds large long-lived graphs (definitions, records) and frees them at exit:
+        # cyclic collections meanwhile would only walk them again and again
+        with collector_paused():
+            lines = [
+                plan_for_stack(
+                    files, spec, store, clouds.for_cloud(spec.cloud), at=clock.now(), writer="plan"
+                )
+                for wave in read.waves
+                for spec in (read.config.stacks[name] for name in wave)
+            ]
     finally:
         store.close()
     click.echo(RENDERERS[output_format](files.sha, lines), nl=False)

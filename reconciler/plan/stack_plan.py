@@ -11,7 +11,6 @@ changing: the plan says "update" where apply may then find nothing to do.
 from __future__ import annotations
 
 import dataclasses
-import graphlib
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -97,8 +96,28 @@ class _RecordedValues:
 
 
 def _dependency_order(graph: Mapping[str, frozenset[str]]) -> list[str]:
-    sorter = graphlib.TopologicalSorter({name: set(required) for name, required in graph.items()})
-    return [name for name in sorter.static_order() if name in graph]
+    """Every resource after those it requires, in template order otherwise (a depth-first walk:
+    a fraction of what building a `graphlib` sorter costs at 50,000 resources). Loading refuses
+    cycles; one met here anyway ends the walk at the resource closing it, never loops."""
+    order: list[str] = []
+    placed: set[str] = set()
+    entered: set[str] = set()
+    for root in graph:
+        pending = [root]
+        while pending:
+            name = pending[-1]
+            if name in placed:
+                pending.pop()
+                continue
+            waiting = [required for required in graph[name] if required not in placed and required in graph]
+            if waiting and name not in entered:
+                entered.add(name)
+                pending.extend(waiting)
+                continue
+            placed.add(name)
+            order.append(name)
+            pending.pop()
+    return order
 
 
 def plan_stack(
