@@ -28,7 +28,8 @@ from reconciler.source.revisions import (
     read_commit_config,
 )
 from reconciler.source.touched_stacks import changed_paths, touched_stacks
-from reconciler.templates import DocumentCache, StackSpec
+from reconciler.templates import DocumentCache, FunctionError, StackSpec
+from reconciler.templates.documents import flat_path
 from state import RecordedResource as StoredRecord
 from state import StackState, StackStatus
 
@@ -102,9 +103,26 @@ def plan_line(
 ) -> NoteLine:
     """The plan note line of `revision`'s stack against its recorded resources (and, with `nested`,
     its nested stacks' records)."""
-    plan = plan_stack(
-        revision.definition, recorded, rules, prune=revision.spec.prune, stack=revision.name, nested=nested
-    )
+    definition = revision.definition
+    try:
+        plan = plan_stack(
+            definition, recorded, rules, prune=revision.spec.prune, stack=revision.name, nested=nested
+        )
+    except FunctionError as error:  # a function failing on the values recorded now: said, not raised
+        where = flat_path(error.where) if error.where else ()
+        message = definition.without_secrets(str(error))
+        if len(where) > 1 and where[0] == "resources":
+            message = f"resource {where[1]}: {message}"
+        problem = definition.context.model(definition.template_path).document.problem(where, message)
+        return NoteLine(
+            kind=PLAN,
+            stack=revision.name,
+            commit=revision.commit,
+            status=StackStatus.INVALID,
+            at=at,
+            writer=writer,
+            problems=note_problems([problem]),
+        )
     return NoteLine(
         kind=PLAN,
         stack=revision.name,

@@ -212,3 +212,33 @@ def test_a_nested_template_using_an_unserved_type_refuses_the_whole_stack(tmp_pa
         planned.output
     )
     assert "the cloud 'sim' has no dns service (needed by nodes.zone)" in planned.output
+
+
+STRICT = """heat_template_version: 2018-08-31
+resources:
+  token:
+    type: OS::Heat::RandomString
+    properties: {length: 8, character_classes: [{class: digits}]}
+  label:
+    type: OS::Heat::Value
+    properties:
+      value:
+        str_replace_strict:
+          template: {get_attr: [token, value]}
+          params: {zzz: y}
+"""
+
+
+def test_a_function_failing_on_the_recorded_values_is_a_refusal_naming_file_line_and_resource(
+    tmp_path: Path,
+) -> None:
+    repository = OneStackRepository(tmp_path, {"stack.yaml": STRICT})
+    assert repository.apply().exit_code == 1  # the label cannot be made: its value fails
+
+    planned = repository.run("plan")
+
+    assert planned.exit_code == 1
+    assert isinstance(planned.exception, SystemExit)  # a refusal, no traceback
+    assert "stack.yaml:10: resource label: The following params were not found in the template: zzz" in (
+        planned.output
+    )
