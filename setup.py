@@ -23,7 +23,7 @@ RUNTIME = [
 
 TEST = [
     "pytest>=8,<10",
-    "hypothesis>=6.100,<7",
+    "hypothesis==6.170.15",  # pinned: the examples drawn for a seed change between releases
     "ruff>=0.6,<1",
     "mypy>=1.10,<3",
     "import-linter>=2.1,<3",

@@ -18,9 +18,10 @@ import time
 from pathlib import Path
 
 from reconciler.daemon.clouds import CloudRoot
-from reconciler.daemon.plan_notes import StoredRecords, planned_actions, recorded_for_plan
+from reconciler.daemon.plan_notes import StoredRecords, recorded_for_plan
 from reconciler.engine import DesiredGeneration, Engine, Policy, SoleWorkerLeases
 from reconciler.plan import plan_stack
+from reconciler.source.plan_entries import planned_actions
 from reconciler.templates import DirectorySource, load_stack
 from state.store import open_store
 from timekeeping import SystemClock
@@ -73,7 +74,8 @@ def main() -> None:
             actions = planned_actions(plan)
             took = time.perf_counter() - started
             print(f"plan of count {members} -> {count}: {took:.2f} s")
-            print(f"  update {actions.update}, delete {actions.delete}")
+            deleted = [entry.resource for entry in actions.delete]
+            print(f"  update {[entry.resource for entry in actions.update]}, delete {deleted}")
         engine.close()
         store.close()
     finally:

@@ -224,3 +224,12 @@ class Suspending(Protocol):
     def resume(self, type_name: str, physical_id: str) -> LiveResource:
         """The resource, running again (`suspended` false)."""
         ...
+
+
+@runtime_checkable
+class ServiceCatalog(Protocol):
+    """A backend that knows which services its cloud offers (Keystone's catalog)."""
+
+    def service_types(self) -> frozenset[str]:
+        """The service types of the cloud's catalog ("compute", "network", "load-balancer", ...)."""
+        ...

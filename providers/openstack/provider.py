@@ -146,6 +146,12 @@ class OpenStackProvider:
     def resource_types(self) -> Mapping[str, ResourceType]:
         return {name: CATALOG[name] for name in self._handlers}
 
+    def service_types(self) -> frozenset[str]:
+        """The service types of the cloud's Keystone catalog (authenticating when not yet)."""
+        with translated_errors("reading the service catalog"):
+            catalog = self.connection.service_catalog
+        return frozenset(str(entry.get("type")) for entry in catalog or () if isinstance(entry, dict))
+
     def create(self, type_name: str, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
         return self._handler(type_name).create(with_defaults(type_name, properties), marker)
 

@@ -30,6 +30,9 @@ from providers.simulated.heat_types import (
     volume_types,
 )
 from providers.simulated.heat_types.resolving import NameResolver
+from providers.simulated.http.keystone import CATALOG_ENTRIES
+
+SERVICE_TYPES = frozenset(service_type for service_type, _name, _path in CATALOG_ENTRIES)
 
 
 class TypeAdapter(Protocol):
@@ -86,6 +89,10 @@ class SimulatedProvider:
 
     def resource_types(self) -> Mapping[str, ResourceType]:
         return {name: CATALOG[name] for name in self._adapters}
+
+    def service_types(self) -> frozenset[str]:
+        """The services the simulated Keystone lists in its catalog."""
+        return SERVICE_TYPES
 
     def create(self, type_name: str, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
         with provider_errors():

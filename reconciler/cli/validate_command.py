@@ -16,6 +16,7 @@ from typing import Any
 
 import click
 
+from reconciler.daemon.collector import collector_paused, tune_process
 from reconciler.templates import (
     DirectorySource,
     FunctionError,
@@ -120,12 +121,14 @@ def command(
 ) -> None:
     """Validate a Heat template and its environments (exit 0 when valid, 1 with errors)."""
     tree = Path(root).resolve() if root else repository_root(Path(template))
-    report, warnings = validation_report(
-        tree,
-        _inside(tree, template),
-        [_inside(tree, path) for path in environments],
-        _parameters(parameters),
-    )
+    tune_process()
+    with collector_paused():  # a large template's objects all stay alive: collections only walk them
+        report, warnings = validation_report(
+            tree,
+            _inside(tree, template),
+            [_inside(tree, path) for path in environments],
+            _parameters(parameters),
+        )
     if output_format == "json":
         click.echo(json.dumps(report, indent=2, sort_keys=True, default=str))
     else:

@@ -1,8 +1,9 @@
 """Plans for pull-request heads: a stack's definition at the head diffed against what is recorded.
 
 The plan layer decides; this module only feeds it the recorded resources and renders its answer as
-a plan note line (names per action, the property names that force each replacement, and each
-changed property's old and new value, secrets masked).
+a plan note line (an entry per resource that changes, a group's members as their own, with the
+property names that force each replacement and each changed property's old and new value, secrets
+masked).
 """
 
 from __future__ import annotations
@@ -10,17 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any, Protocol
 
-from reconciler.plan import Action, NestedRecords, RecordedResource, StackPlan, UpdateRules, plan_stack
+from reconciler.engine.preflight import preflight_problems
+from reconciler.engine.provider_set import ProviderSet
+from reconciler.plan import NestedRecords, RecordedResource, UpdateRules, plan_stack
 from reconciler.source.commit_files import CommitFileSource
-from reconciler.source.note_lines import (
-    PLAN,
-    REPOSITORY_SCOPE,
-    NoteLine,
-    PlannedActions,
-    Replacement,
-    ResourceDiff,
-)
-from reconciler.source.property_diffs import plan_diffs
+from reconciler.source.note_lines import PLAN, REPOSITORY_SCOPE, NoteLine
+from reconciler.source.plan_entries import planned_actions
 from reconciler.source.revisions import (
     CommitConfig,
     InvalidCommit,
@@ -28,10 +24,12 @@ from reconciler.source.revisions import (
     StackRevision,
     WaitingForOutputs,
     load_revision,
+    note_problems,
     read_commit_config,
 )
 from reconciler.source.touched_stacks import changed_paths, touched_stacks
-from reconciler.templates import DocumentCache, StackSpec
+from reconciler.templates import DocumentCache, FunctionError, StackSpec
+from reconciler.templates.documents import flat_path
 from state import RecordedResource as StoredRecord
 from state import StackState, StackStatus
 
@@ -94,31 +92,6 @@ class StoredRecords:
         return self._digests[root].get(stack)
 
 
-def planned_actions(plan: StackPlan, diffs: tuple[ResourceDiff, ...] = ()) -> PlannedActions:
-    """A stack plan reduced to what a note shows, with the property changes of each resource: what
-    happens inside nested stacks is listed too, by path (`nodes.2`, `nodes.2.server`); `unchanged`
-    counts the stack's own resources."""
-    everything = list(plan.flattened())
-
-    def named(action: Action) -> tuple[str, ...]:
-        return tuple(path for path, item in everything if item.action is action)
-
-    return PlannedActions(
-        create=named(Action.CREATE),
-        update=named(Action.UPDATE),
-        replace=tuple(
-            Replacement(path, tuple(sorted(item.replace_reasons)))
-            for path, item in everything
-            if item.action is Action.REPLACE
-        ),
-        delete=named(Action.DELETE),
-        retain=named(Action.RETAIN),
-        unchanged=sum(1 for item in plan.resources if item.action is Action.UNCHANGED),
-        deferred=named(Action.DEFERRED),
-        diffs=diffs,
-    )
-
-
 def plan_line(
     revision: StackRevision,
     recorded: Mapping[str, RecordedResource],
@@ -130,9 +103,26 @@ def plan_line(
 ) -> NoteLine:
     """The plan note line of `revision`'s stack against its recorded resources (and, with `nested`,
     its nested stacks' records)."""
-    plan = plan_stack(
-        revision.definition, recorded, rules, prune=revision.spec.prune, stack=revision.name, nested=nested
-    )
+    definition = revision.definition
+    try:
+        plan = plan_stack(
+            definition, recorded, rules, prune=revision.spec.prune, stack=revision.name, nested=nested
+        )
+    except FunctionError as error:  # a function failing on the values recorded now: said, not raised
+        where = flat_path(error.where) if error.where else ()
+        message = definition.without_secrets(str(error))
+        if len(where) > 1 and where[0] == "resources":
+            message = f"resource {where[1]}: {message}"
+        problem = definition.context.model(definition.template_path).document.problem(where, message)
+        return NoteLine(
+            kind=PLAN,
+            stack=revision.name,
+            commit=revision.commit,
+            status=StackStatus.INVALID,
+            at=at,
+            writer=writer,
+            problems=note_problems([problem]),
+        )
     return NoteLine(
         kind=PLAN,
         stack=revision.name,
@@ -140,7 +130,7 @@ def plan_line(
         status=PLANNED,
         at=at,
         writer=writer,
-        plan=planned_actions(plan, plan_diffs(plan, recorded, revision.definition)),
+        plan=planned_actions(plan, revision.definition),
     )
 
 
@@ -185,6 +175,19 @@ def plan_for_stack(
             at=at,
             writer=writer,
             failures=(reason,),
+        )
+    refusals = (
+        preflight_problems(outcome.definition, rules, spec.cloud) if isinstance(rules, ProviderSet) else []
+    )
+    if refusals:
+        return NoteLine(
+            kind=PLAN,
+            stack=spec.name,
+            commit=files.sha,
+            status=StackStatus.INVALID,
+            at=at,
+            writer=writer,
+            problems=note_problems(refusals),
         )
     recorded = recorded_for_plan(store.read_records(spec.name))
     return plan_line(outcome, recorded, rules, at=at, writer=writer, nested=StoredRecords(store))

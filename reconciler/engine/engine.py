@@ -34,6 +34,7 @@ from reconciler.engine.engine_loop import EngineLoop
 from reconciler.engine.held_shards import HeldShards
 from reconciler.engine.nested_handoff import REMOVED, NestedDiscovery, RemoteChildren, rebuild
 from reconciler.engine.pass_result import PassResult, SubmitChild
+from reconciler.engine.preflight import preflight_problems
 from reconciler.engine.progress import Progress
 from reconciler.engine.provider_set import CloudProviders
 from reconciler.engine.random_source import RandomSource
@@ -195,6 +196,10 @@ class Engine:
             self._forget_runs_of(stack)
             if abandoned:
                 self._store.end_abandonment(stack, f"adopted from {desired.adopt.source}")
+        refusals = preflight_problems(desired.definition, self._providers.for_cloud(spec.cloud), spec.cloud)
+        if refusals:
+            self.invalid(stack, desired.commit, map(str, refusals))  # refused before anything is built
+            return 0
         self._abandoned.pop(stack, None)
         generation = self._submit(
             stack, desired.commit, desired.definition, RunSpec.root(stack, policy, adopt)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any, Protocol, runtime_checkable
 
-from providers.interface import Provider, ResourceType
+from providers.interface import Provider, ResourceType, ServiceCatalog
 
 
 @runtime_checkable
@@ -21,6 +21,7 @@ class ProviderSet:
     """Type name -> provider for one cloud. Inline providers (native types) run on the engine's thread."""
 
     def __init__(self, providers: Collection[Provider], inline: Collection[Provider] = ()) -> None:
+        self._catalogs = [provider for provider in providers if isinstance(provider, ServiceCatalog)]
         self._by_type: dict[str, Provider] = {}
         self._types: dict[str, ResourceType] = {}
         self._inline: set[str] = set()
@@ -36,6 +37,12 @@ class ProviderSet:
 
     def resource_type(self, type_name: str) -> ResourceType | None:
         return self._types.get(type_name)
+
+    def service_types(self) -> frozenset[str] | None:
+        """The services the cloud's catalog lists (None: no provider here can tell)."""
+        if not self._catalogs:
+            return None
+        return frozenset().union(*(catalog.service_types() for catalog in self._catalogs))
 
     def is_inline(self, type_name: str) -> bool:
         return type_name in self._inline

@@ -44,7 +44,14 @@ class ResourceActions:
     # Create ----------------------------------------------------------------------------------
 
     def create(
-        self, name: str, type_name: str, desired: dict[str, Any], state: ResourceState | None, now: float
+        self,
+        name: str,
+        type_name: str,
+        desired: dict[str, Any],
+        state: ResourceState | None,
+        now: float,
+        *,
+        replacing: bool = False,
     ) -> None:
         run = self._run
         provider = run.provider(name, type_name)
@@ -56,6 +63,9 @@ class ResourceActions:
         if state is None or state.physical_id is not None:
             state = ResourceState(name, type_name, RecordStatus.CREATE_IN_PROGRESS, run.generation)
             records[name] = state
+        # Known before the call goes out: an inline create answers at once, and a replacement
+        # is counted as replaced only, never as created too.
+        state.is_replacement = state.is_replacement or replacing
         state.type = type_name
         state.status = RecordStatus.CREATE_IN_PROGRESS
         state.generation = run.generation
@@ -350,10 +360,8 @@ class ResourceActions:
         records = run.resources.records
         records.pop(state.name, None)
         run.retirement.retire(state)
-        self.create(state.name, type_name, desired, None, now)
+        self.create(state.name, type_name, desired, None, now, replacing=True)
         state.successor = records.get(state.name)
-        if state.successor is not None:
-            state.successor.is_replacement = True
 
     def apply_live(self, state: ResourceState, live: LiveResource, now: float, *, new_physical: bool) -> None:
         """A create or update came back with `live`: ready, still building, or failed in the cloud."""

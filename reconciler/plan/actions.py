@@ -18,7 +18,6 @@ class Action(enum.Enum):
     DELETE = "delete"  # left the template (prune)
     RETAIN = "retain"  # left the template, and its `Retain` deletion policy keeps it in the cloud
     UNCHANGED = "unchanged"
-    DEFERRED = "deferred"  # decided once the resources it reads from have converged
 
 
 @dataclass(frozen=True)
@@ -31,8 +30,12 @@ class ResourcePlan:
     properties: Mapping[str, Any] | None = None  # the resolved desired properties, when known
     changed: frozenset[str] = frozenset()
     replace_reasons: frozenset[str] = frozenset()  # property names (or "type", "status") forcing it
-    waiting_on: frozenset[str] = frozenset()  # for DEFERRED: the resources whose values are unknown
+    # The resources whose new values it reads (being created, replaced or updated): its properties
+    # hold the `UNKNOWN` marker where they take those values, known only once apply has them.
+    waiting_on: frozenset[str] = frozenset()
     nested: StackPlan | None = None  # a resource owning a nested stack: what happens inside it
+    applied: Mapping[str, Any] | None = None  # the properties last applied, when recorded
+    kind: str | None = None  # what nested stack it owns: "group", "template", "stack" (None: plain)
 
 
 @dataclass(frozen=True)

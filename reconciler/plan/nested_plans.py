@@ -11,11 +11,13 @@ A nested resource leaving a template takes all it holds with it (or keeps all of
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, Protocol
 
 from reconciler.plan.actions import Action, ResourcePlan, StackPlan
 from reconciler.plan.deletion_order import deletion_waves
 from reconciler.plan.recorded import RecordedResource
+from reconciler.templates.binding import NESTED_KINDS
 from reconciler.templates.group_attributes import MemberValues
 from reconciler.templates.removal_policies import with_removed_names
 
@@ -60,14 +62,12 @@ def effective_properties(
 def nested_update(plan: ResourcePlan, nested: StackPlan, recorded: RecordedResource | None) -> ResourcePlan:
     """`plan` of a resource owning a nested stack: updated in place when anything in it changes."""
     if plan.action is Action.REPLACE and plan.replace_reasons != frozenset({"type"}):
-        plan = ResourcePlan(plan.name, plan.type, Action.UPDATE, plan.properties, plan.changed)
+        plan = replace(plan, action=Action.UPDATE, replace_reasons=frozenset())
     if plan.action is Action.UNCHANGED and nested.changes_anything:
-        plan = ResourcePlan(plan.name, plan.type, Action.UPDATE, plan.properties)
+        plan = replace(plan, action=Action.UPDATE)
     if recorded is None and plan.action is not Action.CREATE:
-        plan = ResourcePlan(plan.name, plan.type, Action.CREATE, plan.properties)
-    return ResourcePlan(
-        plan.name, plan.type, plan.action, plan.properties, plan.changed, plan.replace_reasons, nested=nested
-    )
+        plan = replace(plan, action=Action.CREATE, changed=frozenset(), replace_reasons=frozenset())
+    return replace(plan, nested=nested)
 
 
 def removal_plan(
@@ -77,11 +77,14 @@ def removal_plan(
     retained = retained or record.deletion_policy == RETAIN
     action = Action.RETAIN if retained else Action.DELETE
     if state is None or not is_nested_record(stack, record):
-        return ResourcePlan(record.name, record.type, action)
+        return ResourcePlan(record.name, record.type, action, applied=record.properties)
     child = nested_child(stack, record.name)
     held = state.records(child)
     waves = deletion_waves(frozenset(held), held)
     plans = tuple(
         removal_plan(child, held[name], state, retained=retained) for wave in waves for name in wave
     )
-    return ResourcePlan(record.name, record.type, action, nested=StackPlan(plans, waves))
+    kind = NESTED_KINDS.get(record.type, "template")
+    return ResourcePlan(
+        record.name, record.type, action, nested=StackPlan(plans, waves), applied=record.properties, kind=kind
+    )

@@ -36,13 +36,18 @@ def plan_resource(
     """The action converging `recorded` to `desired` (fully resolved properties)."""
     if recorded is None or recorded.physical_id is None:
         return ResourcePlan(name, type_name, Action.CREATE, desired)
+    applied = recorded.properties
     if recorded.type != type_name:
-        return ResourcePlan(name, type_name, Action.REPLACE, desired, replace_reasons=frozenset({"type"}))
-    changed = changed_properties(recorded.properties, desired)
+        return ResourcePlan(
+            name, type_name, Action.REPLACE, desired, replace_reasons=frozenset({"type"}), applied=applied
+        )
+    changed = changed_properties(applied, desired)
     if recorded.failed:
-        return ResourcePlan(name, type_name, Action.REPLACE, desired, changed, frozenset({"status"}))
+        return ResourcePlan(
+            name, type_name, Action.REPLACE, desired, changed, frozenset({"status"}), applied=applied
+        )
     if not changed:
-        return ResourcePlan(name, type_name, Action.UNCHANGED, desired)
+        return ResourcePlan(name, type_name, Action.UNCHANGED, desired, applied=applied)
     reasons = rules.replace_reasons(type_name, changed, desired)
     action = Action.REPLACE if reasons else Action.UPDATE
-    return ResourcePlan(name, type_name, action, desired, changed, reasons)
+    return ResourcePlan(name, type_name, action, desired, changed, reasons, applied=applied)

@@ -58,14 +58,6 @@ class Problem:
         return {"file": self.file, "line": self.line, "message": self.message}
 
 
-@dataclass(frozen=True)
-class Replacement:
-    """A resource a plan replaces, and the property names that force it."""
-
-    resource: str
-    because: tuple[str, ...]
-
-
 ABSENT = "(none)"  # a property's side of a change where it is not set
 MASKED = "******"
 
@@ -80,34 +72,65 @@ class PropertyChange:
 
 
 @dataclass(frozen=True)
-class ResourceDiff:
-    """The property changes planned for one resource (updated or replaced)."""
+class HeldChange:
+    """What happens to a resource held inside a planned one (its nested stack), by path."""
+
+    resource: str  # relative to the entry holding it: "server", "2.port"
+    action: str  # "create", "update", "replace", "delete" or "retain"
+
+
+@dataclass(frozen=True)
+class PlannedChange:
+    """One entry of a plan: a top-level resource, or a member of a group (`nodes.2`)."""
 
     resource: str
-    changes: tuple[PropertyChange, ...]
+    type: str = ""
+    changes: tuple[PropertyChange, ...] = ()  # old -> new per changed property, secrets masked
+    because: tuple[str, ...] = ()  # a replacement: the properties (or "type", "status") forcing it
+    group: str | None = None  # a member's group
+    member: str | None = None  # a member's name in its group
+    retained: bool = False  # a deletion that `Retain` keeps in the cloud, out of management
+    holds: tuple[HeldChange, ...] = ()  # what changes inside it
+    reads: tuple[str, ...] = ()  # the changing resources whose new values it takes
+
+    def to_json(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"resource": self.resource}
+        if self.type:
+            body["type"] = self.type
+        if self.changes:
+            body["changes"] = [_change_json(change) for change in self.changes]
+        if self.because:
+            body["because"] = list(self.because)
+        if self.group is not None:
+            body["group"] = self.group
+            body["member"] = self.member
+        if self.retained:
+            body["retained"] = True
+        if self.holds:
+            body["holds"] = [{"resource": held.resource, "action": held.action} for held in self.holds]
+        if self.reads:
+            body["reads"] = list(self.reads)
+        return body
 
 
 @dataclass(frozen=True)
 class PlannedActions:
-    """What a plan would do to one stack's resources."""
+    """What a plan would do to one stack: every top-level resource that changes once, in one of
+    the four lists, and a group's members as entries of their own."""
 
-    create: tuple[str, ...] = ()
-    update: tuple[str, ...] = ()
-    replace: tuple[Replacement, ...] = ()
-    delete: tuple[str, ...] = ()
-    retain: tuple[str, ...] = ()  # leave the template and stay in the cloud (`Retain`)
+    create: tuple[PlannedChange, ...] = ()
+    update: tuple[PlannedChange, ...] = ()
+    replace: tuple[PlannedChange, ...] = ()
+    delete: tuple[PlannedChange, ...] = ()  # retained ones too, marked
     unchanged: int = 0
-    deferred: tuple[str, ...] = ()  # decided once the resources they read from have converged
-    diffs: tuple[ResourceDiff, ...] = ()  # per updated or replaced resource, its property changes
-
-    def diff_of(self, resource: str) -> tuple[PropertyChange, ...]:
-        """The property changes planned for `resource` (none when not recorded)."""
-        return next((diff.changes for diff in self.diffs if diff.resource == resource), ())
 
     @property
     def changes(self) -> int:
-        changed = (self.create, self.update, self.replace, self.delete, self.retain, self.deferred)
-        return sum(len(names) for names in changed)
+        return len(self.create) + len(self.update) + len(self.replace) + len(self.delete)
+
+    def destructive(self) -> tuple[PlannedChange, ...]:
+        """Deletions (but those `Retain` keeps) and replacements: what loses a physical resource."""
+        return (*(entry for entry in self.delete if not entry.retained), *self.replace)
 
 
 @dataclass(frozen=True)
@@ -157,20 +180,13 @@ class NoteLine:
         )
 
 
+PLAN_ACTIONS = ("create", "update", "replace", "delete")
+
+
 def _plan_json(plan: PlannedActions) -> dict[str, Any]:
     return {
-        "create": list(plan.create),
-        "update": list(plan.update),
-        "replace": [{"resource": r.resource, "because": list(r.because)} for r in plan.replace],
-        "delete": list(plan.delete),
-        **({"retain": list(plan.retain)} if plan.retain else {}),
+        **{action: [entry.to_json() for entry in getattr(plan, action)] for action in PLAN_ACTIONS},
         "unchanged": plan.unchanged,
-        "deferred": list(plan.deferred),
-        **(
-            {"diffs": {d.resource: [_change_json(c) for c in d.changes] for d in plan.diffs}}
-            if plan.diffs
-            else {}
-        ),
     }
 
 
@@ -178,25 +194,39 @@ def _change_json(change: PropertyChange) -> dict[str, Any]:
     return {"property": change.property, "old": change.old, "new": change.new}
 
 
+def _entry_from_json(item: Any, diffs: Mapping[str, Any], *, retained: bool = False) -> PlannedChange:
+    """An entry as written; a bare name (notes written before entries carried their details) takes
+    its property changes from the old `diffs` map."""
+    if isinstance(item, str):
+        item = {"resource": item, "changes": diffs.get(item, ()), "retained": retained}
+    return PlannedChange(
+        resource=str(item["resource"]),
+        type=str(item.get("type", "")),
+        changes=tuple(
+            PropertyChange(c["property"], c.get("old"), c.get("new"))
+            for c in item.get("changes", diffs.get(item["resource"], ()))
+        ),
+        because=tuple(item.get("because", ())),
+        group=item.get("group"),
+        member=item.get("member"),
+        retained=bool(item.get("retained", retained)),
+        holds=tuple(HeldChange(h["resource"], h["action"]) for h in item.get("holds", ())),
+        reads=tuple(item.get("reads", ())),
+    )
+
+
 def _plan_from_json(body: Mapping[str, Any]) -> PlannedActions:
+    diffs = body.get("diffs") or {}
+
+    def entries(action: str, *, retained: bool = False) -> tuple[PlannedChange, ...]:
+        return tuple(_entry_from_json(item, diffs, retained=retained) for item in body.get(action, ()))
+
     return PlannedActions(
-        create=tuple(body.get("create", ())),
-        update=tuple(body.get("update", ())),
-        replace=tuple(
-            Replacement(resource=item["resource"], because=tuple(item.get("because", ())))
-            for item in body.get("replace", ())
-        ),
-        delete=tuple(body.get("delete", ())),
-        retain=tuple(body.get("retain", ())),
+        create=entries("create"),
+        update=(*entries("update"), *entries("deferred")),
+        replace=entries("replace"),
+        delete=(*entries("delete"), *entries("retain", retained=True)),
         unchanged=int(body.get("unchanged", 0)),
-        deferred=tuple(body.get("deferred", ())),
-        diffs=tuple(
-            ResourceDiff(
-                resource,
-                tuple(PropertyChange(c["property"], c.get("old"), c.get("new")) for c in changes),
-            )
-            for resource, changes in (body.get("diffs") or {}).items()
-        ),
     )
 
 

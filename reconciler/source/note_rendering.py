@@ -10,10 +10,12 @@ with "and N more", then counts only. Only the newest line per stack is shown.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
+from reconciler.plan.unknown_values import KNOWN_AFTER_APPLY
 from reconciler.source.note_lines import (
     ABSENT,
     CONVERGENCE,
@@ -23,6 +25,8 @@ from reconciler.source.note_lines import (
     REPOSITORY_SCOPE,
     NoteLine,
     PlannedActions,
+    PlannedChange,
+    PropertyChange,
     newest_per_stack,
 )
 
@@ -45,64 +49,64 @@ def _counts(line: NoteLine) -> str:
 
 
 def _plan_summary(plan: PlannedActions) -> str:
+    retained = sum(1 for entry in plan.delete if entry.retained)
     return (
         f"{len(plan.create)} to create, {len(plan.update)} to update, {len(plan.replace)} to replace, "
-        f"{len(plan.delete)} to delete, "
-        + (f"{len(plan.retain)} to retain, " if plan.retain else "")
+        f"{len(plan.delete) - retained} to delete, "
+        + (f"{retained} to retain, " if retained else "")
         + f"{plan.unchanged} unchanged"
-        + (f", {len(plan.deferred)} decided after their dependencies" if plan.deferred else "")
     )
 
 
-def _limited(names: Sequence[str], limit: int | None) -> tuple[list[str], int]:
+T = TypeVar("T")
+
+
+def _limited(names: Sequence[T], limit: int | None) -> tuple[list[T], int]:
     if limit is None or len(names) <= limit:
         return list(names), 0
     return list(names[:limit]), len(names) - limit
 
 
 def _shown_value(value: Any) -> str:
-    if value in (ABSENT, MASKED):
+    if value in (ABSENT, MASKED, KNOWN_AFTER_APPLY):
         return str(value)
     text = json.dumps(value, sort_keys=True, default=str)
     return text if len(text) <= VALUE_WIDTH else text[: VALUE_WIDTH - 3] + "..."
 
 
-def _reasons(because: Sequence[str]) -> str:
-    return ", ".join(because) or "unknown"
+def _change_text(change: PropertyChange) -> str:
+    return f"{change.property}: {_shown_value(change.old)} -> {_shown_value(change.new)}"
 
 
-def _with_diff(plan: PlannedActions, resource: str, text: str) -> str:
-    changes = plan.diff_of(resource)
-    if not changes:
-        return text
-    shown = "; ".join(f"{c.property}: {_shown_value(c.old)} -> {_shown_value(c.new)}" for c in changes)
-    return f"{text}: {shown}"
+def _entry_text(action: str, entry: PlannedChange) -> str:
+    """An entry in one line: its name, why it is replaced or kept, what it holds, its changes."""
+    text = entry.resource
+    if action == "replace":
+        text += f" (replaced because of: {', '.join(entry.because) or 'unknown'})"
+    if entry.retained:
+        text += " (retained: leaves management, stays in the cloud)"
+    if entry.holds:
+        held = ", ".join(f"{HELD_SYMBOLS.get(h.action, h.action)}{h.resource}" for h in entry.holds)
+        text += f" [holds: {held}]"
+    if entry.changes:
+        text += ": " + "; ".join(_change_text(change) for change in entry.changes)
+    return text
+
+
+SYMBOLS = {"create": "+", "update": "~", "replace": "±", "delete": "-"}
+HELD_SYMBOLS = {"create": "+", "update": "~", "replace": "±", "delete": "-", "retain": "="}
+DESTRUCTIVE_FIRST = ("delete", "replace", "update", "create")  # the order people review in
 
 
 def _plan_items(plan: PlannedActions, limit: int | None) -> list[tuple[str, str]]:
-    """(symbol, text) per planned resource, at most `limit` per action, then an 'and N more' item."""
-    groups: list[tuple[str, list[str]]] = [
-        ("+", list(plan.create)),
-        ("~", [_with_diff(plan, name, name) for name in plan.update]),
-        (
-            "±",
-            [
-                _with_diff(
-                    plan,
-                    r.resource,
-                    f"{r.resource} (replaced because of: {', '.join(r.because) or 'unknown'})",
-                )
-                for r in plan.replace
-            ],
-        ),
-        ("-", list(plan.delete)),
-        ("=", [f"{name} (retained: leaves management, stays in the cloud)" for name in plan.retain]),
-        ("?", [f"{name} (decided once what it reads from has converged)" for name in plan.deferred]),
-    ]
+    """(symbol, text) per planned entry, at most `limit` per action, then an 'and N more' item."""
     items: list[tuple[str, str]] = []
-    for symbol, names in groups:
-        shown, hidden = _limited(names, limit)
-        items.extend((symbol, name) for name in shown)
+    for action in ("create", "update", "replace", "delete"):
+        entries = getattr(plan, action)
+        symbol = SYMBOLS[action]
+        texts = [("=" if e.retained else symbol, _entry_text(action, e)) for e in entries]
+        shown, hidden = _limited(texts, limit)
+        items.extend(shown)
         if hidden:
             items.append((symbol, f"... and {hidden} more"))
     return items
@@ -156,12 +160,59 @@ def _markdown(commit: str, newest: Sequence[NoteLine], limit: int | None) -> str
             out += [f"- {detail}" for detail in shown]
             out += [f"- ... and {hidden} more"] if hidden else []
             out.append("")
-    for line in newest:
-        if line.kind == PLAN and line.plan is not None:
-            out += [f"#### plan for `{_stack_label(line)}`: {_plan_summary(line.plan)}", ""]
-            out += [f"- `{symbol}` {text}" for symbol, text in _plan_items(line.plan, limit)]
-            out.append("")
+    planned = [line for line in newest if line.kind == PLAN and line.plan is not None]
+    if planned:
+        out += _plan_table(planned, commit)
+    for line in planned:
+        assert line.plan is not None
+        out += _plan_details(line, line.plan, limit)
     return "\n".join(out).rstrip() + "\n"
+
+
+def _plan_table(planned: Sequence[NoteLine], commit: str) -> list[str]:
+    """One row per planned stack: how many entries each action has, destructive ones counted apart."""
+    out = [
+        "| stack | create | update | replace | delete | unchanged | destructive |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for line in planned:
+        plan = line.plan
+        assert plan is not None
+        destructive = len(plan.destructive())
+        out.append(
+            f"| {_stack_label(line)}{_at(line, commit)} | {len(plan.create)} | {len(plan.update)} | "
+            f"{len(plan.replace)} | {len(plan.delete)} | {plan.unchanged} | "
+            + (f"**{destructive}** ⚠️" if destructive else "0")
+            + " |"
+        )
+    return [*out, ""]
+
+
+def _plan_details(line: NoteLine, plan: PlannedActions, limit: int | None) -> list[str]:
+    """A stack's entries, destructive ones first and marked, each with its property changes."""
+    out = [
+        "<details>",
+        f"<summary><b>{_stack_label(line)}</b>: {_plan_summary(plan)}</summary>",
+        "",
+    ]
+    for action in DESTRUCTIVE_FIRST:
+        entries = getattr(plan, action)
+        shown, hidden = _limited(entries, limit)
+        for entry in shown:
+            destructive = action == "replace" or (action == "delete" and not entry.retained)
+            mark = "⚠️ **destructive** " if destructive else ""
+            out.append(f"- {mark}`{SYMBOLS[action]}` **{action}** `{_entry_head(action, entry)}`")
+            out += [f"  - `{_change_text(change)}`" for change in entry.changes] if limit != 0 else []
+        if hidden:
+            out.append(f"- ... and {hidden} more to {action}")
+    if not plan.changes:
+        out.append("- nothing changes")
+    return [*out, "", "</details>", ""]
+
+
+def _entry_head(action: str, entry: PlannedChange) -> str:
+    """An entry's one-line head in Markdown (its property changes are listed under it)."""
+    return _entry_text(action, dataclasses.replace(entry, changes=()))
 
 
 def render_markdown(commit: str, lines: Sequence[NoteLine], limit: int = MARKDOWN_LIMIT) -> str:

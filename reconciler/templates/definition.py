@@ -26,6 +26,7 @@ from reconciler.templates.parameters import ParameterSchema
 
 if TYPE_CHECKING:
     from reconciler.templates.loading import LoadContext
+    from reconciler.templates.type_uses import TypeUse
 
 
 @dataclass(frozen=True)
@@ -206,6 +207,18 @@ class StackDefinition:
         value = self._evaluate(self._scope(source), parsed)
         return dict(value) if isinstance(value, Mapping) else {}
 
+    def resolve_properties_known(self, name: str, source: AttributeSource) -> dict[str, Any]:
+        """The properties of resource `name` as far as `source` knows them: a value it cannot give
+        yet, and every value computed from one, is the `UNKNOWN` marker (what a plan shows as known
+        only after apply)."""
+        if name not in self.resources:
+            raise KeyError(name)
+        parsed = self._parsed_properties.get(name)
+        if parsed is None:
+            parsed = self.resources[name].properties
+        value = self._evaluate(self._scope(source, validating=True), parsed)
+        return dict(value) if isinstance(value, Mapping) else {}
+
     def resolve_output(self, name: str, source: AttributeSource) -> Any:
         """The value of output `name` (None when its condition is false)."""
         output = self.outputs[name]
@@ -239,6 +252,13 @@ class StackDefinition:
 
         inherited = {key: value for key, value in self.pseudo_parameters.items() if key == "OS::project_id"}
         return nested_definition(self, resource, properties, {**inherited, **(pseudo_parameters or {})})
+
+    def type_uses(self) -> Iterator[TypeUse]:
+        """Every resource type this stack's tree uses, nested templates included, with where each
+        is written."""
+        from reconciler.templates.type_uses import type_uses
+
+        return type_uses(self)
 
     def digest(self) -> str:
         """A stable hash of everything this definition wants (parameters, resources, outputs, files)."""

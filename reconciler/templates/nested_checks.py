@@ -77,6 +77,11 @@ def _nested_templates(
     return []
 
 
+def nested_template_files(definition: StackDefinition, resource: ResourceDefinition) -> list[str]:
+    """The template files `resource` makes nested stacks of (none for a plain resource)."""
+    return [template_file for template_file, _levels, _properties in _nested_templates(definition, resource)]
+
+
 def _template_of(definition: StackDefinition, member: str, written: str) -> str | None:
     if written.endswith(TEMPLATE_SUFFIXES) and "::" not in written:
         return relative_to(definition.template_path, written)

@@ -197,15 +197,18 @@ def test_a_pull_request_head_gets_a_plan_note_with_the_actions(world: tuple[Daem
     assert set(plans) == {"network"}  # app's files and entry did not change
     plan = plans["network"].plan
     assert plan is not None
-    assert plan.create == ("marker",)
-    assert plan.update == ("net",)  # a network's name changes in place
-    assert [(r.resource, r.because) for r in plan.replace] == [("subnet", ("cidr",))]
-    assert plan.deferred == ("router_interface",)  # it reads the subnet being replaced
+    assert [entry.resource for entry in plan.create] == ["marker"]
+    assert [entry.resource for entry in plan.update] == ["net"]  # a network's name changes in place
+    assert [(r.resource, r.because) for r in plan.replace] == [
+        ("subnet", ("cidr",)),
+        ("router_interface", ("subnet",)),  # it takes the new subnet's id, which it cannot in place
+    ]
+    assert plan.replace[1].reads == ("subnet",)
     assert plan.delete == ()
     assert plan.unchanged == 2  # router, web_security_group
     assert daemon.daemon.engine.report("network").commit == first  # nothing applied
     comment = CliRunner().invoke(cli, ["status", head, "--repo", str(path), "--format", "markdown"])
-    assert "- `±` subnet (replaced because of: cidr)" in comment.output
+    assert "**replace** `subnet (replaced because of: cidr)`" in comment.output
 
 
 def test_two_daemons_noting_one_remote_both_notes_survive(tmp_path: Path) -> None:

@@ -38,9 +38,9 @@ def test_plan_shows_the_change_of_a_commit_without_applying_it(tmp_path: Path) -
         cli, ["plan", "--repo", str(tmp_path / "repo"), "--database", database, "--format", "json"]
     )
 
-    assert shown.exit_code == 0, shown.output
+    assert shown.exit_code == 2, shown.output  # something would change
     stacks = {stack["stack"]: stack for stack in json.loads(shown.output)["stacks"]}
-    assert stacks["network"]["plan"]["create"] == ["extra"]
+    assert stacks["network"]["plan"]["create"] == [{"resource": "extra", "type": "OS::Heat::None"}]
     assert stacks["network"]["plan"]["unchanged"] == 5
     assert stacks["app"]["plan"]["create"] == []
     store = open_store(database, clock=SystemClock())
@@ -85,11 +85,12 @@ def test_plan_shows_each_changed_property_old_and_new_with_secrets_masked(tmp_pa
         cli, ["plan", "--repo", str(tmp_path / "repo"), "--database", database, "--format", "json"]
     )
 
-    assert shown.exit_code == 0, shown.output
+    assert shown.exit_code == 2, shown.output
     plan = {stack["stack"]: stack for stack in json.loads(shown.output)["stacks"]}["network"]["plan"]
-    assert plan["update"] == ["net", "web_security_group"]
-    assert plan["diffs"]["net"] == [{"property": "name", "old": "app-net", "new": "app-net-2"}]
-    assert plan["diffs"]["web_security_group"] == [
+    updates = {entry["resource"]: entry for entry in plan["update"]}
+    assert set(updates) == {"net", "web_security_group"}
+    assert updates["net"]["changes"] == [{"property": "name", "old": "app-net", "new": "app-net-2"}]
+    assert updates["web_security_group"]["changes"] == [
         {"property": "description", "old": "******", "new": "******"}
     ]
     assert "s3cr3t" not in shown.output

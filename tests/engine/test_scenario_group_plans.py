@@ -10,9 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from reconciler.daemon.clouds import CloudRoot
-from reconciler.daemon.plan_notes import StoredRecords, planned_actions, recorded_for_plan
+from reconciler.daemon.plan_notes import StoredRecords, recorded_for_plan
 from reconciler.engine import StackStatus
 from reconciler.plan import Action, plan_stack
+from reconciler.source.plan_entries import planned_actions
 from reconciler.templates.file_source import DirectorySource
 from reconciler.templates.loading import load_stack
 from tests.engine.group_templates import GROUP, NODE
@@ -113,11 +114,13 @@ def test_the_plan_note_lists_each_member_and_what_it_holds(tmp_path: Path, sqlit
     recorded = recorded_for_plan(world.store.read_records("magnum"))
     plan = plan_stack(definition, recorded, rules, stack="magnum", nested=StoredRecords(world.store))
 
-    actions = planned_actions(plan)
+    actions = planned_actions(plan, definition)
 
-    assert actions.update == ("nodes",)
+    assert actions.update == ()  # the group itself is no change of its own
     assert actions.replace == ()
-    assert set(actions.delete) == {"nodes.2", "nodes.2.server", "nodes.2.port", "nodes.2.volume"}
+    (member,) = actions.delete
+    assert (member.resource, member.group, member.member) == ("nodes.2", "nodes", "2")
+    assert {held.resource for held in member.holds} == {"server", "port", "volume"}
     assert actions.unchanged == 1  # the network
     world.close()
 

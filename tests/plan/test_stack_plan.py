@@ -1,4 +1,5 @@
-"""plan_stack on real loaded templates: every resource's action, deferred ones, deletions in order."""
+"""plan_stack on real loaded templates: every resource's action, those reading changing values too,
+deletions in order."""
 
 from __future__ import annotations
 
@@ -98,9 +99,22 @@ def test_an_in_place_change_is_an_update(tmp_path: Path) -> None:
     assert plan_for(tmp_path, name="web-2")["server"] is Action.UPDATE
 
 
-def test_a_replacement_defers_what_reads_the_replaced_resource(tmp_path: Path) -> None:
+def test_what_reads_a_replaced_resource_gets_the_action_its_new_value_brings(tmp_path: Path) -> None:
     (tmp_path / "stack.yaml").write_text(textwrap.dedent(TEMPLATE))
     definition = load_stack(DirectorySource(tmp_path), "stack.yaml", parameters={"image": "fedora"})
     plan = plan_stack(definition, RECORDED, Rules()).by_name()
     assert plan["server"].action is Action.REPLACE and plan["server"].replace_reasons == {"image"}
-    assert plan["label"].action is Action.DEFERRED and plan["label"].waiting_on == {"server"}
+    assert plan["label"].action is Action.UPDATE and plan["label"].waiting_on == {"server"}
+    assert plan["label"].changed == {"value"}
+
+
+def test_what_reads_a_replaced_resource_through_a_property_that_replaces_is_replaced(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "stack.yaml").write_text(textwrap.dedent(TEMPLATE))
+    definition = load_stack(DirectorySource(tmp_path), "stack.yaml")
+    recorded = {**RECORDED, "net": RecordedResource("net", "OS::Neutron::Net", "n-1", failed=True)}
+    plan = plan_stack(definition, recorded, Rules()).by_name()
+    assert plan["net"].action is Action.REPLACE
+    assert plan["server"].action is Action.REPLACE and plan["server"].replace_reasons == {"networks"}
+    assert plan["label"].action is Action.UPDATE

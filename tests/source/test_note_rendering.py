@@ -14,8 +14,9 @@ from reconciler.source.note_lines import (
     REPOSITORY_SCOPE,
     NoteLine,
     PlannedActions,
+    PlannedChange,
     Problem,
-    Replacement,
+    PropertyChange,
     parse_note,
     render_note,
 )
@@ -40,10 +41,10 @@ PLANNED = NoteLine(
     status="PLANNED",
     at=5.0,
     plan=PlannedActions(
-        create=("key",),
-        update=("server",),
-        replace=(Replacement("port", ("network",)),),
-        delete=("old",),
+        create=(PlannedChange("key"),),
+        update=(PlannedChange("server", changes=(PropertyChange("name", "web", "web-2"),)),),
+        replace=(PlannedChange("port", because=("network",)),),
+        delete=(PlannedChange("old"),),
         unchanged=3,
     ),
 )
@@ -65,7 +66,7 @@ RETAINING = NoteLine(
     commit=SHA,
     status="PLANNED",
     at=5.0,
-    plan=PlannedActions(delete=("archive",), retain=("data",)),
+    plan=PlannedActions(delete=(PlannedChange("archive"), PlannedChange("data", retained=True))),
 )
 INVALID = NoteLine(
     kind="convergence",
@@ -107,7 +108,46 @@ def test_text_names_status_counts_actions_and_problems() -> None:
 def test_markdown_is_a_comment_with_a_table_and_the_plan() -> None:
     markdown = render_markdown(SHA, [CONVERGED, PLANNED])
     assert "| network | **CONVERGED** | 5 | 0 | 0 | 0 | 0 |" in markdown
-    assert "- `±` port (replaced because of: network)" in markdown
+    assert "- ⚠️ **destructive** `±` **replace** `port (replaced because of: network)`" in markdown
+
+
+def test_markdown_plans_are_a_summary_table_then_details_per_stack_destructive_first() -> None:
+    markdown = render_markdown(SHA, [PLANNED, RETAINING])
+
+    table = markdown.index("| stack | create | update | replace | delete | unchanged | destructive |")
+    assert "| app | 1 | 1 | 1 | 1 | 3 | **2** ⚠️ |" in markdown
+    assert "| storage | 0 | 0 | 0 | 2 | 0 | **1** ⚠️ |" in markdown
+    app = markdown.index("<summary><b>app</b>: 1 to create, 1 to update, 1 to replace, 1 to delete")
+    assert table < app < markdown.index("</details>", app)
+    details = markdown[app : markdown.index("</details>", app)]
+    order = [details.index(f"**{action}**") for action in ("delete", "replace", "update", "create")]
+    assert order == sorted(order)
+    assert "- ⚠️ **destructive** `-` **delete** `old`" in details
+    assert '  - `name: "web" -> "web-2"`' in details
+    assert "- `-` **delete** `data (retained: leaves management, stays in the cloud)`" in markdown
+
+
+def test_notes_written_before_entries_carried_details_are_read() -> None:
+    plan = {
+        "create": ["a"],
+        "deferred": ["b"],
+        "delete": ["c"],
+        "diffs": {"d": [{"new": 2, "old": 1, "property": "size"}]},
+        "replace": [{"because": ["size"], "resource": "d"}],
+        "retain": ["e"],
+        "unchanged": 1,
+        "update": [],
+    }
+    body = {"at": 1, "commit": SHA, "kind": "plan", "plan": plan, "stack": "s", "status": "PLANNED"}
+    old = json.dumps(body)
+    (line,) = parse_note(old)
+    assert line.plan == PlannedActions(
+        create=(PlannedChange("a"),),
+        update=(PlannedChange("b"),),
+        replace=(PlannedChange("d", changes=(PropertyChange("size", 1, 2),), because=("size",)),),
+        delete=(PlannedChange("c"), PlannedChange("e", retained=True)),
+        unchanged=1,
+    )
 
 
 @pytest.mark.parametrize(("stacks", "resources"), [(1, 20_000), (3_000, 10), (20_000, 0)])
@@ -119,7 +159,7 @@ def test_markdown_stays_under_the_comment_limit_by_summarizing(stacks: int, reso
             commit=SHA,
             status="PLANNED",
             at=1.0,
-            plan=PlannedActions(create=tuple(f"server-{n:06d}" for n in range(resources))),
+            plan=PlannedActions(create=tuple(PlannedChange(f"server-{n:06d}") for n in range(resources))),
         )
         for index in range(stacks)
     ]

@@ -1,0 +1,128 @@
+"""Validate and plan at 50,000 resources: full schema checks of the template, and the plan of a
+one-line change of the stack once it is converged.
+
+    python -m bench.plan_large [--nodes 10000]
+
+The template is the one `bench.engine_scale` converges: N groups of (port, server, volume,
+attachment, value), every resource of a type with a schema, so validation checks every property
+against it. Validation is what `reconciler validate` does (load, resource schema checks, outputs,
+warnings) with the size limits raised (the command keeps Heat's 512 KiB limit). The stack is then
+converged (simulated cloud in-process, SQLite file), one line of the template changed (one server's
+name) and planned as `reconciler plan` plans it: records read from the store, every resource
+decided, the plan's entries made with their property changes. Each phase is timed apart, wall and
+CPU; the template's load is the same cost validation has, and is shown on its own. The process is
+tuned as the commands tune it (the collector frozen after setup, paused during loads and plans).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from bench.engine_scale import LIMITS, node
+from providers.simulated.cloud import SimulatedCloud
+from providers.simulated.provider import SimulatedProvider
+from reconciler.daemon.clouds import CloudRoot
+from reconciler.daemon.collector import collector_paused, tune_process
+from reconciler.daemon.plan_notes import StoredRecords, recorded_for_plan
+from reconciler.engine import DesiredGeneration, Engine, EngineSettings, Policy, SoleWorkerLeases
+from reconciler.plan import plan_stack
+from reconciler.source.plan_entries import planned_actions
+from reconciler.templates import DirectorySource, StackDefinition, load_stack
+from state.store import open_store
+from timekeeping.testing import SteppedClock
+
+T = TypeVar("T")
+
+
+def template(nodes: int, renamed: int | None = None) -> str:
+    """The stack as JSON, one resource per line; `renamed`: that server's name changed (one line)."""
+    resources: dict[str, Any] = {"net": {"type": "OS::Neutron::Net"}}
+    for index in range(nodes):
+        resources.update(node(index, "node"))
+    if renamed is not None:
+        resources[f"server{renamed}"]["properties"]["name"] = f"renamed-{renamed}"
+    lines = [f"  {json.dumps(name)}: {json.dumps(body)}" for name, body in resources.items()]
+    return '{"heat_template_version": "2018-08-31", "resources": {\n' + ",\n".join(lines) + "\n}}\n"
+
+
+def timed(label: str, work: Callable[[], T]) -> T:
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = work()
+    print(f"  {label}: {time.perf_counter() - wall:.2f} s wall, {time.process_time() - cpu:.2f} s CPU")
+    return result
+
+
+def validate(files: DirectorySource) -> StackDefinition:
+    """What `reconciler validate` does, the size limits aside."""
+    definition = load_stack(files, "stack.yaml", limits=LIMITS)
+    for name in definition.outputs:
+        definition.output_without_cloud(name)
+    _ = definition.warnings
+    return definition
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--nodes", type=int, default=10_000, help="groups of 5 resources (default 10,000)")
+    arguments = parser.parse_args()
+    workdir = Path(tempfile.mkdtemp(prefix="bench-plan-"))
+    print(f"load average before: {os.getloadavg()[0]:.1f}")
+    try:
+        files = DirectorySource(workdir)
+        (workdir / "stack.yaml").write_text(template(arguments.nodes))
+        print(f"validate {arguments.nodes * 5 + 1} resources with full schema checks:")
+        tune_process()  # as `reconciler validate`, `plan` and `apply` run: collector tuned, loads paused
+        with collector_paused():
+            definition = timed("load + checks + outputs + warnings", lambda: validate(files))
+
+        clock = SteppedClock()
+        store = open_store(f"sqlite:///{workdir / 'state.sqlite'}", clock=clock)
+        sim = SimulatedProvider(SimulatedCloud(clock=clock.now, sleep=clock.sleep))
+        leases = SoleWorkerLeases(store, "bench", clock)
+        for shard in range(store.settings.shard_count):
+            leases.want(shard)
+        clouds = CloudRoot(clock, sim=sim)
+        engine = Engine(
+            store, clouds, clock, "bench", leases=leases, sleeper=clock, settings=EngineSettings()
+        )
+        engine.submit("big", DesiredGeneration("c1", Policy("sim", True, True, 3600.0), definition))
+        status = engine.converge(["big"], clock.now() + 36_000)["big"].status.value
+        engine.close()
+        print(f"converged: {status}")
+
+        (workdir / "stack.yaml").write_text(template(arguments.nodes, renamed=arguments.nodes // 2))
+        print("plan of a one-line change (one server renamed):")
+        changed = timed(
+            "template load (as validation)", lambda: load_stack(files, "stack.yaml", limits=LIMITS)
+        )
+        started_wall, started_cpu = time.perf_counter(), time.process_time()
+        recorded = timed("records read", lambda: recorded_for_plan(store.read_records("big")))
+        rules = clouds.for_cloud("sim")
+        plan = timed(
+            "every resource decided",
+            lambda: plan_stack(changed, recorded, rules, stack="big", nested=StoredRecords(store)),
+        )
+        entries = timed("entries with property changes", lambda: planned_actions(plan, changed))
+        print(
+            f"  plan without the load: {time.perf_counter() - started_wall:.2f} s wall, "
+            f"{time.process_time() - started_cpu:.2f} s CPU"
+        )
+        print(f"  update {[entry.resource for entry in entries.update]}, unchanged {entries.unchanged}")
+        store.close()
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()

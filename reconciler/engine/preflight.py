@@ -1,0 +1,122 @@
+"""Before anything of a stack is built: is every type it uses served here, and every service it needs
+in the cloud's catalog?
+
+Checked on the stack's whole tree (nested templates included) when a generation is submitted and
+when a plan is made, so a stack that cannot be built whole is refused whole (INVALID, nothing
+created) rather than half built. `validate` knows no cloud and does not ask: a type Heat knows is
+valid there whatever serves it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from providers.catalog.service_types import services_needed
+from providers.interface import ProviderError
+from reconciler.engine.provider_set import ProviderSet
+from reconciler.templates.errors import Problem
+
+UNLOCATED = "(template)"
+NAMED = 5  # resources named in one refusal before "and N more"
+
+
+class TypeUse(Protocol):
+    @property
+    def type(self) -> str: ...
+
+    @property
+    def resource(self) -> str: ...
+
+    def problem(self, message: str) -> Problem:
+        """The refusal `message` located where the resource's type is written."""
+        ...
+
+
+@runtime_checkable
+class TypeUses(Protocol):
+    """A definition that can list the types of its whole tree with where each is written."""
+
+    def type_uses(self) -> Iterable[TypeUse]: ...
+
+
+class DesiredResources(Protocol):
+    @property
+    def resources(self) -> Mapping[str, _Typed]: ...
+
+
+class _Typed(Protocol):
+    @property
+    def type(self) -> str: ...
+
+    @property
+    def nested_kind(self) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class _Unlocated:
+    """A use known only by its resource (a definition that cannot say where it is written)."""
+
+    type: str
+    resource: str
+
+    def problem(self, message: str) -> Problem:
+        return Problem(UNLOCATED, 0, 0, message)
+
+
+def preflight_problems(definition: DesiredResources, providers: ProviderSet, cloud: str) -> list[Problem]:
+    """Why the stack of `definition` cannot be built on `cloud` (empty: nothing stands in the way)."""
+    uses = _uses_of(definition)
+    problems = _missing_services(uses, providers, cloud)
+    unserved: dict[str, list[TypeUse]] = {}
+    for use in uses:
+        if providers.provider_for(use.type) is None:
+            unserved.setdefault(use.type, []).append(use)
+    for type_name, users in unserved.items():
+        message = f"{_resources(users)}: no provider serves {type_name} on cloud {cloud!r}"
+        problems.append(users[0].problem(message))
+    return problems
+
+
+def _uses_of(definition: DesiredResources) -> list[TypeUse]:
+    if isinstance(definition, TypeUses):
+        return list(definition.type_uses())
+    return [
+        _Unlocated(resource.type, name)
+        for name, resource in definition.resources.items()
+        if resource.nested_kind is None
+    ]
+
+
+def _missing_services(uses: list[TypeUse], providers: ProviderSet, cloud: str) -> list[Problem]:
+    """One refusal per service the cloud's catalog lacks, naming the resources that need it."""
+    needing: dict[tuple[str, ...], list[TypeUse]] = {}
+    for use in uses:
+        needed = services_needed(use.type)
+        if needed:
+            needing.setdefault(needed, []).append(use)
+    if not needing:
+        return []
+    try:
+        offered = providers.service_types()
+    except ProviderError:
+        return []  # the catalog cannot be read now: the calls themselves will say what is wrong
+    if offered is None:
+        return []
+    return [
+        users[0].problem(f"the cloud {cloud!r} has no {needed[0]} service (needed by {_names(users)})")
+        for needed, users in needing.items()
+        if not offered & set(needed)
+    ]
+
+
+def _names(users: list[TypeUse]) -> str:
+    names = list(dict.fromkeys(use.resource for use in users))
+    shown = ", ".join(names[:NAMED])
+    return shown if len(names) <= NAMED else f"{shown} and {len(names) - NAMED} more"
+
+
+def _resources(users: list[TypeUse]) -> str:
+    label = "resource" if len({use.resource for use in users}) == 1 else "resources"
+    return f"{label} {_names(users)}"
