@@ -161,24 +161,24 @@ def test_a_group_count_decrease_is_the_deletion_of_its_last_member_never_a_chang
     )
 
 
-OCTAVIA = """heat_template_version: 2018-08-31
+UNSERVED = """heat_template_version: 2018-08-31
 resources:
   server:
     type: OS::Nova::Server
     properties: {image: cirros-0.6.2-x86_64-disk, flavor: m1.small}
-  lb:
-    type: OS::Octavia::LoadBalancer
-    properties: {vip_subnet: private}
-  listener:
-    type: OS::Octavia::Listener
-    properties: {loadbalancer: {get_resource: lb}, protocol: HTTP, protocol_port: 80}
+  flow:
+    type: OS::Mistral::Workflow
+    properties: {type: direct, tasks: [{name: hello, action: std.noop}]}
+  trigger:
+    type: OS::Mistral::CronTrigger
+    properties: {workflow: {name: {get_resource: flow}}, pattern: "* * * * *"}
 """
 
 
 def test_a_type_heat_knows_but_no_provider_serves_is_valid_yet_refused_before_anything_is_built(
     tmp_path: Path,
 ) -> None:
-    repository = OneStackRepository(tmp_path, {"stack.yaml": OCTAVIA})
+    repository = OneStackRepository(tmp_path, {"stack.yaml": UNSERVED})
     validated = CliRunner().invoke(cli, ["validate", str(repository.path / "stack.yaml"), "--format", "json"])
     assert validated.exit_code == 0 and json.loads(validated.output)["valid"] is True
 
@@ -189,29 +189,29 @@ def test_a_type_heat_knows_but_no_provider_serves_is_valid_yet_refused_before_an
     for shown in (planned.output, applied.output):
         assert (
             "stack.yaml:7" in shown
-            and "resource lb: no provider serves OS::Octavia::LoadBalancer on cloud 'sim'" in shown
+            and "resource flow: no provider serves OS::Mistral::Workflow on cloud 'sim'" in shown
         )
         assert (
             "stack.yaml:10" in shown
-            and "resource listener: no provider serves OS::Octavia::Listener" in shown
+            and "resource trigger: no provider serves OS::Mistral::CronTrigger" in shown
         )
-        assert "the cloud 'sim' has no load-balancer service (needed by lb, listener)" in shown
+        assert "the cloud 'sim' has no workflow service (needed by flow, trigger)" in shown
     assert applied.exit_code == 1
     assert "demo: INVALID" in applied.output and "(created 0," in applied.output  # the server neither
 
 
 def test_a_nested_template_using_an_unserved_type_refuses_the_whole_stack(tmp_path: Path) -> None:
-    node = "heat_template_version: 2018-08-31\nresources:\n  zone:\n    type: OS::Designate::Zone\n"
-    node += "    properties: {name: example.org., email: admin@example.org}\n"
+    node = "heat_template_version: 2018-08-31\nresources:\n  box:\n    type: OS::Zun::Container\n"
+    node += "    properties: {image: cirros}\n"
     repository = OneStackRepository(tmp_path, {"stack.yaml": GROUP, "node.yaml": node})
 
     planned = repository.run("plan")
 
     assert planned.exit_code == 1
-    assert "node.yaml:4: resource nodes.zone: no provider serves OS::Designate::Zone on cloud 'sim'" in (
+    assert "node.yaml:4: resource nodes.box: no provider serves OS::Zun::Container on cloud 'sim'" in (
         planned.output
     )
-    assert "the cloud 'sim' has no dns service (needed by nodes.zone)" in planned.output
+    assert "the cloud 'sim' has no container service (needed by nodes.box)" in planned.output
 
 
 STRICT = """heat_template_version: 2018-08-31
