@@ -41,6 +41,7 @@ from providers.heat.software_types import (
     WAIT_CONDITION,
     WAIT_CONDITION_HANDLE,
 )
+from providers.heat.url_handles import handle_row_id
 from providers.heat.wait_conditions import Completed, WaitFailed, wait_verdict
 from providers.interface import LiveResource, LiveStatus, Marker, NotFound, Permanent, ResourceType, Retryable
 from timekeeping import Clock
@@ -402,7 +403,7 @@ class SoftwareProvider:
         return LiveResource(physical_id, WAIT_CONDITION_HANDLE, LiveStatus.READY, attributes=attributes)
 
     def _start_wait(self, physical_id: str, properties: Mapping[str, Any], stack: str, resource: str) -> None:
-        handle = str(properties.get("handle") or "")
+        handle = handle_row_id(str(properties.get("handle") or ""))
         if not self._records.objects([handle]):
             raise Permanent(f"{WAIT_CONDITION}: {handle!r} is not a wait condition handle")
         body = {

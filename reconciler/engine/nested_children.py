@@ -92,7 +92,10 @@ class NestedChildren:
         if definition.resources[name].nested_kind == "group":
             recorded = state.properties if state is not None else None
             desired = with_removed_names(desired, recorded, run.values.member_references(child))
-        nested = definition.nested(name, desired)
+        resource = definition.resources[name]
+        # a scaling group's nested stack has its runtime size; its record keeps what git declared
+        sized = run.scaling.sized(name, desired) if resource.nested_kind == "autoscaling" else desired
+        nested = definition.nested(name, sized)
         if nested is None:
             run.actions.fail(name, f"{type_name} has no nested definition")
             return
@@ -123,7 +126,6 @@ class NestedChildren:
             require_approval=policy.require_approval,
             state=policy.state,
         )
-        resource = definition.resources[name]
         is_group = resource.nested_kind in GROUP_KINDS
         batch = None
         if is_group:
@@ -132,7 +134,7 @@ class NestedChildren:
             renewing = previous is None or previous.get(members_key) != desired.get(members_key)
             batch = batch_policy(self._resolved_update_policy(resource), creating=creating, renewing=renewing)
         spec = RunSpec(
-            run.spec.lineage.child(name, desired),
+            run.spec.lineage.child(name, sized),
             inherited,
             group_member=run.in_group,
             is_group=is_group,

@@ -34,6 +34,7 @@ from reconciler.engine.dirty_records import DirtyRecords
 from reconciler.engine.drift_observation import DriftObservation
 from reconciler.engine.failure_retries import FailureRetries
 from reconciler.engine.group_batches import GroupBatches
+from reconciler.engine.group_scaling import GroupScaling
 from reconciler.engine.nested_children import NestedChildren
 from reconciler.engine.nested_values import NestedValues
 from reconciler.engine.pass_result import PassResult
@@ -107,6 +108,7 @@ class StackRun:
         self.options = ResourceOptions(self)
         self.failure_retries = FailureRetries(self)
         self.suspension = Suspension(self)
+        self.scaling = GroupScaling(self, context.group_sizes)
 
     @property
     def policy(self) -> Policy:
@@ -123,6 +125,7 @@ class StackRun:
         """Rebuild from the store's records after a takeover (or a restart)."""
         current = self.resources.records
         for state in records:
+            self.scaling.noticed(state.type)
             if state.status in (RecordStatus.RETIRED, RecordStatus.DELETE_IN_PROGRESS):
                 self.retirement.retire(state)
             elif state.name in current:  # an unfinished replacement: the newest record wins
@@ -196,6 +199,7 @@ class StackRun:
     def rebuilt(self, records: Iterable[ResourceState]) -> StackRun:
         """A fresh coordinator for the same stack and desire, from the store's `records` (a takeover)."""
         fresh = StackRun(self.name, self.shard, self.providers, self.context)
+        fresh.scaling.log = self.scaling.log
         fresh.load(records)
         fresh.set_desired(self.desire())
         return fresh
@@ -406,6 +410,7 @@ class StackRun:
             state.generation = self.generation
             self.settle(name, values_changed=False)
             return
+        self.scaling.noticed(resource.type)
         resolved = self.options.resolved(name, resource)
         if resolved is None:
             return
@@ -549,4 +554,5 @@ class StackRun:
             kept=summary.kept(),
             drift_repairs=summary.tally.repairs,
             recent_repairs=tuple(summary.tally.recent),
+            scalings=self.scaling.log.at(self.commit),
         )
