@@ -55,6 +55,10 @@ from reconciler.engine.suspension import Suspension
 from reconciler.engine.unchanged_inputs import inputs_beside_template_unchanged
 from reconciler.plan import Action, RecordedResource, plan_resource
 
+# OS::Heat::UpdateWaitConditionHandle: a new handle (a new URL) at every update of its stack, so
+# whatever waits on it waits for fresh signals.
+RENEWED_AT_EVERY_UPDATE = frozenset({"OS::Heat::UpdateWaitConditionHandle"})
+
 
 @dataclass(frozen=True)
 class Desire:
@@ -438,6 +442,9 @@ class StackRun:
         self.options.keep_deletion_policy(state, deletion_policy)
         if plan.action is Action.CREATE:
             self.actions.create(name, resource.type, desired, state, now)
+        elif plan.action is Action.UNCHANGED and self._renewed_at_this_update(resource.type, state):
+            assert state is not None
+            self.actions.replace(state, resource.type, desired, failing=False, now=now)
         elif plan.action is Action.UNCHANGED:
             assert state is not None
             self.already_applied(state, now)
@@ -453,6 +460,15 @@ class StackRun:
             self.actions.replace(state, resource.type, desired, failing=failing, now=now)
         self.options.keep_deletion_policy(self.resources.records.get(name), deletion_policy)
 
+    def _renewed_at_this_update(self, type_name: str, state: ResourceState | None) -> bool:
+        """A type Heat makes anew at every update of its stack, last made at an earlier generation."""
+        return (
+            type_name in RENEWED_AT_EVERY_UPDATE
+            and state is not None
+            and state.status is RecordStatus.READY
+            and state.generation != self.generation
+        )
+
     def _decision_still_holds(self, name: str, resource: Any, state: ResourceState | None) -> bool:
         """Settled last generation with the same definition, and nothing it reads changed since."""
         if not self._reuse_decisions or state is None or state.status is not RecordStatus.READY:
@@ -461,7 +477,12 @@ class StackRun:
         if not resources.settled_before_and_unchanged(name):
             return False
         previous = self._previous_definition.resources.get(name) if self._previous_definition else None
-        return previous is not None and resource.nested_kind is None and previous == resource
+        return (
+            previous is not None
+            and resource.nested_kind is None
+            and previous == resource
+            and resource.type not in RENEWED_AT_EVERY_UPDATE
+        )
 
     def adopted_id(self, name: str, state: ResourceState | None) -> str | None:
         """The physical id the adopt data names for `name`, while it has no record (never made)."""
