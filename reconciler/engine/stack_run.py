@@ -442,12 +442,9 @@ class StackRun:
         self.options.keep_deletion_policy(state, deletion_policy)
         if plan.action is Action.CREATE:
             self.actions.create(name, resource.type, desired, state, now)
-        elif plan.action is Action.UNCHANGED and self._renewed_at_this_update(resource.type, state):
-            assert state is not None
-            self.actions.replace(state, resource.type, desired, failing=False, now=now)
         elif plan.action is Action.UNCHANGED:
             assert state is not None
-            self.already_applied(state, now)
+            self._unchanged(state, resource.type, desired, now)
         elif plan.action is Action.UPDATE:
             assert state is not None
             self.actions.update(state, desired, plan.changed, now)
@@ -460,14 +457,18 @@ class StackRun:
             self.actions.replace(state, resource.type, desired, failing=failing, now=now)
         self.options.keep_deletion_policy(self.resources.records.get(name), deletion_policy)
 
-    def _renewed_at_this_update(self, type_name: str, state: ResourceState | None) -> bool:
-        """A type Heat makes anew at every update of its stack, last made at an earlier generation."""
-        return (
+    def _unchanged(self, state: ResourceState, type_name: str, desired: dict[str, Any], now: float) -> None:
+        """Nothing to apply; but a type Heat makes anew at every update of its stack, last made at an
+        earlier generation, is replaced."""
+        renewed = (
             type_name in RENEWED_AT_EVERY_UPDATE
-            and state is not None
             and state.status is RecordStatus.READY
             and state.generation != self.generation
         )
+        if renewed:
+            self.actions.replace(state, type_name, desired, failing=False, now=now)
+        else:
+            self.already_applied(state, now)
 
     def _decision_still_holds(self, name: str, resource: Any, state: ResourceState | None) -> bool:
         """Settled last generation with the same definition, and nothing it reads changed since."""

@@ -29,11 +29,9 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("current", "adjustment", "kind", "step", "bounds", "expected"), CASES)
-def test_new_capacity(
-    current: int, adjustment: float, kind: str, step: int | None, bounds: tuple[int, int], expected: int
-) -> None:
-    minimum, maximum = bounds
+@pytest.mark.parametrize("case", CASES)
+def test_new_capacity(case: tuple[int, float, str, int | None, tuple[int, int], int]) -> None:
+    current, adjustment, kind, step, (minimum, maximum), expected = case
     assert (
         new_capacity(current, adjustment, kind, minimum=minimum, maximum=maximum, min_adjustment_step=step)
         == expected

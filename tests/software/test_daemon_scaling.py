@@ -60,7 +60,8 @@ def test_an_alarm_grows_the_group_and_the_note_on_head_says_so(tmp_path: Path) -
         assert post(outputs["up"]) == 200
 
         until(lambda: store.read_outputs("web").get("size") == 3, SETTLE_SECONDS, daemon)
-        until(lambda: newest_line(tmp_path / "repo", commit) == ("CONVERGED", (SCALED,)), SETTLE_SECONDS, daemon)
+        scaled = ("CONVERGED", (SCALED,))
+        until(lambda: newest_line(tmp_path / "repo", commit) == scaled, SETTLE_SECONDS, daemon)
         assert len(store.read_outputs("web")["refs"]) == 3
         store.close()
         assert daemon.terminate() == 0, daemon.output()
