@@ -20,6 +20,7 @@ import pytest
 
 from reconciler.engine import StackStatus
 from tests.software.software_world import SoftwareWorld
+from tests.software.test_agent_api import announced_body
 
 GROUP = """
 heat_template_version: 2018-08-31
@@ -181,7 +182,7 @@ def test_bad_requests_to_a_policy_url(world: SoftwareWorld) -> None:
     up = world.outputs("web")["up"]
     assert post(up + "x") == 404
     assert post(up, raw=b"not json") == 400
-    assert post(up, raw=b"{" + b" " * (1 << 20) + b"}") == 413
+    assert announced_body(up, (1 << 20) + 1, "") == 413
     world.commit({"web.yaml": GROUP.replace("  scale_up:", "  gone:").replace("[scale_up,", "[gone,")})
     world.submit("web", "web.yaml")
     world.converge("web")
