@@ -198,10 +198,21 @@ class NestedChildren:
             failures = report.failures
             reasons = "; ".join(f"{f.resource}: {f.reason}" for f in failures) or report.status.value
             reason = f"nested stack {state.physical_id} {report.status.value}: {reasons}"
-            run.actions.fail_state(state, reason)
+            run.actions.fail_state(state, self._short_of_minimum(name, state) + reason)
             next_tries = [failure.next_try for failure in failures if failure.next_try is not None]
             if next_tries and run.summary.failed(name):  # shown with the failure; the child retries it
                 run.summary.nested_next_tries[name] = min(next_tries)
+
+    def _short_of_minimum(self, name: str, state: ResourceState) -> str:
+        """For a scaling group holding fewer members than its min_size: says so, first."""
+        definition = self._run.definition
+        resource = definition.resources.get(name) if definition is not None else None
+        if resource is None or resource.nested_kind != "autoscaling" or state.physical_id is None:
+            return ""
+        minimum = int(state.properties.get("min_size") or 0)
+        members = self._run.context.children.nested_members(state.physical_id)
+        held = sum(1 for member in members.values() if member.get("physical_id") is not None)
+        return f"{name} holds {held} of its min_size {minimum}: " if held < minimum else ""
 
     def changed(self, name: str, *, converged: bool = True) -> None:
         """The nested stack of `name` moved on its own. Converged again (drift repaired): its values

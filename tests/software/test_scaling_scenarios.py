@@ -187,3 +187,77 @@ def test_bad_requests_to_a_policy_url(world: SoftwareWorld) -> None:
     world.submit("web", "web.yaml")
     world.converge("web")
     assert post(up) == 404  # its token went with it
+
+
+AWS_POLICY = """
+heat_template_version: 2018-08-31
+resources:
+  web_group:
+    type: OS::Heat::AutoScalingGroup
+    properties:
+      min_size: 1
+      max_size: 5
+      resource: {type: OS::Heat::RandomString}
+  to_four:
+    type: AWS::AutoScaling::ScalingPolicy
+    properties:
+      AdjustmentType: ExactCapacity
+      AutoScalingGroupName: {get_resource: web_group}
+      ScalingAdjustment: 4
+  half_again:
+    type: OS::Heat::ScalingPolicy
+    properties:
+      adjustment_type: percent_change_in_capacity
+      auto_scaling_group_id: {get_resource: web_group}
+      scaling_adjustment: 50
+      min_adjustment_step: 1
+outputs:
+  size: {value: {get_attr: [web_group, current_size]}}
+  to_four: {value: {get_attr: [to_four, AlarmUrl]}}
+  half_again: {value: {get_attr: [half_again, alarm_url]}}
+"""
+
+
+def test_the_aws_policy_and_a_percentage_within_a_group_of_min_size(tmp_path: Path, database_url: str) -> None:
+    world = SoftwareWorld(tmp_path, database_url)
+    try:
+        world.commit({"aws.yaml": AWS_POLICY})
+        world.submit("web", "aws.yaml")
+        world.converge("web")
+        assert size(world) == 1  # no desired_capacity: min_size
+        assert post(world.outputs("web")["to_four"]) == 200
+        settle(world, 4)
+        assert post(world.outputs("web")["half_again"]) == 200
+        settle(world, 5)  # 4 + 2, kept within max_size
+        assert world.engine.report("web").scalings == (
+            "scaled web_group 1 -> 4 by to_four",
+            "scaled web_group 4 -> 5 by half_again",
+        )
+    finally:
+        world.close()
+
+
+FAILING_MEMBERS = """
+heat_template_version: 2018-08-31
+resources:
+  web_group:
+    type: OS::Heat::AutoScalingGroup
+    properties:
+      min_size: 2
+      max_size: 3
+      resource:
+        type: OS::Heat::TestResource
+        properties: {fail: true}
+"""
+
+
+def test_a_group_that_cannot_hold_its_minimum_says_so(tmp_path: Path, database_url: str) -> None:
+    world = SoftwareWorld(tmp_path, database_url)
+    try:
+        world.commit({"failing.yaml": FAILING_MEMBERS})
+        world.submit("web", "failing.yaml")
+        report = world.converge("web")["web"]
+        assert report.status is StackStatus.FAILED
+        assert "web_group holds 0 of its min_size 2: nested stack web/web_group FAILED" in str(report.failures)
+    finally:
+        world.close()
