@@ -218,7 +218,9 @@ outputs:
 """
 
 
-def test_the_aws_policy_and_a_percentage_within_a_group_of_min_size(tmp_path: Path, database_url: str) -> None:
+def test_the_aws_policy_and_a_percentage_within_a_group_of_min_size(
+    tmp_path: Path, database_url: str
+) -> None:
     world = SoftwareWorld(tmp_path, database_url)
     try:
         world.commit({"aws.yaml": AWS_POLICY})
@@ -258,6 +260,8 @@ def test_a_group_that_cannot_hold_its_minimum_says_so(tmp_path: Path, database_u
         world.submit("web", "failing.yaml")
         report = world.converge("web")["web"]
         assert report.status is StackStatus.FAILED
-        assert "web_group holds 0 of its min_size 2: nested stack web/web_group FAILED" in str(report.failures)
+        assert "web_group holds 0 of its min_size 2: nested stack web/web_group FAILED" in str(
+            report.failures
+        )
     finally:
         world.close()
