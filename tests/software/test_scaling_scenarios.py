@@ -265,3 +265,31 @@ def test_a_group_that_cannot_hold_its_minimum_says_so(tmp_path: Path, database_u
         )
     finally:
         world.close()
+
+
+CORPUS_GROUP = (
+    Path(__file__).resolve().parents[3] / "shared" / "corpus" / "heat-templates-hot" / "asg_of_servers.yaml"
+)
+
+
+@pytest.mark.skipif(not CORPUS_GROUP.is_file(), reason="the corpus is not present")
+def test_the_corpus_group_of_servers_scales_up_and_down_through_its_webhooks(
+    tmp_path: Path, database_url: str
+) -> None:
+    world = SoftwareWorld(tmp_path, database_url)
+    try:
+        world.cloud.create("keypairs", {"name": "ops", "public_key": "ssh-ed25519 AAAA ops"})
+        world.cloud.create("networks", {"name": "private"})
+        world.commit({"asg.yaml": CORPUS_GROUP.read_text(encoding="utf-8")})
+        world.submit("asg", "asg.yaml", {"key_name": "ops", "image": "cirros-0.6.2-x86_64-disk"})
+        assert world.converge("asg")["asg"].status is StackStatus.CONVERGED
+        assert world.outputs("asg")["asg_size"] == 3
+        assert post(world.outputs("asg")["scale_up_url"], body=None) == 200  # "no body nor extra headers"
+        world.step_until(lambda: world.outputs("asg")["asg_size"] == 4 and world.engine.report("asg").settled)
+        assert len(world.outputs("asg")["server_list"]) == 4
+        world.pass_time(61, "asg")  # the policies' cooldown
+        assert post(world.outputs("asg")["scale_dn_url"], body=None) == 200
+        world.step_until(lambda: world.outputs("asg")["asg_size"] == 3 and world.engine.report("asg").settled)
+        assert len(world.live("servers")) == 3
+    finally:
+        world.close()
