@@ -19,6 +19,7 @@ from reconciler.plan.nested_plans import (
     nested_child,
     nested_update,
     removal_plan,
+    scaled_size,
 )
 from reconciler.plan.recorded import RecordedResource
 from reconciler.plan.resource_diff import UpdateRules, plan_resource
@@ -145,9 +146,12 @@ def _nested_resource_plan(
     """A resource owning a nested stack: updated in place, with the plan of what it holds."""
     child = nested_child(stack, name)
     held = nested.records(child) if nested is not None and record is not None else {}
-    desired = effective_properties(definition.resources[name].nested_kind, desired, record, held)
+    kind = definition.resources[name].nested_kind
+    desired = effective_properties(kind, desired, record, held)
     plan = plan_resource(name, definition.resources[name].type, desired, record, rules)
-    child_definition = definition.nested(name, desired)
+    child_definition = definition.nested(
+        name, scaled_size(desired, record, len(held)) if kind == "autoscaling" else desired
+    )
     inside = StackPlan(())
     if (
         child_definition is not None

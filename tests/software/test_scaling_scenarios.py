@@ -18,7 +18,12 @@ from typing import Any
 
 import pytest
 
+from reconciler.daemon.clouds import CloudRoot
+from reconciler.daemon.plan_notes import StoredRecords, recorded_for_plan
 from reconciler.engine import StackStatus
+from reconciler.plan import Action, plan_stack
+from reconciler.templates.file_source import DirectorySource
+from reconciler.templates.loading import load_stack
 from tests.software.software_world import SoftwareWorld
 from tests.software.test_agent_api import announced_body
 
@@ -293,3 +298,22 @@ def test_the_corpus_group_of_servers_scales_up_and_down_through_its_webhooks(
         assert len(world.live("servers")) == 3
     finally:
         world.close()
+
+
+def _plan(world: SoftwareWorld, parameters: dict[str, object]) -> dict[str, Action]:
+    definition = load_stack(DirectorySource(world.repo_dir), "web.yaml", parameters=parameters)
+    rules = CloudRoot(world.clock, sim=world.sim).for_cloud("sim")
+    recorded = recorded_for_plan(world.store.read_records("web"))
+    plan = plan_stack(definition, recorded, rules, stack="web", nested=StoredRecords(world.store))
+    return {path: item.action for path, item in plan.flattened() if item.action is not Action.UNCHANGED}
+
+
+def test_a_plan_keeps_the_scaled_size_unless_the_bounds_change(world: SoftwareWorld) -> None:
+    assert post(world.outputs("web")["up"]) == 200
+    settle(world, 3)
+    assert _plan(world, {}) == {}  # an unrelated commit leaves the group as its policies made it
+    assert _plan(world, {"desired": 1, "max": 3}) == {
+        "web_group": Action.UPDATE,
+        "web_group.1": Action.DELETE,
+        "web_group.2": Action.DELETE,
+    }
