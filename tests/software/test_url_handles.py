@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shutil
+import subprocess
 import urllib.error
 from collections.abc import Iterator
 from pathlib import Path
@@ -109,3 +111,19 @@ def test_an_update_wait_condition_handle_is_new_at_every_update_of_its_stack(wor
     assert json.loads(world.outputs("rolling")["data"]) == {"b": "second"}
     with pytest.raises(urllib.error.HTTPError, match="404"):  # revoked with its handle
         put(first, {"status": "SUCCESS", "id": "c"})
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+def test_curl_as_the_corpus_scripts_run_it_signals_an_update_wait_condition_handle(
+    world: SoftwareWorld,
+) -> None:
+    """The command of heat-tempest-plugin's volume scenarios: PUT, no Content-Type, CloudFormation keys."""
+    world.submit("rolling", "update.yaml")
+    url = handle_url(world, "rolling", "handle")
+    body = (
+        '{"Status": "SUCCESS", "Reason": "Test Complete", "Data": "Volume Data:ok", "UniqueId": "instance1"}'
+    )
+    command = f"curl --silent --fail -X PUT -H 'Content-Type:' --data-binary '{body}' \"{url}\""
+    subprocess.run(command, shell=True, check=True, timeout=30)
+    assert world.converge("rolling")["rolling"].status is StackStatus.CONVERGED
+    assert json.loads(world.outputs("rolling")["data"]) == {"instance1": "Volume Data:ok"}
