@@ -31,6 +31,7 @@ SCALING_POLICY = "OS::Heat::ScalingPolicy"
 AWS_SCALING_POLICY = "AWS::AutoScaling::ScalingPolicy"
 POLICY_TYPES = frozenset({SCALING_POLICY, AWS_SCALING_POLICY})
 AUTOSCALING = "autoscaling"
+AUTOSCALING_GROUP = "OS::Heat::AutoScalingGroup"
 RECENT_SCALINGS = 10
 
 # Reads a stack's groups' runtime sizes from the store (the engine hands it in).
@@ -148,6 +149,14 @@ class GroupScaling:
         """A resource of `type_name` is recorded or decided in the stack."""
         if type_name in POLICY_TYPES:
             self.has_policies = True
+
+    def gone(self, name: str, type_name: str) -> None:
+        """The group left the stack: its runtime size goes with it (made again, it starts from git's)."""
+        if type_name != AUTOSCALING_GROUP or name in self._run.resources.records:
+            return
+        if self._sizes is not None:
+            self._sizes.pop(name, None)
+        self.forgotten.add(name)
 
     def _loaded(self) -> dict[str, GroupSize]:
         """The stored sizes, read once, on the first group decided (stacks without groups read none)."""

@@ -257,3 +257,4 @@ class NestedChildren:
                 retirement.forget(state)
             else:
                 retirement.forget(state, deleted=True)
+            run.scaling.gone(state.name, state.type)

@@ -317,3 +317,15 @@ def test_a_plan_keeps_the_scaled_size_unless_the_bounds_change(world: SoftwareWo
         "web_group.1": Action.DELETE,
         "web_group.2": Action.DELETE,
     }
+
+
+def test_a_group_removed_and_declared_again_starts_from_gits_size(world: SoftwareWorld) -> None:
+    assert post(world.outputs("web")["up"]) == 200
+    settle(world, 3)
+    world.commit({"empty.yaml": "heat_template_version: 2018-08-31\nresources: {}\n"})
+    world.submit("web", "empty.yaml")
+    assert world.converge("web")["web"].status is StackStatus.CONVERGED
+    assert world.live("servers") == []
+    world.submit("web", "web.yaml")
+    assert world.converge("web")["web"].status is StackStatus.CONVERGED
+    assert size(world) == 2
