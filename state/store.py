@@ -28,6 +28,7 @@ from state.migrate import upgrade
 from state.outbox import NoteLine, PendingNote
 from state.records import RecordedResource, RecordsWritten, RecordWrite
 from state.retry_requests import RequestedRetry
+from state.scaling import ScalingStore
 from state.sealing import Sealer, is_sealed
 from state.sharding import shard_for
 from state.software import SoftwareStore
@@ -78,6 +79,10 @@ class Store:
         nested under it) are sealed at rest. Without a sealer (no key), nothing is sealed."""
         if self._sealer is not None:
             self._sealer.hide(stack, texts)
+
+    def scaling(self) -> ScalingStore:
+        """Autoscaling's rows (policy signals, groups' runtime sizes), on this database."""
+        return ScalingStore(self._tx, self._clock, self.settings.shard_count)
 
     def software(self) -> SoftwareStore:
         """Software orchestration's rows (configs, deployments, agent tokens, signals), on this database."""

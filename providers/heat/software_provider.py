@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from providers.heat.agent_links import AgentLinks, new_token
+from providers.heat.deployment_suspension import RESUME, SUSPEND, follow_state, is_suspended
 from providers.heat.derived_config import DeploymentTarget, deployment_entry, rerun_entry
 from providers.heat.software_configs import COMPONENT, ConfigError, component_actions, config_body
 from providers.heat.software_records import (
@@ -41,6 +42,7 @@ from providers.heat.software_types import (
     WAIT_CONDITION,
     WAIT_CONDITION_HANDLE,
 )
+from providers.heat.url_handles import handle_row_id
 from providers.heat.wait_conditions import Completed, WaitFailed, wait_verdict
 from providers.interface import LiveResource, LiveStatus, Marker, NotFound, Permanent, ResourceType, Retryable
 from timekeeping import Clock
@@ -167,6 +169,28 @@ class SoftwareProvider:
                 for pid, item in objects.items()
             }
         return {pid: LiveResource(pid, type_name, LiveStatus.READY) for pid in objects}
+
+    # Suspend and resume (`deployment_suspension`) ------------------------------------------------
+
+    def can_suspend(self, type_name: str) -> bool:
+        return type_name in DEPLOYMENT_TYPES
+
+    def suspend(self, type_name: str, physical_id: str) -> LiveResource:
+        return self._follow_state(type_name, physical_id, SUSPEND)
+
+    def resume(self, type_name: str, physical_id: str) -> LiveResource:
+        return self._follow_state(type_name, physical_id, RESUME)
+
+    def _follow_state(self, type_name: str, physical_id: str, action: str) -> LiveResource:
+        row = self._records.deployments([physical_id]).get(physical_id)
+        if row is None:
+            raise NotFound(f"deployment {physical_id} is gone")
+        deadline = self._clock.now() + self._settings.deployment_timeout
+        now = self._clock.now()
+        follow_state(
+            self._records, self._links, row, action, now=now, deadline=deadline, failure=self._failure(row)
+        )
+        return self._observe_one(type_name, physical_id)
 
     def find_by_marker(self, type_name: str, marker: Marker) -> LiveResource | None:
         physical_id = _physical_id(marker)
@@ -298,14 +322,18 @@ class SoftwareProvider:
             raise Retryable("waiting for the signal of its DELETE run", after=DELETE_POLL)
 
     def _deployment_live(self, type_name: str, row: Deployment) -> LiveResource:
-        if row.status == COMPLETE:
+        suspended = is_suspended(row)
+        resting = row.action in (SUSPEND, RESUME) and row.status == IN_PROGRESS and self._failure(row) is None
+        if row.status == COMPLETE or resting:  # a suspend or resume under way: ready, as it was
             attributes = {
                 "deploy_stdout": None,
                 "deploy_stderr": None,
                 "deploy_status_code": None,
                 **row.outputs,
             }
-            return LiveResource(row.id, type_name, LiveStatus.READY, attributes=attributes)
+            return LiveResource(
+                row.id, type_name, LiveStatus.READY, attributes=attributes, suspended=suspended
+            )
         reason = self._failure(row)
         if reason is not None:
             return LiveResource(
@@ -402,7 +430,7 @@ class SoftwareProvider:
         return LiveResource(physical_id, WAIT_CONDITION_HANDLE, LiveStatus.READY, attributes=attributes)
 
     def _start_wait(self, physical_id: str, properties: Mapping[str, Any], stack: str, resource: str) -> None:
-        handle = str(properties.get("handle") or "")
+        handle = handle_row_id(str(properties.get("handle") or ""))
         if not self._records.objects([handle]):
             raise Permanent(f"{WAIT_CONDITION}: {handle!r} is not a wait condition handle")
         body = {

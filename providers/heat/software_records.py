@@ -21,6 +21,7 @@ IN_PROGRESS, COMPLETE, FAILED = "IN_PROGRESS", "COMPLETE", "FAILED"
 SERVER_TOKEN = "server"  # read one server's deployments metadata
 DEPLOYMENT_TOKEN = "deployment"  # signal one deployment's result
 HANDLE_TOKEN = "handle"  # signal one wait condition handle
+SCALING_TOKEN = "scaling"  # signal one scaling policy (an alarm's alarm_url, a signal_url)
 
 
 def token_digest(token: str) -> str:

@@ -1,7 +1,8 @@
 """OS::Heat::WaitConditionHandle signals and OS::Heat::WaitCondition's verdict, as Heat has them.
 
-A handle accepts `{"status": "SUCCESS"|"FAILURE", "reason": ..., "data": ..., "id": ...}`, every
-key optional: no status is SUCCESS, no id is the next number, no reason is "Signal N received".
+A handle accepts `{"status": "SUCCESS"|"FAILURE", "reason": ..., "data": ..., "id": ...}` (or
+CloudFormation's `Status`, `Reason`, `Data`, `UniqueId`, as cfn-signal sends them), every key
+optional: no status is SUCCESS, no id is the next number, no reason is "Signal N received".
 A wait condition completes once `count` SUCCESS signals arrived, fails at the first FAILURE (with
 the failures' reasons), and fails when `timeout` seconds pass first. Its `data` attribute is the
 JSON text of `{id: data}` over every signal received.
@@ -17,6 +18,8 @@ from typing import Any
 from providers.heat.software_records import HandleSignal
 
 SUCCESS, FAILURE = "SUCCESS", "FAILURE"
+# What cfn-signal sends to an AWS handle's URL, in Heat's own keys.
+CFN_KEYS = {"Status": "status", "Reason": "reason", "UniqueId": "id", "Data": "data"}
 
 
 class BadSignal(ValueError):
@@ -25,7 +28,10 @@ class BadSignal(ValueError):
 
 def handle_signal(details: Mapping[str, Any] | None, received: int) -> HandleSignal:
     """The signal a body makes, `received` being how many the handle already holds."""
-    details = dict(details or {})
+    details = {
+        **{CFN_KEYS.get(key, key): value for key, value in (details or {}).items()},
+        **dict(details or {}),
+    }
     status = str(details.get("status") or SUCCESS)
     if status not in (SUCCESS, FAILURE):
         raise BadSignal(f"status must be {SUCCESS} or {FAILURE}, not {status!r}")

@@ -6,6 +6,8 @@
 - `PUT|POST /v1/signal/{token}`: a deployment's result (what heat-config-notify sends for
   TEMP_URL_SIGNAL), or a wait condition handle's signal.
 - `POST /v1/signal` with `X-Auth-Token: {token}`: a handle's signal in Heat's `curl_cli` form.
+- `POST /v1/signal/{token}` of a scaling policy (`alarm_url`, `signal_url`): an alarm's signal
+  (`scaling_signals`).
 - `GET /healthz`: the API is listening.
 
 Tokens are looked up by digest in the database, so any daemon of a fleet answers any VM; a token
@@ -28,10 +30,12 @@ from typing import Any
 from providers.heat.agent_links import AgentLinks
 from providers.heat.deployment_signals import judge_signal
 from providers.heat.server_user_data import collect_config
-from providers.heat.software_records import DEPLOYMENT_TOKEN, HANDLE_TOKEN, token_digest
+from providers.heat.software_records import DEPLOYMENT_TOKEN, HANDLE_TOKEN, SCALING_TOKEN, token_digest
 from providers.heat.wait_conditions import BadSignal, handle_signal
 from reconciler.daemon.http_endpoints import ListenError, ServedOnThread
+from reconciler.daemon.scaling_signals import PolicyGone, record_scaling_signal
 from reconciler.daemon.software_records import signal_row
+from state.scaling import ScalingStore
 from state.software import MetadataVersion, SoftwareStore
 
 LOG = logging.getLogger(__name__)
@@ -53,9 +57,12 @@ NOT_FOUND = AgentError(HTTPStatus.NOT_FOUND, "not found")
 class AgentApi:
     """What the handlers do, apart from HTTP: read metadata, record signals."""
 
-    def __init__(self, software: SoftwareStore, links: AgentLinks) -> None:
+    def __init__(
+        self, software: SoftwareStore, links: AgentLinks, scaling: ScalingStore | None = None
+    ) -> None:
         self._software = software
         self._links = links
+        self._scaling = scaling  # without it, scaling policies' URLs answer 404
 
     def version(self, token: str) -> MetadataVersion:
         """Which server the token reads, and when its metadata last changed (one query)."""
@@ -73,7 +80,7 @@ class AgentApi:
         }
         return json.dumps(document, sort_keys=True).encode()
 
-    def signal(self, token: str, body: Mapping[str, Any] | None) -> None:
+    def signal(self, token: str, body: Mapping[str, Any] | None, request_id: str | None = None) -> None:
         grant = self._software.grant(token_digest(token))
         if grant is None:
             raise NOT_FOUND
@@ -81,6 +88,11 @@ class AgentApi:
             self._deployment_signal(grant.subject, body or {})
         elif grant.kind == HANDLE_TOKEN:
             self._handle_signal(grant.subject, body)
+        elif grant.kind == SCALING_TOKEN and self._scaling is not None:
+            try:
+                record_scaling_signal(self._software, self._scaling, grant.subject, body, request_id)
+            except PolicyGone:
+                raise NOT_FOUND from None
         else:
             raise NOT_FOUND
 
@@ -174,7 +186,7 @@ def _handler() -> type[BaseHTTPRequestHandler]:
         def _signal(self) -> None:
             try:
                 token = self._signal_token()
-                self._api().signal(token, self._json_body())
+                self._api().signal(token, self._json_body(), self.headers.get("X-Openstack-Request-Id"))
             except AgentError as error:
                 self._refuse(error)
                 return

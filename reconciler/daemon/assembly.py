@@ -275,7 +275,9 @@ def _agent_server(settings: DaemonSettings, store: Store, *, leader: bool) -> Ag
     if not settings.agent_listen or not leader:
         return None
     host, port = parse_listen(settings.agent_listen)
-    return AgentServer(host, port, lambda links: AgentApi(store.software(), links), settings.agent_url)
+    return AgentServer(
+        host, port, lambda links: AgentApi(store.software(), links, store.scaling()), settings.agent_url
+    )
 
 
 def _identity(worker_id: str | None) -> WorkerIdentity:

@@ -17,9 +17,11 @@ from sqlalchemy.engine import make_url
 
 from providers.heat import NativeHeatProvider
 from providers.heat.agent_links import AgentLinks
+from providers.heat.scaling_policies import ScalingPolicyProvider
 from providers.heat.server_user_data import SoftwareServers
 from providers.heat.software_provider import SoftwareProvider
 from providers.heat.software_records import SoftwareRecords
+from providers.heat.url_handles import UrlHandleProvider
 from providers.interface import Provider
 from providers.simulated.provider import SimulatedProvider
 from reconciler.daemon.clouds_config import check_clouds_yaml
@@ -84,6 +86,8 @@ class CloudRoot:
             provider,
             SoftwareServers(provider, records, links),
             SoftwareProvider(records, links, self._clock),
+            ScalingPolicyProvider(records, links),
+            UrlHandleProvider(records, links, self._clock),
         ]
 
     def _provider(self, cloud: str) -> Provider:

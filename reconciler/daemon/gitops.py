@@ -136,7 +136,7 @@ class _Pending:
 
 
 def _report_key(report: StackReport) -> tuple[Any, ...]:
-    return (report.status, report.counts, report.failures)
+    return (report.status, report.counts, report.failures, report.scalings)
 
 
 class GitOps:

@@ -56,10 +56,11 @@ class NoteRecorder:
 
     def report(self, report: StackReport, *, because: tuple[str, ...] = ()) -> NoteLine:
         """The convergence line of an engine report: status, counts, failures with reasons, and
-        `because`: why the stack converged again at the same commit."""
+        `because`: why the stack converged again at the same commit (an upstream output moved, a
+        scaling policy scaled a group: "scaled web 2 -> 3 by scale_up")."""
         assert report.commit is not None
         counts = dataclasses.asdict(report.counts)
-        failures = tuple(str(failure) for failure in report.failures) + because
+        failures = tuple(str(failure) for failure in report.failures) + because + report.scalings
         status = str(report.status)
         return self.convergence(
             report.stack, report.commit, status, counts=counts, failures=failures, kept=report.kept

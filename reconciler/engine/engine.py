@@ -31,6 +31,7 @@ from reconciler.engine.deferred_submissions import INVALID, SUBMIT, DeferredSubm
 from reconciler.engine.desired import DesiredGeneration, DesiredStack, Policy
 from reconciler.engine.drift_tally import DriftTally
 from reconciler.engine.engine_loop import EngineLoop
+from reconciler.engine.group_scaling import ScalingLog
 from reconciler.engine.held_shards import HeldShards
 from reconciler.engine.nested_handoff import REMOVED, NestedDiscovery, RemoteChildren, rebuild
 from reconciler.engine.pass_result import PassResult, SubmitChild
@@ -44,6 +45,7 @@ from reconciler.engine.resource_state import ResourceState
 from reconciler.engine.retry_requests import RetryRequests
 from reconciler.engine.run_context import RunContext
 from reconciler.engine.run_spec import RunSpec, retained_inputs
+from reconciler.engine.scaling_signals import ScalingSignals
 from reconciler.engine.settings import EngineSettings
 from reconciler.engine.shared_calls import SharedCalls, SharedDispatch
 from reconciler.engine.stack_run import Desire, StackRun
@@ -95,6 +97,7 @@ class Engine:
         self._shared = (
             None if shared is None else SharedDispatch(shared, store, per_worker=self.settings.sent_limit)
         )
+        self._scaling = ScalingSignals(store.scaling(), self.settings.scaling_poll)
         self._context = RunContext(
             self.settings,
             random or random_module.Random(),
@@ -102,11 +105,13 @@ class Engine:
             _ChildReportsOf(self),
             self._shared,
             _LeaseGuards(self),
+            group_sizes=self._scaling.store.group_sizes,
         )
         self._runs: dict[str, StackRun] = {}
         self._epochs: dict[str, int] = {}
         self._invalid: dict[str, StackReport] = {}
         self._tallies: dict[str, DriftTally] = {}  # root stack -> drift repairs of its whole tree
+        self._scaling_logs: dict[str, ScalingLog] = {}  # root stack -> scalings of its whole tree
         self._abandoned: dict[str, StackReport] = {}  # stacks abandoned: not managed, nothing done
         self._held: Mapping[int, int] = {}  # the shards held at the current (or last) pass
         self._shards: dict[str, int] = {}  # a stack's shard never changes: asked once
@@ -303,6 +308,7 @@ class Engine:
         shard = self._shard_of(stack)
         run = StackRun(stack, shard, self._providers.for_cloud(cloud), self._context)
         run.summary.tally = self._tallies.setdefault(stack.split("/", 1)[0], DriftTally())
+        run.scaling.log = self._scaling_logs.setdefault(stack.split("/", 1)[0], ScalingLog())
         run.load(state_from_record(record) for record in self._store.read_records(stack))
         self._runs[stack] = run
         # Records read while another worker holds the shard may be stale by the time this one
@@ -370,6 +376,7 @@ class Engine:
         self._begin_shared(held, now)
         self._discover(held, now)
         self._take_retry_requests(held, now)
+        self._scaling.take(self._runs, held, now, self._drop_shard)
         for parent_name, resource in self.remote.poll(now):
             parent = self._runs.get(parent_name)
             if parent is not None:
@@ -397,6 +404,7 @@ class Engine:
             for run in movable:
                 results[run.name] = results[run.name].then(self._step_run(run, now))
         self._write_records(acting, results, held)
+        self._scaling.forget_overridden(acting, held, self._drop_shard)
         for run in acting:
             # A run whose shard was just lost sends nothing more: its intents were not written,
             # and whoever holds the shard now rebuilds it from the records.
@@ -574,6 +582,9 @@ class Engine:
     def _progress(self, runs: list[StackRun]) -> Progress:
         progresses = [run.progress() for run in runs]
         wakes = [progress.next_wake for progress in progresses if progress.next_wake is not None]
+        scaling = self._scaling.next_read_at()
+        if scaling is not None:
+            wakes.append(scaling)
         polled = self.remote.next_poll_at()
         if polled is not None and self._awaits_remote(runs):
             wakes.append(polled)

@@ -92,7 +92,10 @@ class NestedChildren:
         if definition.resources[name].nested_kind == "group":
             recorded = state.properties if state is not None else None
             desired = with_removed_names(desired, recorded, run.values.member_references(child))
-        nested = definition.nested(name, desired)
+        resource = definition.resources[name]
+        # a scaling group's nested stack has its runtime size; its record keeps what git declared
+        sized = run.scaling.sized(name, desired) if resource.nested_kind == "autoscaling" else desired
+        nested = definition.nested(name, sized)
         if nested is None:
             run.actions.fail(name, f"{type_name} has no nested definition")
             return
@@ -123,7 +126,6 @@ class NestedChildren:
             require_approval=policy.require_approval,
             state=policy.state,
         )
-        resource = definition.resources[name]
         is_group = resource.nested_kind in GROUP_KINDS
         batch = None
         if is_group:
@@ -132,7 +134,7 @@ class NestedChildren:
             renewing = previous is None or previous.get(members_key) != desired.get(members_key)
             batch = batch_policy(self._resolved_update_policy(resource), creating=creating, renewing=renewing)
         spec = RunSpec(
-            run.spec.lineage.child(name, desired),
+            run.spec.lineage.child(name, sized),
             inherited,
             group_member=run.in_group,
             is_group=is_group,
@@ -196,10 +198,21 @@ class NestedChildren:
             failures = report.failures
             reasons = "; ".join(f"{f.resource}: {f.reason}" for f in failures) or report.status.value
             reason = f"nested stack {state.physical_id} {report.status.value}: {reasons}"
-            run.actions.fail_state(state, reason)
+            run.actions.fail_state(state, self._short_of_minimum(name, state) + reason)
             next_tries = [failure.next_try for failure in failures if failure.next_try is not None]
             if next_tries and run.summary.failed(name):  # shown with the failure; the child retries it
                 run.summary.nested_next_tries[name] = min(next_tries)
+
+    def _short_of_minimum(self, name: str, state: ResourceState) -> str:
+        """For a scaling group holding fewer members than its min_size: says so, first."""
+        definition = self._run.definition
+        resource = definition.resources.get(name) if definition is not None else None
+        if resource is None or resource.nested_kind != "autoscaling" or state.physical_id is None:
+            return ""
+        minimum = int(state.properties.get("min_size") or 0)
+        members = self._run.context.children.nested_members(state.physical_id)
+        held = sum(1 for member in members.values() if member.get("physical_id") is not None)
+        return f"{name} holds {held} of its min_size {minimum}: " if held < minimum else ""
 
     def changed(self, name: str, *, converged: bool = True) -> None:
         """The nested stack of `name` moved on its own. Converged again (drift repaired): its values
@@ -244,3 +257,4 @@ class NestedChildren:
                 retirement.forget(state)
             else:
                 retirement.forget(state, deleted=True)
+            run.scaling.gone(state.name, state.type)

@@ -85,6 +85,7 @@ class StackReport:
     kept: tuple[str, ...] = ()  # what deletion policies kept: retained resources, snapshots made
     drift_repairs: int = 0  # drifted resources repaired since this worker began running the stack
     recent_repairs: tuple[str, ...] = ()  # the newest of them, newest last
+    scalings: tuple[str, ...] = ()  # what scaling policies did to its groups at this commit, newest last
 
     @property
     def settled(self) -> bool:

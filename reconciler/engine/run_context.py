@@ -76,3 +76,4 @@ class RunContext:
     children: ChildReports
     shared: SharedQueue | None = None
     guards: CallGuards | None = None
+    group_sizes: Callable[[str], Mapping[str, Any]] | None = None  # a stack's groups' runtime sizes

@@ -32,6 +32,7 @@ class EngineSettings:
         default_factory=lambda: Backoff(base=120.0, factor=2.0, cap=3600.0, jitter=0.1)
     )
     retry_poll: float = 1.0  # how often the retry requests of the shards held are read
+    scaling_poll: float = 0.2  # how often scaling policies' signals are read (stacks with a policy only)
 
     @property
     def in_flight_limit(self) -> int:

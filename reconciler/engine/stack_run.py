@@ -34,6 +34,7 @@ from reconciler.engine.dirty_records import DirtyRecords
 from reconciler.engine.drift_observation import DriftObservation
 from reconciler.engine.failure_retries import FailureRetries
 from reconciler.engine.group_batches import GroupBatches
+from reconciler.engine.group_scaling import GroupScaling
 from reconciler.engine.nested_children import NestedChildren
 from reconciler.engine.nested_values import NestedValues
 from reconciler.engine.pass_result import PassResult
@@ -53,6 +54,10 @@ from reconciler.engine.stack_status import StackStatus
 from reconciler.engine.suspension import Suspension
 from reconciler.engine.unchanged_inputs import inputs_beside_template_unchanged
 from reconciler.plan import Action, RecordedResource, plan_resource
+
+# OS::Heat::UpdateWaitConditionHandle: a new handle (a new URL) at every update of its stack, so
+# whatever waits on it waits for fresh signals.
+RENEWED_AT_EVERY_UPDATE = frozenset({"OS::Heat::UpdateWaitConditionHandle"})
 
 
 @dataclass(frozen=True)
@@ -107,6 +112,7 @@ class StackRun:
         self.options = ResourceOptions(self)
         self.failure_retries = FailureRetries(self)
         self.suspension = Suspension(self)
+        self.scaling = GroupScaling(self, context.group_sizes)
 
     @property
     def policy(self) -> Policy:
@@ -123,6 +129,7 @@ class StackRun:
         """Rebuild from the store's records after a takeover (or a restart)."""
         current = self.resources.records
         for state in records:
+            self.scaling.noticed(state.type)
             if state.status in (RecordStatus.RETIRED, RecordStatus.DELETE_IN_PROGRESS):
                 self.retirement.retire(state)
             elif state.name in current:  # an unfinished replacement: the newest record wins
@@ -196,6 +203,7 @@ class StackRun:
     def rebuilt(self, records: Iterable[ResourceState]) -> StackRun:
         """A fresh coordinator for the same stack and desire, from the store's `records` (a takeover)."""
         fresh = StackRun(self.name, self.shard, self.providers, self.context)
+        fresh.scaling.log = self.scaling.log
         fresh.load(records)
         fresh.set_desired(self.desire())
         return fresh
@@ -406,6 +414,7 @@ class StackRun:
             state.generation = self.generation
             self.settle(name, values_changed=False)
             return
+        self.scaling.noticed(resource.type)
         resolved = self.options.resolved(name, resource)
         if resolved is None:
             return
@@ -435,7 +444,7 @@ class StackRun:
             self.actions.create(name, resource.type, desired, state, now)
         elif plan.action is Action.UNCHANGED:
             assert state is not None
-            self.already_applied(state, now)
+            self._unchanged(state, resource.type, desired, now)
         elif plan.action is Action.UPDATE:
             assert state is not None
             self.actions.update(state, desired, plan.changed, now)
@@ -448,6 +457,19 @@ class StackRun:
             self.actions.replace(state, resource.type, desired, failing=failing, now=now)
         self.options.keep_deletion_policy(self.resources.records.get(name), deletion_policy)
 
+    def _unchanged(self, state: ResourceState, type_name: str, desired: dict[str, Any], now: float) -> None:
+        """Nothing to apply; but a type Heat makes anew at every update of its stack, last made at an
+        earlier generation, is replaced."""
+        renewed = (
+            type_name in RENEWED_AT_EVERY_UPDATE
+            and state.status is RecordStatus.READY
+            and state.generation != self.generation
+        )
+        if renewed:
+            self.actions.replace(state, type_name, desired, failing=False, now=now)
+        else:
+            self.already_applied(state, now)
+
     def _decision_still_holds(self, name: str, resource: Any, state: ResourceState | None) -> bool:
         """Settled last generation with the same definition, and nothing it reads changed since."""
         if not self._reuse_decisions or state is None or state.status is not RecordStatus.READY:
@@ -456,7 +478,12 @@ class StackRun:
         if not resources.settled_before_and_unchanged(name):
             return False
         previous = self._previous_definition.resources.get(name) if self._previous_definition else None
-        return previous is not None and resource.nested_kind is None and previous == resource
+        return (
+            previous is not None
+            and resource.nested_kind is None
+            and previous == resource
+            and resource.type not in RENEWED_AT_EVERY_UPDATE
+        )
 
     def adopted_id(self, name: str, state: ResourceState | None) -> str | None:
         """The physical id the adopt data names for `name`, while it has no record (never made)."""
@@ -549,4 +576,5 @@ class StackRun:
             kept=summary.kept(),
             drift_repairs=summary.tally.repairs,
             recent_repairs=tuple(summary.tally.recent),
+            scalings=self.scaling.log.at(self.commit),
         )

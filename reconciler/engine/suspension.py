@@ -8,6 +8,9 @@ suspended is suspended again (and one suspended by hand while its stack is activ
 as any other drift is put back to what git says. A suspend or resume still on its way, or refused
 for now (Nova's 409), is asked again at the next observation, brought forward to when the cloud said.
 
+Resources on a server that are suspended too (software deployments, whose SUSPEND config runs on
+the server: `providers.heat.deployment_suspension`) are suspended first, the server once they are.
+
 A stack whose state changed is PROGRESSING until an observation has seen every server in the
 declared state; a suspended stack at rest is SUSPENDED (Heat's SUSPEND_COMPLETE), and its outputs
 are final as a CONVERGED stack's.
@@ -36,6 +39,8 @@ class Suspension:
     def __init__(self, run: StackRun) -> None:
         self._run = run
         self._unconfirmed = False  # the declared state changed and no observation has seen it held since
+        self._seen_suspended: dict[str, bool] = {}  # resource -> whether last seen suspended
+        self._held_back: set[str] = set()  # servers whose suspension waits for what runs on them
 
     def declared(self, was_suspended: bool) -> None:
         """A new generation: if the declared state changed, observe at once to follow it."""
@@ -49,7 +54,11 @@ class Suspension:
 
     def busy(self) -> bool:
         """A suspend or resume is out, or the change of state is not seen held yet."""
-        return self._unconfirmed or any(_is_suspension(key) for key in self._run.flights)
+        return (
+            self._unconfirmed
+            or bool(self._held_back)
+            or any(_is_suspension(key) for key in self._run.flights)
+        )
 
     def can_suspend(self, type_name: str) -> bool:
         provider: object = self._run.providers.provider_for(type_name)
@@ -60,6 +69,17 @@ class Suspension:
         run = self._run
         wanted = run.policy.suspended
         key = (SUSPENSION, state.name)
+        self._seen_suspended[state.name] = live.suspended
+        if (
+            wanted
+            and live.status is LiveStatus.READY
+            and not live.suspended
+            and self._dependents_running(state.name)
+        ):
+            self._held_back.add(state.name)
+            run.observation.observe_by(now + RETRY_SOON)  # its software deployments first: they run on it
+            return
+        self._held_back.discard(state.name)
         if (
             live.suspended == wanted
             or live.status is not LiveStatus.READY
@@ -89,6 +109,16 @@ class Suspension:
 
         abandon = partial(done, RetryLater(f"{action} call timed out"))
         run.flights.dispatch(key, spec, provider, done, abandon, now=now)
+
+    def _dependents_running(self, name: str) -> bool:
+        """Whether a resource on `name` that is suspended too (a software deployment to a server,
+        whose SUSPEND config runs on it) is not seen suspended yet."""
+        records = self._run.resources.records
+        for dependent in self._run.resources.dependents_of(name):
+            state = records.get(dependent)
+            if state is not None and self.can_suspend(state.type) and not self._seen_suspended.get(dependent):
+                return True
+        return False
 
 
 def _is_suspension(key: object) -> bool:

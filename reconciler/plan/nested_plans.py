@@ -59,6 +59,25 @@ def effective_properties(
     return with_removed_names(desired, recorded.properties if recorded is not None else None, references)
 
 
+SCALING_BOUNDS = ("min_size", "max_size", "desired_capacity")
+
+
+def scaled_size(
+    desired: Mapping[str, Any], recorded: RecordedResource | None, members: int
+) -> dict[str, Any]:
+    """The running system owns a scaling group's size between the bounds git declares: a plan whose
+    bounds are those recorded keeps the members there are; one changing them sizes it as git says."""
+    if recorded is None or not members:
+        return dict(desired)
+    if any(desired.get(name) != recorded.properties.get(name) for name in SCALING_BOUNDS):
+        return dict(desired)
+    try:
+        minimum, maximum = int(desired.get("min_size") or 0), int(desired.get("max_size") or 0)
+    except (TypeError, ValueError):
+        return dict(desired)
+    return {**desired, "desired_capacity": max(minimum, min(members, maximum))}
+
+
 def nested_update(plan: ResourcePlan, nested: StackPlan, recorded: RecordedResource | None) -> ResourcePlan:
     """`plan` of a resource owning a nested stack: updated in place when anything in it changes."""
     if plan.action is Action.REPLACE and plan.replace_reasons != frozenset({"type"}):

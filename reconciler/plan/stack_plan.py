@@ -22,6 +22,7 @@ from reconciler.plan.nested_plans import (
     nested_child,
     nested_update,
     removal_plan,
+    scaled_size,
 )
 from reconciler.plan.recorded import RecordedResource
 from reconciler.plan.resource_diff import UpdateRules, plan_resource
@@ -182,7 +183,9 @@ def _nested_resource_plan(
     plan = dataclasses.replace(
         plan_resource(name, definition.resources[name].type, desired, record, rules), kind=kind
     )
-    child_definition = _nested_definition(definition, name, desired)
+    child_definition = _nested_definition(
+        definition, name, scaled_size(desired, record, len(held)) if kind == "autoscaling" else desired
+    )
     inside = StackPlan(())
     if (
         child_definition is not None

@@ -26,7 +26,9 @@ class SoftwareWorld(World):
 
     def start_worker(self, worker: str) -> Engine:
         if self.agent is None:
-            self.agent = AgentServer("127.0.0.1", 0, lambda links: AgentApi(self.store.software(), links))
+            self.agent = AgentServer(
+                "127.0.0.1", 0, lambda links: AgentApi(self.store.software(), links, self.store.scaling())
+            )
             self.agent.start()
         leases = SoleWorkerLeases(self.store, worker, self.clock)
         for shard in range(self.store.settings.shard_count):
