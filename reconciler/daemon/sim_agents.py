@@ -168,6 +168,7 @@ class SimulatedAgents:
         started = ServerAgent(server_id, boot, agent, self._interval, first_wait)
         self._agents[server_id] = started
         started.start()
+        LOG.info("simulated agent for server %s started (%d run(s) remembered)", server_id, len(agent.runs()))
 
     def _scan_forever(self) -> None:
         while not self._stopped.is_set():
