@@ -102,7 +102,7 @@ def converge_in_real_time(world: SoftwareWorld, stack: str, seconds: float = 60.
         world.engine.step()
         world.engine.wait_for_calls()
         world.clock.sleep(1.0)
-        report = world.engine.converge(("scripted",), world.clock.now())[stack]
+        report = world.engine.converge((stack,), world.clock.now())[stack]
         status[:] = [report.status]
         return report.status in (StackStatus.CONVERGED, StackStatus.FAILED)
 
