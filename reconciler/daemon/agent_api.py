@@ -74,23 +74,26 @@ class AgentApi:
         return json.dumps(document, sort_keys=True).encode()
 
     def signal(self, token: str, body: Mapping[str, Any] | None) -> None:
-        grant = self._software.grant(token_digest(token))
-        if grant is None:
+        digest = token_digest(token)
+        # a deployment's result, by far the most frequent signal, is one write with no read before
+        if self._deployment_signal(digest, body or {}):
+            return
+        grant = self._software.grant(digest)
+        if grant is None or grant.kind == DEPLOYMENT_TOKEN:
             raise NOT_FOUND
-        if grant.kind == DEPLOYMENT_TOKEN:
-            self._deployment_signal(grant.subject, body or {})
-        elif grant.kind == HANDLE_TOKEN:
+        if grant.kind == HANDLE_TOKEN:
             self._handle_signal(grant.subject, body)
         else:
             raise NOT_FOUND
 
-    def _deployment_signal(self, deployment_id: str, details: Mapping[str, Any]) -> None:
+    def _deployment_signal(self, digest: str, details: Mapping[str, Any]) -> bool:
+        """Keep a deployment's result; False when the token is no (live) deployment's."""
+
         def judge(entry: Mapping[str, Any]) -> tuple[str, str, Mapping[str, Any]]:
             verdict = judge_signal(details, entry.get("outputs") or [])
             return verdict.status, verdict.reason, verdict.outputs
 
-        if not self._software.judge_deployment_signal(deployment_id, judge):
-            raise NOT_FOUND
+        return self._software.judge_deployment_signal(digest, judge)
 
     def _handle_signal(self, handle_id: str, details: Mapping[str, Any] | None) -> None:
         received = len(self._software.handle_signals([handle_id]).get(handle_id, ()))
@@ -122,6 +125,9 @@ def not_modified(match: str | None, since: str | None, etag: str, modified_at: f
 
 class _AgentHttpServer(ThreadingHTTPServer):
     daemon_threads = True
+    # a fleet of agents connects at once (a stack's servers booted together): with the default
+    # backlog of 5, connections past it are reset
+    request_queue_size = 1024
     api: AgentApi
 
 
