@@ -35,12 +35,17 @@ def _text(value: Any) -> str:
 
 
 def script_hook(
-    deployment: Mapping[str, Any], workdir: Path, time_limit: float, *, prefix: Sequence[str] = ()
+    deployment: Mapping[str, Any],
+    workdir: Path,
+    time_limit: float,
+    *,
+    sandbox: Callable[[str], Sequence[str]] | None = None,
 ) -> dict[str, Any]:
     """Run the deployment's config as a script and collect what it produced.
 
-    `prefix` is put before the command (a sandbox: see `reconciler.agent.sandbox`). Output goes to
-    files and only its bounded tail is read back (`output_tails`), whatever its size or encoding.
+    `sandbox` gives, for the run's directory, the command put before the script's (see
+    `reconciler.agent.sandbox`). Output goes to files and only its bounded tail is read back
+    (`output_tails`), whatever its size or encoding.
     """
     workdir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=workdir) as run_dir:
@@ -51,10 +56,12 @@ def script_hook(
         environment = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": run_dir,
+            "TMPDIR": run_dir,
             **{str(item["name"]): _text(item.get("value")) for item in deployment.get("inputs") or []},
             "heat_outputs_path": str(outputs_path),
         }
         streams = Path(run_dir) / "stdout", Path(run_dir) / "stderr"
+        prefix = sandbox(run_dir) if sandbox is not None else ()
         status, note = _run(script, run_dir, environment, time_limit, prefix, streams)
         result: dict[str, Any] = {
             "deploy_stdout": file_tail(streams[0]),

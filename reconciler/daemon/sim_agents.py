@@ -9,16 +9,17 @@ the user data, the agent API out of reach):
 - the user data's scripts run once, as cloud-init runs them;
 - the metadata URL the user data names (os-collect-config's `request.metadata_url`) is polled
   every `interval` seconds over HTTP, like any agent; deployments run with `reconciler agent`'s
-  hooks, scripts in the sandbox (`reconciler.agent.sandbox`): a temporary directory of their
-  own, a time limit, no network; only the agent around them reaches the agent API.
+  hooks, scripts in the sandbox (`reconciler.agent.sandbox`): a directory of their own, the
+  only place they may write, a time limit, no network; only the agent around them reaches the
+  agent API.
 
 Each server's agent keeps what it ran in a directory of its own under `state_dir` (beside the
 simulated cloud's file), so a daemon restarted over the same cloud runs no script twice. Agents
 stop with the daemon; a script still running then is left to its time limit.
 
 Limits: servers with plain RAW user data and no config drive are not "booted" (their scripts, meant
-for a real VM, are not run on this host); the sandbox cuts the network but shares the host's
-file system, as the user running the daemon sees it.
+for a real VM, are not run on this host); a script sees the host's file system, read-only, so one
+that installs packages or writes outside its directory fails where a VM's would not.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from typing import Any
 from providers.simulated.cloud import SimulatedCloud
 from reconciler.agent.hooks import Hook
 from reconciler.agent.poller import Agent
-from reconciler.agent.sandbox import chooser, network_cut, sandboxed_hooks
+from reconciler.agent.sandbox import chooser, isolation_available, sandboxed_hooks
 from reconciler.agent.user_data import BootData, read_user_data
 
 LOG = logging.getLogger(__name__)
@@ -59,6 +60,7 @@ class ServerAgent:
         self._first_wait = first_wait
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"sim-agent-{server_id[:8]}", daemon=True)
+        self.executed = 0  # runs this agent executed (not those it remembered)
 
     def start(self) -> None:
         self._thread.start()
@@ -69,14 +71,19 @@ class ServerAgent:
     def join(self, timeout: float) -> None:
         self._thread.join(timeout)
 
+    def _ran(self, runs: int) -> None:
+        if runs:
+            self.executed += runs
+            LOG.info("simulated agent of server %s ran %d script(s)", self.server_id, runs)
+
     def _run(self) -> None:
         try:
             for script in self._boot.scripts:
-                self.agent.deploy(boot_run(script))
+                self._ran(int(self.agent.deploy(boot_run(script))))
             if self._boot.metadata_url is None or self._stopped.wait(self._first_wait):
                 return
             while True:
-                self.agent.poll()
+                self._ran(self.agent.poll())
                 if self._stopped.wait(self._interval):
                     return
         except Exception:
@@ -112,8 +119,8 @@ class SimulatedAgents:
         self._scanner: threading.Thread | None = None
 
     def start(self) -> None:
-        if not network_cut():
-            LOG.warning("user namespaces are not available: simulated agents run scripts with the network")
+        if not isolation_available():
+            LOG.warning("user namespaces are not available: simulated agents run scripts unconfined")
         self._scanner = threading.Thread(target=self._scan_forever, name="sim-agents", daemon=True)
         self._scanner.start()
 
@@ -146,6 +153,11 @@ class SimulatedAgents:
                 if server_id not in self._agents:
                     self._boot(server_id, body)
             return len(self._agents)
+
+    def executed(self) -> int:
+        """How many runs (boot scripts, deployments) the agents of this fleet executed."""
+        with self._lock:
+            return sum(agent.executed for agent in self._agents.values())
 
     def runs(self, server_id: str) -> Mapping[str, Mapping[str, Any]]:
         """What the server's agent ran, by run id (boot scripts: `boot-...`): results and signals."""

@@ -3,9 +3,9 @@ scripts through the agent API, in a sandbox, once.
 
 Given a stack whose server boots with SOFTWARE_CONFIG user data and has a script deployment and a
 puppet deployment, when the simulated cloud's agents run, then the boot script and the deployment
-script each ran once (a ledger file outside the sandbox says so), the script's output became the
-deployment's attributes, the puppet config was answered by the stand-in, and an agent fleet
-started again over the same cloud and state runs nothing again.
+script each ran once, in a directory of their own, the script's output became the deployment's
+attributes, the puppet config was answered by the stand-in, and an agent fleet started again over
+the same cloud and state remembers the three runs and executes none again.
 """
 
 from __future__ import annotations
@@ -17,27 +17,23 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.agent.sandbox import network_cut, sandboxed_script_hook
+from reconciler.agent.sandbox import isolation_available, sandboxed_script_hook
 from reconciler.daemon.sim_agents import SimulatedAgents
 from reconciler.engine import StackStatus
 from tests.software.software_world import SoftwareWorld
 
 SCRIPTED = """
 heat_template_version: 2018-08-31
-parameters:
-  ledger: {type: string}
 resources:
   config:
     type: OS::Heat::SoftwareConfig
     properties:
       group: script
-      inputs: [{name: ledger}]
       outputs: [{name: greeting}]
       config: |
         #!/bin/sh
-        echo "deployed $deploy_action" >> "$ledger"
         echo "hello from $deploy_server_id" > "$heat_outputs_path.greeting"
-        echo "ran in $PWD"
+        echo "ran $deploy_action in $PWD"
   other:
     type: OS::Heat::SoftwareConfig
     properties: {group: puppet, config: "class {}"}
@@ -47,16 +43,12 @@ resources:
       image: cirros-0.6.2-x86_64-disk
       flavor: m1.small
       user_data_format: SOFTWARE_CONFIG
-      user_data:
-        str_replace:
-          template: "#!/bin/sh\\necho booted >> LEDGER\\n"
-          params: {LEDGER: {get_param: ledger}}
+      user_data: "#!/bin/sh\\necho booted\\n"
   deployment:
     type: OS::Heat::SoftwareDeployment
     properties:
       config: {get_resource: config}
       server: {get_resource: server}
-      input_values: {ledger: {get_param: ledger}}
   puppet:
     type: OS::Heat::SoftwareDeployment
     properties:
@@ -122,29 +114,32 @@ def wait_until(condition: Callable[[], bool], seconds: float) -> None:
 def test_the_simulated_clouds_agents_run_a_servers_scripts_once_across_a_restart(
     world: SoftwareWorld, tmp_path: Path
 ) -> None:
-    ledger = tmp_path / "ledger"
     agents = agents_for(world, tmp_path / "agents")
     try:
-        world.submit("scripted", "scripted.yaml", {"ledger": str(ledger)})
+        world.submit("scripted", "scripted.yaml")
         assert converge_in_real_time(world, "scripted") is StackStatus.CONVERGED
+        executed = agents.executed()
     finally:
         agents.stop()
     outputs = world.outputs("scripted")
     assert outputs["greeting"] == f"hello from {outputs['server']}\n"
-    assert str(tmp_path / "agents" / outputs["server"]) in outputs["stdout"]  # its own directory
+    assert outputs["stdout"].startswith(f"ran CREATE in {tmp_path / 'agents' / outputs['server']}")
     assert "no hook for group 'puppet'" in outputs["puppet"]
-    assert ledger.read_text(encoding="utf-8") == "booted\ndeployed CREATE\n"
+    assert executed == 3  # the boot script, the script, the puppet config
 
     restarted = agents_for(world, tmp_path / "agents")
     try:
         wait_until(lambda: restarted.scan() == 1 and len(restarted.runs(outputs["server"])) == 3, 10)
         threading.Event().wait(1.0)  # several polls
+        assert restarted.executed() == 0
+        runs = restarted.runs(outputs["server"])
     finally:
         restarted.stop()
-    assert ledger.read_text(encoding="utf-8") == "booted\ndeployed CREATE\n"
+    (boot,) = [run for run_id, run in runs.items() if run_id.startswith("boot-")]
+    assert boot["result"]["deploy_stdout"] == "booted\n"
 
 
-@pytest.mark.skipif(not network_cut(), reason="user namespaces are not available here")
+@pytest.mark.skipif(not isolation_available(), reason="user namespaces are not available here")
 def test_a_sandboxed_script_reaches_no_network_not_even_the_agent_api(
     world: SoftwareWorld, tmp_path: Path
 ) -> None:
@@ -152,3 +147,13 @@ def test_a_sandboxed_script_reaches_no_network_not_even_the_agent_api(
     probe = {"config": NETWORK_PROBE, "inputs": [{"name": "port", "value": port}], "outputs": []}
     result = sandboxed_script_hook(probe, tmp_path / "runs", 30)
     assert result["deploy_stdout"].startswith("unreachable:"), result
+
+
+@pytest.mark.skipif(not isolation_available(), reason="user namespaces are not available here")
+def test_a_sandboxed_script_writes_only_in_its_own_directory(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    script = f'#!/bin/sh\necho x > {outside}\necho kept > "$TMPDIR/inside" && cat "$HOME/inside"'
+    result = sandboxed_script_hook({"config": script, "inputs": [], "outputs": []}, tmp_path / "runs", 30)
+    assert result["deploy_stdout"] == "kept\n"
+    assert "Read-only file system" in result["deploy_stderr"]
+    assert not outside.exists()
