@@ -83,8 +83,10 @@ class ServerAgent:
             if self._boot.metadata_url is None or self._stopped.wait(self._first_wait):
                 return
             while True:
-                self._ran(self.agent.poll())
-                if self._stopped.wait(self._interval):
+                ran = self.agent.poll()
+                self._ran(ran)
+                # scripts take time: what was published meanwhile is fetched at once, not a poll later
+                if self._stopped.wait(0 if ran else self._interval):
                     return
         except Exception:
             LOG.exception("the simulated agent of server %s stopped", self.server_id)
