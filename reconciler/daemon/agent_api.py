@@ -16,9 +16,11 @@ logged per request: agents poll every few seconds.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
+import time
 from collections.abc import Callable, Mapping
 from email.utils import formatdate, parsedate_to_datetime
 from http import HTTPStatus
@@ -111,6 +113,13 @@ def etag_of(token: str, version: MetadataVersion) -> str:
     return '"' + hashlib.sha256(text.encode()).hexdigest()[:32] + '"'
 
 
+@functools.lru_cache(maxsize=4096)
+def http_date(seconds: int) -> str:
+    """An HTTP date (`Last-Modified`, `Date`); a fleet's polls name the same few seconds over and
+    over, and formatting one costs more than the rest of a 304."""
+    return formatdate(seconds, usegmt=True)
+
+
 def not_modified(match: str | None, since: str | None, etag: str, modified_at: float | None) -> bool:
     """Whether the agent's `If-None-Match` or `If-Modified-Since` says it holds this version already."""
     if match is not None:
@@ -138,6 +147,9 @@ def _handler() -> type[BaseHTTPRequestHandler]:
         # headers and body go out in two writes: without TCP_NODELAY the second waits for the
         # client's delayed ACK (40 ms) on a kept-alive connection
         disable_nagle_algorithm = True
+
+        def date_time_string(self, timestamp: float | None = None) -> str:
+            return http_date(int(time.time() if timestamp is None else timestamp))
 
         def do_HEAD(self) -> None:
             self._metadata(send_body=False)
@@ -167,7 +179,7 @@ def _handler() -> type[BaseHTTPRequestHandler]:
             etag = etag_of(token, version)
             headers = {"ETag": etag}
             if version.modified_at is not None:
-                headers["Last-Modified"] = formatdate(int(version.modified_at), usegmt=True)
+                headers["Last-Modified"] = http_date(int(version.modified_at))
             match, since = self.headers.get("If-None-Match"), self.headers.get("If-Modified-Since")
             if not_modified(match, since, etag, version.modified_at):
                 self._reply(HTTPStatus.NOT_MODIFIED, b"", "application/json", headers, send_body=False)

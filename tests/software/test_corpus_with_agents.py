@@ -6,8 +6,10 @@ converged with the simulated cloud's agents running, then it is CONVERGED (a dep
 waits for its signal completes only with an agent's result: status code 0) and the agents executed
 the servers' runs (a NO_SIGNAL deployment's run may come after the stack converged).
 
-Templates of the corpus using SoftwareConfig, SoftwareDeployment or WaitCondition that do not
-converge here, and why (`NOT_CONVERGING`), are listed so that the list is checked, not forgotten.
+Templates configured by cloud-init alone (`CLOUD_INIT_ONLY`: RAW user data, no deployment) converge
+with nothing for an agent to run. Templates of the corpus using SoftwareConfig, SoftwareDeployment
+or WaitCondition that do not converge here, and why (`NOT_CONVERGING`), are listed so that the list
+is checked, not forgotten.
 """
 
 from __future__ import annotations
@@ -53,8 +55,6 @@ CONVERGING: dict[str, dict[str, Any]] = {
     f"{EXAMPLES}/example-structured-template.yaml": BASIC,
     f"{EXAMPLES}/example-ansible-template.yaml": BASIC,
     f"{EXAMPLES}/example-cfn-init-template.yaml": BASIC,
-    f"{EXAMPLES}/example-cloud-init-configure-ca-cert.yaml": BASIC,
-    f"{EXAMPLES}/example-cloud-init.yaml": BASIC,
     f"{EXAMPLES}/example-deploy-sequence.yaml": BASIC,
     f"{EXAMPLES}/example-docker-compose-template.yaml": {
         **BASIC,
@@ -69,6 +69,11 @@ CONVERGING: dict[str, dict[str, Any]] = {
     f"{EXAMPLES}/example-salt-template.yaml": BASIC,
     f"{EXAMPLES}/wordpress/WordPress_software-config_1-instance.yaml": BASIC,
     f"{EXAMPLES}/wordpress/WordPress_software-config_2-instances.yaml": BASIC,
+}
+# converge, but configure through cloud-init alone (RAW user data, no deployment): no agent runs
+CLOUD_INIT_ONLY: dict[str, dict[str, Any]] = {
+    f"{EXAMPLES}/example-cloud-init-configure-ca-cert.yaml": BASIC,
+    f"{EXAMPLES}/example-cloud-init.yaml": BASIC,
     "heat-tempest-plugin-scenario/netcat-webapp.yaml": {"app_port": 8080, "wc_curl_cli": "true"},
 }
 # fast enough for every run of the suite; the others run with `-m slow`
@@ -154,6 +159,13 @@ def test_a_corpus_template_converges_with_its_scripts_run_by_the_agents(
         agents.stop()
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("template", [pytest.param(name, id=Path(name).stem) for name in CLOUD_INIT_ONLY])
+def test_a_corpus_template_configured_by_cloud_init_alone_converges(world: SoftwareWorld, template: str) -> None:
+    world.commit({"README": "corpus"})
+    assert converge(world, template, CLOUD_INIT_ONLY[template]) is StackStatus.CONVERGED
+
+
 def test_every_corpus_template_with_software_types_is_either_converged_or_said_why_not() -> None:
     marked = (
         "OS::Heat::SoftwareConfig",
@@ -170,4 +182,4 @@ def test_every_corpus_template_with_software_types_is_either_converged_or_said_w
         and "/boot-config/" not in path.as_posix()
         and "/Windows/" not in path.as_posix()
     }
-    assert using - set(CONVERGING) - set(NOT_CONVERGING) == set()
+    assert using - set(CONVERGING) - set(CLOUD_INIT_ONLY) - set(NOT_CONVERGING) == set()
