@@ -30,7 +30,7 @@ import threading
 import time
 import urllib.parse
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from bench.state_databases import scratch_database
 from providers.heat.agent_links import AgentLinks, new_token
@@ -79,10 +79,17 @@ def _populate(
     return metadata_urls, signal_urls
 
 
-def _poll(urls: Sequence[str], seconds: float, rate: float, fresh: bool, ready: Any, queue: Any) -> None:
+class PollPlan(NamedTuple):
+    seconds: float
+    rate: float  # polls a second from one client; 0: as fast as answered
+    fresh: bool  # a new connection per poll
+
+
+def _poll(urls: Sequence[str], plan: PollPlan, ready: Any, queue: Any) -> None:
     """Fetch every URL once (the agents hold the current version, unmeasured), wait at `ready`,
-    then poll `urls` in turn for `seconds`: as fast as answers come (`rate` 0) or `rate` a second;
-    `fresh`: a new connection per poll, as os-collect-config's `requests.get` makes."""
+    then poll `urls` in turn for `plan.seconds`, at `plan.rate`, each poll on a new connection
+    when `plan.fresh` (as os-collect-config's `requests.get` makes them)."""
+    seconds, rate, fresh = plan
     netloc = urllib.parse.urlsplit(urls[0]).netloc
     connection = http.client.HTTPConnection(netloc, timeout=30)
     etags: dict[str, str] = {}
@@ -196,7 +203,7 @@ def measure(
         wall, cpu, latencies, statuses = _run_clients(
             _poll,
             [
-                (metadata_urls[n::clients], seconds, poll_rate / clients, fresh_connections)
+                (metadata_urls[n::clients], PollPlan(seconds, poll_rate / clients, fresh_connections))
                 for n in range(clients)
             ],
             multiprocessing.Barrier(clients + 1),
@@ -227,9 +234,13 @@ def main() -> None:
     parser.add_argument("--deployments", type=int, default=3)
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--poll-rate", type=float, default=0.0, help="polls per second in all (0: as fast as answered)")
+    parser.add_argument(
+        "--poll-rate", type=float, default=0.0, help="polls per second in all (0: as fast as answered)"
+    )
     parser.add_argument("--fresh-connections", action="store_true", help="a new connection per poll")
-    parser.add_argument("--signal-connections", type=int, default=8, help="connections signalling at once per client")
+    parser.add_argument(
+        "--signal-connections", type=int, default=8, help="connections signalling at once per client"
+    )
     options = parser.parse_args()
     with scratch_database(options.database) as url:
         figures = measure(

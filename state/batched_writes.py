@@ -51,7 +51,9 @@ class BatchedWrites:
     def _ensure_writer(self) -> None:
         with self._lock:
             if self._writer is None or not self._writer.is_alive():
-                self._writer = threading.Thread(target=self._drain, name=f"batched {self._operation}", daemon=True)
+                self._writer = threading.Thread(
+                    target=self._drain, name=f"batched {self._operation}", daemon=True
+                )
                 self._writer.start()
 
     def _drain(self) -> None:

@@ -327,7 +327,7 @@ class SimulatedCloud:
             ]
             heapq.heapify(self.world.schedule)
 
-    def items(self, collection: str) -> list[Body]:
+    def items(self, collection: str) -> Page:
         """What a collection holds now, as stored (no call, no latency: for the cloud's own agents)."""
         with self._lock:
             self.world.settle(self.clock())

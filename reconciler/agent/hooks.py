@@ -62,7 +62,9 @@ def script_hook(
         }
         streams = Path(run_dir) / "stdout", Path(run_dir) / "stderr"
         prefix = sandbox(run_dir) if sandbox is not None else ()
-        status, note = _run(script, run_dir, environment, time_limit, prefix, streams)
+        status, note = _run(
+            script, run_dir, environment=environment, time_limit=time_limit, prefix=prefix, streams=streams
+        )
         result: dict[str, Any] = {
             "deploy_stdout": file_tail(streams[0]),
             "deploy_stderr": file_tail(streams[1]) + note,
@@ -78,6 +80,7 @@ def script_hook(
 def _run(
     script: Path,
     run_dir: str,
+    *,
     environment: dict[str, str],
     time_limit: float,
     prefix: Sequence[str],

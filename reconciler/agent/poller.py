@@ -74,7 +74,9 @@ class Agent:
         if run_id in self._deployed:
             return False
         inputs = {item["name"]: item.get("value") for item in deployment.get("inputs") or []}
-        result = self.hooks(str(deployment.get("group")))(deployment, self.state_dir / "runs", self.time_limit)
+        result = self.hooks(str(deployment.get("group")))(
+            deployment, self.state_dir / "runs", self.time_limit
+        )
         self._deployed[run_id] = {
             "signal_id": inputs.get("deploy_signal_id"),
             "verb": inputs.get("deploy_signal_verb") or "PUT",

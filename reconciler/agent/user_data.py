@@ -28,9 +28,9 @@ def read_user_data(user_data: str | None) -> BootData:
         return BootData(None, (), software_config=False)
     parsed = email.message_from_string(user_data)
     if not parsed.is_multipart():
-        scripts = (user_data,) if user_data.startswith("#!") else ()
-        return BootData(None, scripts, software_config=False)
-    metadata_url, scripts, software_config = None, [], False
+        return BootData(None, (user_data,) if user_data.startswith("#!") else (), software_config=False)
+    metadata_url, software_config = None, False
+    scripts: list[str] = []
     for part in parsed.get_payload():
         if not isinstance(part, Message):
             continue

@@ -52,7 +52,9 @@ def boot_run(script: str) -> dict[str, Any]:
 class ServerAgent:
     """One server's agent on a thread of its own: boot scripts, then polls until stopped."""
 
-    def __init__(self, server_id: str, boot: BootData, agent: Agent, interval: float, first_wait: float) -> None:
+    def __init__(
+        self, server_id: str, boot: BootData, agent: Agent, interval: float, first_wait: float
+    ) -> None:
         self.server_id = server_id
         self.agent = agent
         self._boot = boot

@@ -102,8 +102,8 @@ NOT_CONVERGING = {
     "heat-tempest-plugin-scenario/test_server_cfn_init.yaml": "a CloudFormation-format template",
     "heat-tempest-plugin-scenario/test_server_software_config.yaml": "get_file of absolute paths its "
     "test supplies",
-    "heat-tempest-plugin-scenario/test_volumes_create_from_backup.yaml": "OS::Heat::UpdateWaitConditionHandle "
-    "is not served yet, and a volume backup to restore",
+    "heat-tempest-plugin-scenario/test_volumes_create_from_backup.yaml": "OS::Heat::"
+    "UpdateWaitConditionHandle is not served yet, and a volume backup to restore",
     "heat-tempest-plugin-scenario/test_volumes_delete_snapshot.yaml": "OS::Heat::UpdateWaitConditionHandle "
     "is not served yet",
 }
@@ -161,7 +161,9 @@ def test_a_corpus_template_converges_with_its_scripts_run_by_the_agents(
 
 @pytest.mark.slow
 @pytest.mark.parametrize("template", [pytest.param(name, id=Path(name).stem) for name in CLOUD_INIT_ONLY])
-def test_a_corpus_template_configured_by_cloud_init_alone_converges(world: SoftwareWorld, template: str) -> None:
+def test_a_corpus_template_configured_by_cloud_init_alone_converges(
+    world: SoftwareWorld, template: str
+) -> None:
     world.commit({"README": "corpus"})
     assert converge(world, template, CLOUD_INIT_ONLY[template]) is StackStatus.CONVERGED
 

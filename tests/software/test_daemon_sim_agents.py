@@ -21,7 +21,6 @@ from tests.software.test_sim_agents import SCRIPTED
 from tests.source.git_repos import commit_files, init_repository
 from timekeeping import SystemClock
 
-
 CONFIG = """
 branch: main
 defaults: {cloud: sim}
@@ -42,7 +41,11 @@ def test_a_servers_scripts_run_once_across_a_daemon_restart(tmp_path: Path) -> N
     first = DaemonProcess(args, tmp_path, "first")
     try:
         first.wait_for("READY=1", READY_SECONDS)
-        until(lambda: converged_note(tmp_path / "repo", commit) == {"scripted": "CONVERGED"}, SETTLE_SECONDS, first)
+        until(
+            lambda: converged_note(tmp_path / "repo", commit) == {"scripted": "CONVERGED"},
+            SETTLE_SECONDS,
+            first,
+        )
         assert first.terminate() == 0, first.output()
     finally:
         first.close()
