@@ -15,11 +15,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import sqlalchemy as sa
 
-from state.batched_writes import BatchedWrites
+from state.batched_writes import BatchedItems, BatchedWrites
 from state.poll_reads import PooledQuery, QueryFailed
 from state.software_tables import (
     AGENT_SERVERS,
@@ -125,10 +125,13 @@ _METADATA_VERSION = (
     .where(AGENT_TOKENS.c.digest == sa.bindparam("digest"))
 )
 _GRANT = sa.select(AGENT_TOKENS).where(AGENT_TOKENS.c.digest == sa.bindparam("digest"))
-_DEPLOYMENT_BY_TOKEN = (
-    sa.select(SOFTWARE_DEPLOYMENTS.c.id, SOFTWARE_DEPLOYMENTS.c.entry)
+_DEPLOYMENTS_BY_TOKENS = (
+    sa.select(AGENT_TOKENS.c.digest, SOFTWARE_DEPLOYMENTS.c.id, SOFTWARE_DEPLOYMENTS.c.entry)
     .select_from(AGENT_TOKENS.join(SOFTWARE_DEPLOYMENTS, SOFTWARE_DEPLOYMENTS.c.id == AGENT_TOKENS.c.subject))
-    .where(AGENT_TOKENS.c.digest == sa.bindparam("digest"), AGENT_TOKENS.c.kind == "deployment")
+    .where(
+        AGENT_TOKENS.c.digest.in_(sa.bindparam("digests", expanding=True)),
+        AGENT_TOKENS.c.kind == "deployment",
+    )
 )
 _KEEP_SIGNAL = (
     sa.update(SOFTWARE_DEPLOYMENTS)
@@ -156,10 +159,13 @@ class SoftwareStore:
         # writer: a commit per signal would cost an fsync each (and on SQLite a turn at its one
         # write lock, whose waiters sleep in steps of up to 100 ms).
         self._signals = BatchedWrites(transactor, "signals")
+        self._deployment_signals: BatchedItems[tuple[str, Judge], bool] = BatchedItems(
+            transactor, "deployment signals", self._keep_deployment_signals
+        )
         self._version_query: PooledQuery | None = None
 
     def _write(self, operation: str, work: Callable[[sa.Connection], T]) -> T:
-        return self._signals.write(work)
+        return cast(T, self._signals.write(work))
 
     # Configs, wait conditions, groups
     def put_object(self, item: ObjectRow) -> None:
@@ -240,20 +246,36 @@ class SoftwareStore:
 
     def judge_deployment_signal(self, digest: str, judge: Judge) -> bool:
         """For a deployment token's digest: read its deployment's metadata entry, let `judge`
-        decide the signal's (status, reason, outputs) from it, and keep them, in one write
-        committed with the signals beside it; False for any other or unknown token, or a
-        deployment gone."""
+        decide the signal's (status, reason, outputs) from it, and keep them, committed with the
+        deployment signals beside it; False for any other or unknown token, or a deployment gone."""
+        return self._deployment_signals.write((digest, judge))
 
-        def work(connection: sa.Connection) -> bool:
-            found = connection.execute(_DEPLOYMENT_BY_TOKEN, {"digest": digest}).first()
-            if found is None or found.entry is None:
-                return False
-            status, reason, outputs = judge(found.entry)
-            values = {"new_status": status, "new_reason": reason, "new_outputs": dict(outputs)}
-            connection.execute(_KEEP_SIGNAL, {"deployment_id": found.id, "now": self._clock.now(), **values})
-            return True
-
-        return self._write("deployment signal", work)
+    def _keep_deployment_signals(
+        self, connection: sa.Connection, signals: list[tuple[str, Judge]]
+    ) -> list[bool]:
+        """One query for every signal's deployment, one statement for every result."""
+        digests = sorted({digest for digest, _ in signals})
+        found = {row.digest: row for row in connection.execute(_DEPLOYMENTS_BY_TOKENS, {"digests": digests})}
+        now = self._clock.now()
+        kept: list[bool] = []
+        results: list[dict[str, Any]] = []
+        for digest, judge in signals:
+            row = found.get(digest)
+            kept.append(row is not None and row.entry is not None)
+            if row is not None and row.entry is not None:
+                status, reason, outputs = judge(row.entry)
+                results.append(
+                    {
+                        "deployment_id": row.id,
+                        "now": now,
+                        "new_status": status,
+                        "new_reason": reason,
+                        "new_outputs": dict(outputs),
+                    }
+                )
+        if results:
+            connection.execute(_KEEP_SIGNAL, results)
+        return kept
 
     def record_deployment_signal(
         self, deployment_id: str, *, status: str, reason: str, outputs: Mapping[str, Any]
