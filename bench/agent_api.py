@@ -9,7 +9,11 @@ figures of this process are the daemon's own):
 
 - polls: every client keeps a connection and polls servers' metadata with `If-None-Match` (the
   agents already hold the current version, so most answers are 304), for `--seconds`;
-- signals: the clients PUT one result to every deployment's signal URL.
+- signals: the clients PUT one result to every deployment's signal URL, each from
+  `--signal-connections` connections at once.
+
+`--poll-rate 333 --fresh-connections --servers 10000` is a fleet of 10,000 agents polling every
+30 s, each poll on a connection of its own as os-collect-config makes them.
 
 Prints requests per second, the server's CPU per second of wall time (a core's share), latency
 percentiles seen by the clients, and signals recorded per second.
@@ -22,10 +26,11 @@ import http.client
 import json
 import multiprocessing
 import resource
+import threading
 import time
 import urllib.parse
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from bench.state_databases import scratch_database
 from providers.heat.agent_links import AgentLinks, new_token
@@ -74,22 +79,47 @@ def _populate(
     return metadata_urls, signal_urls
 
 
-def _poll(urls: Sequence[str], seconds: float, queue: Any) -> None:
+class PollPlan(NamedTuple):
+    seconds: float
+    rate: float  # polls a second from one client; 0: as fast as answered
+    fresh: bool  # a new connection per poll
+
+
+def _poll(urls: Sequence[str], plan: PollPlan, ready: Any, queue: Any) -> None:
+    """Fetch every URL once (the agents hold the current version, unmeasured), wait at `ready`,
+    then poll `urls` in turn for `plan.seconds`, at `plan.rate`, each poll on a new connection
+    when `plan.fresh` (as os-collect-config's `requests.get` makes them)."""
+    seconds, rate, fresh = plan
     netloc = urllib.parse.urlsplit(urls[0]).netloc
     connection = http.client.HTTPConnection(netloc, timeout=30)
     etags: dict[str, str] = {}
+    for url in urls:
+        connection.request("GET", urllib.parse.urlsplit(url).path)
+        answer = connection.getresponse()
+        answer.read()
+        etags[url] = str(answer.getheader("ETag"))
+    ready.wait()
     latencies: list[float] = []
     statuses: dict[int, int] = {}
-    end = time.monotonic() + seconds
+    start = time.monotonic()
+    end = start + seconds
     index = 0
     while time.monotonic() < end:
+        if rate:
+            due = start + index / rate
+            if due > time.monotonic():
+                time.sleep(due - time.monotonic())
         url = urls[index % len(urls)]
         index += 1
         headers = {"If-None-Match": etags[url]} if url in etags else {}
         started = time.perf_counter()
+        if fresh:
+            connection = http.client.HTTPConnection(netloc, timeout=30)
         connection.request("GET", urllib.parse.urlsplit(url).path, headers=headers)
         answer = connection.getresponse()
         answer.read()
+        if fresh:
+            connection.close()
         latencies.append(time.perf_counter() - started)
         statuses[answer.status] = statuses.get(answer.status, 0) + 1
         if answer.status == 200:
@@ -97,29 +127,44 @@ def _poll(urls: Sequence[str], seconds: float, queue: Any) -> None:
     queue.put((latencies, statuses))
 
 
-def _signal(urls: Sequence[str], queue: Any) -> None:
+def _signal(urls: Sequence[str], connections: int, queue: Any) -> None:
+    """PUT a result to every URL, from `connections` connections at once (agents signal together)."""
     netloc = urllib.parse.urlsplit(urls[0]).netloc
-    connection = http.client.HTTPConnection(netloc, timeout=30)
     body = json.dumps({"deploy_stdout": "ok", "deploy_stderr": "", "deploy_status_code": 0}).encode()
     statuses: dict[int, int] = {}
-    for url in urls:
-        connection.request("PUT", urllib.parse.urlsplit(url).path, body=body)
-        answer = connection.getresponse()
-        answer.read()
-        statuses[answer.status] = statuses.get(answer.status, 0) + 1
+    counting = threading.Lock()
+
+    def send(share: Sequence[str]) -> None:
+        connection = http.client.HTTPConnection(netloc, timeout=60)
+        for url in share:
+            connection.request("PUT", urllib.parse.urlsplit(url).path, body=body)
+            answer = connection.getresponse()
+            answer.read()
+            with counting:
+                statuses[answer.status] = statuses.get(answer.status, 0) + 1
+
+    senders = [threading.Thread(target=send, args=(urls[n::connections],)) for n in range(connections)]
+    for sender in senders:
+        sender.start()
+    for sender in senders:
+        sender.join()
     queue.put(([], statuses))
 
 
 def _run_clients(
-    target: Any, shards: list[tuple[Any, ...]]
+    target: Any, shards: list[tuple[Any, ...]], ready: Any = None
 ) -> tuple[float, float, list[float], dict[int, int]]:
-    """Run one client process per shard of arguments; wall and server CPU seconds, latencies, statuses."""
+    """Run one client process per shard of arguments; wall and server CPU seconds, latencies,
+    statuses. With `ready` (a barrier the clients wait at too), measured from when all pass it."""
     queue: Any = multiprocessing.Queue()
-    processes = [multiprocessing.Process(target=target, args=(*args, queue)) for args in shards]
-    cpu_before = resource.getrusage(resource.RUSAGE_SELF)
-    started = time.perf_counter()
+    extra = () if ready is None else (ready,)
+    processes = [multiprocessing.Process(target=target, args=(*args, *extra, queue)) for args in shards]
     for process in processes:
         process.start()
+    if ready is not None:
+        ready.wait()
+    cpu_before = resource.getrusage(resource.RUSAGE_SELF)
+    started = time.perf_counter()
     results = [queue.get() for _ in processes]
     wall = time.perf_counter() - started
     cpu_after = resource.getrusage(resource.RUSAGE_SELF)
@@ -138,7 +183,17 @@ def _percentile(values: Sequence[float], share: float) -> float:
     return values[min(len(values) - 1, int(share * len(values)))] if values else 0.0
 
 
-def measure(url: str, *, servers: int, deployments: int, clients: int, seconds: float) -> dict[str, float]:
+def measure(
+    url: str,
+    *,
+    servers: int,
+    deployments: int,
+    clients: int,
+    seconds: float,
+    poll_rate: float = 0.0,
+    fresh_connections: bool = False,
+    signal_connections: int = 1,
+) -> dict[str, float]:
     store = open_store(url, clock=SystemClock())
     software = store.software()
     server = AgentServer("127.0.0.1", 0, lambda links: AgentApi(software, links))
@@ -146,11 +201,16 @@ def measure(url: str, *, servers: int, deployments: int, clients: int, seconds: 
     try:
         metadata_urls, signal_urls = _populate(software, server.links, servers, deployments)
         wall, cpu, latencies, statuses = _run_clients(
-            _poll, [(metadata_urls[n::clients], seconds) for n in range(clients)]
+            _poll,
+            [
+                (metadata_urls[n::clients], PollPlan(seconds, poll_rate / clients, fresh_connections))
+                for n in range(clients)
+            ],
+            multiprocessing.Barrier(clients + 1),
         )
         polls = sum(statuses.values())
         signal_wall, signal_cpu, _, signal_statuses = _run_clients(
-            _signal, [(signal_urls[n::clients],) for n in range(clients)]
+            _signal, [(signal_urls[n::clients], signal_connections) for n in range(clients)]
         )
     finally:
         server.stop()
@@ -174,6 +234,13 @@ def main() -> None:
     parser.add_argument("--deployments", type=int, default=3)
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument(
+        "--poll-rate", type=float, default=0.0, help="polls per second in all (0: as fast as answered)"
+    )
+    parser.add_argument("--fresh-connections", action="store_true", help="a new connection per poll")
+    parser.add_argument(
+        "--signal-connections", type=int, default=8, help="connections signalling at once per client"
+    )
     options = parser.parse_args()
     with scratch_database(options.database) as url:
         figures = measure(
@@ -182,6 +249,9 @@ def main() -> None:
             deployments=options.deployments,
             clients=options.clients,
             seconds=options.seconds,
+            poll_rate=options.poll_rate,
+            fresh_connections=options.fresh_connections,
+            signal_connections=options.signal_connections,
         )
     for name, value in figures.items():
         print(f"{name}: {value:,.3f}")

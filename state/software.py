@@ -13,13 +13,14 @@ must still be two different times.
 from __future__ import annotations
 
 import math
-import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import sqlalchemy as sa
 
+from state.batched_writes import BatchedItems, BatchedWrites
+from state.poll_reads import PooledQuery, QueryFailed
 from state.software_tables import (
     AGENT_SERVERS,
     AGENT_TOKENS,
@@ -124,6 +125,24 @@ _METADATA_VERSION = (
     .where(AGENT_TOKENS.c.digest == sa.bindparam("digest"))
 )
 _GRANT = sa.select(AGENT_TOKENS).where(AGENT_TOKENS.c.digest == sa.bindparam("digest"))
+_DEPLOYMENTS_BY_TOKENS = (
+    sa.select(AGENT_TOKENS.c.digest, SOFTWARE_DEPLOYMENTS.c.id, SOFTWARE_DEPLOYMENTS.c.entry)
+    .select_from(AGENT_TOKENS.join(SOFTWARE_DEPLOYMENTS, SOFTWARE_DEPLOYMENTS.c.id == AGENT_TOKENS.c.subject))
+    .where(
+        AGENT_TOKENS.c.digest.in_(sa.bindparam("digests", expanding=True)),
+        AGENT_TOKENS.c.kind == "deployment",
+    )
+)
+_KEEP_SIGNAL = (
+    sa.update(SOFTWARE_DEPLOYMENTS)
+    .where(SOFTWARE_DEPLOYMENTS.c.id == sa.bindparam("deployment_id"))
+    .values(
+        status=sa.bindparam("new_status"),
+        status_reason=sa.bindparam("new_reason"),
+        outputs=sa.bindparam("new_outputs", type_=SOFTWARE_DEPLOYMENTS.c.outputs.type),
+        updated_at=sa.bindparam("now"),
+    )
+)
 
 
 def _deployment(row: sa.Row[Any]) -> DeploymentRow:
@@ -136,16 +155,17 @@ class SoftwareStore:
     def __init__(self, transactor: Transactor, clock: Clock) -> None:
         self._tx = transactor
         self._clock = clock
-        # SQLite has one writer at a time, and a writer that finds the lock taken sleeps in steps
-        # of up to 100 ms before it tries again: signals arriving together on the agent API's
-        # threads queue here instead, where the next one starts the moment the last commits.
-        self._sqlite_writes = threading.Lock() if transactor.engine.dialect.name == "sqlite" else None
+        # Signals arriving together on the agent API's threads are committed together, by one
+        # writer: a commit per signal would cost an fsync each (and on SQLite a turn at its one
+        # write lock, whose waiters sleep in steps of up to 100 ms).
+        self._signals = BatchedWrites(transactor, "signals")
+        self._deployment_signals: BatchedItems[tuple[str, Judge], bool] = BatchedItems(
+            transactor, "deployment signals", self._keep_deployment_signals
+        )
+        self._version_query: PooledQuery | None = None
 
     def _write(self, operation: str, work: Callable[[sa.Connection], T]) -> T:
-        if self._sqlite_writes is None:
-            return self._tx.run(operation, work)
-        with self._sqlite_writes:
-            return self._tx.run(operation, work)
+        return cast(T, self._signals.write(work))
 
     # Configs, wait conditions, groups
     def put_object(self, item: ObjectRow) -> None:
@@ -224,26 +244,38 @@ class SoftwareStore:
 
         self._tx.run("delete deployment", work)
 
-    def judge_deployment_signal(self, deployment_id: str, judge: Judge) -> bool:
-        """Read the deployment's metadata entry, let `judge` decide the signal's (status, reason,
-        outputs) from it, and keep them, in one transaction; False when the deployment is gone."""
+    def judge_deployment_signal(self, digest: str, judge: Judge) -> bool:
+        """For a deployment token's digest: read its deployment's metadata entry, let `judge`
+        decide the signal's (status, reason, outputs) from it, and keep them, committed with the
+        deployment signals beside it; False for any other or unknown token, or a deployment gone."""
+        return self._deployment_signals.write((digest, judge))
 
-        def work(connection: sa.Connection) -> bool:
-            table = SOFTWARE_DEPLOYMENTS
-            entry = connection.execute(sa.select(table.c.entry).where(table.c.id == deployment_id)).scalar()
-            if entry is None:
-                return False
-            status, reason, outputs = judge(entry)
-            connection.execute(
-                sa.update(table)
-                .where(table.c.id == deployment_id)
-                .values(
-                    status=status, status_reason=reason, outputs=dict(outputs), updated_at=self._clock.now()
+    def _keep_deployment_signals(
+        self, connection: sa.Connection, signals: list[tuple[str, Judge]]
+    ) -> list[bool]:
+        """One query for every signal's deployment, one statement for every result."""
+        digests = sorted({digest for digest, _ in signals})
+        found = {row.digest: row for row in connection.execute(_DEPLOYMENTS_BY_TOKENS, {"digests": digests})}
+        now = self._clock.now()
+        kept: list[bool] = []
+        results: list[dict[str, Any]] = []
+        for digest, judge in signals:
+            row = found.get(digest)
+            kept.append(row is not None and row.entry is not None)
+            if row is not None and row.entry is not None:
+                status, reason, outputs = judge(row.entry)
+                results.append(
+                    {
+                        "deployment_id": row.id,
+                        "now": now,
+                        "new_status": status,
+                        "new_reason": reason,
+                        "new_outputs": dict(outputs),
+                    }
                 )
-            )
-            return True
-
-        return self._write("deployment signal", work)
+        if results:
+            connection.execute(_KEEP_SIGNAL, results)
+        return kept
 
     def record_deployment_signal(
         self, deployment_id: str, *, status: str, reason: str, outputs: Mapping[str, Any]
@@ -306,15 +338,24 @@ class SoftwareStore:
 
     def metadata_version(self, digest: str) -> MetadataVersion | None:
         """For a server token's digest: its server and when that server's metadata last changed,
-        in one query (what a poll answered 304 needs); None for any other or unknown token."""
+        in one query (what a poll answered 304 needs); None for any other or unknown token.
 
-        def work(connection: sa.Connection) -> MetadataVersion | None:
-            row = connection.execute(_METADATA_VERSION, {"digest": digest}).first()
-            if row is None or row.kind != "server" or row.server_id is None:
-                return None
-            return MetadataVersion(row.server_id, row.modified_at)
-
-        return self._tx.read("metadata version", work)
+        Run on a pooled connection of its own (`PooledQuery`); a connection failure is tried
+        again the way every transaction is."""
+        if self._version_query is None:
+            self._version_query = PooledQuery(self._tx.engine, _METADATA_VERSION)
+        try:
+            row = self._version_query.first({"digest": digest})
+        except QueryFailed:
+            row = self._tx.read(
+                "metadata version", lambda c: c.execute(_METADATA_VERSION, {"digest": digest}).first()
+            )
+        if row is None:
+            return None
+        kind, server_id, modified_at = row
+        if kind != "server" or server_id is None:
+            return None
+        return MetadataVersion(server_id, modified_at)
 
     def server_metadata(self, server_id: str) -> ServerMetadata:
         """The `deployments` entries of a server, by resource name, and when they last changed."""

@@ -27,12 +27,13 @@ class DeploymentVerdict:
 
 
 def bounded_text(value: Any, limit: int) -> Any:
-    """Strings cut to their last `limit` characters, bytes decoded (invalid sequences replaced)."""
+    """Strings cut to their last `limit` characters, bytes decoded: invalid sequences (lone
+    surrogates a JSON body can carry included) and NUL, which PostgreSQL's text refuses, replaced."""
     if isinstance(value, bytes):
         value = value.decode("utf-8", errors="replace")
     if isinstance(value, str):
-        value = value.encode("utf-8", errors="replace").decode("utf-8")
-        return value[-limit:]
+        tail = value[-limit:].encode("utf-8", errors="replace").decode("utf-8")
+        return tail.replace("\x00", "\ufffd")
     return value
 
 

@@ -358,6 +358,12 @@ class SimulatedCloud:
             self.world.settle(self.clock())
             return work(self.world)
 
+    def items(self, collection: str) -> Page:
+        """What a collection holds now, as stored (no call, no latency: for the cloud's own agents)."""
+        with self._lock:
+            self.world.settle(self.clock())
+            return list(self.world.inventory(collection))
+
     def count(self, collection: str) -> int:
         """How many items a collection holds now (no call, no latency: for tests and reports)."""
         with self._lock:

@@ -17,9 +17,11 @@ import json
 import os
 import subprocess
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
+
+from reconciler.agent.output_tails import file_tail
 
 TIMED_OUT = 124  # the status `timeout(1)` gives a command it stopped
 
@@ -32,8 +34,19 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
-def script_hook(deployment: Mapping[str, Any], workdir: Path, time_limit: float) -> dict[str, Any]:
-    """Run the deployment's config as a script and collect what it produced."""
+def script_hook(
+    deployment: Mapping[str, Any],
+    workdir: Path,
+    time_limit: float,
+    *,
+    sandbox: Callable[[str], Sequence[str]] | None = None,
+) -> dict[str, Any]:
+    """Run the deployment's config as a script and collect what it produced.
+
+    `sandbox` gives, for the run's directory, the command put before the script's (see
+    `reconciler.agent.sandbox`). Output goes to files and only its bounded tail is read back
+    (`output_tails`), whatever its size or encoding.
+    """
     workdir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=workdir) as run_dir:
         script = Path(run_dir) / "config"
@@ -43,42 +56,59 @@ def script_hook(deployment: Mapping[str, Any], workdir: Path, time_limit: float)
         environment = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": run_dir,
+            "TMPDIR": run_dir,
             **{str(item["name"]): _text(item.get("value")) for item in deployment.get("inputs") or []},
             "heat_outputs_path": str(outputs_path),
         }
-        try:
-            done = _run(script, run_dir, environment, time_limit)
-            status, stdout, stderr = done.returncode, done.stdout, done.stderr
-        except subprocess.TimeoutExpired as expired:
-            status, stdout = TIMED_OUT, expired.stdout or b""
-            stderr = (expired.stderr or b"") + f"\nstopped after {time_limit:g} s".encode()
-        except OSError as error:
-            status, stdout, stderr = 126, b"", str(error).encode()
+        streams = Path(run_dir) / "stdout", Path(run_dir) / "stderr"
+        prefix = sandbox(run_dir) if sandbox is not None else ()
+        status, note = _run(
+            script, run_dir, environment=environment, time_limit=time_limit, prefix=prefix, streams=streams
+        )
         result: dict[str, Any] = {
-            "deploy_stdout": stdout.decode("utf-8", errors="replace"),
-            "deploy_stderr": stderr.decode("utf-8", errors="replace"),
+            "deploy_stdout": file_tail(streams[0]),
+            "deploy_stderr": file_tail(streams[1]) + note,
             "deploy_status_code": status,
         }
         for output in deployment.get("outputs") or []:
             written = Path(f"{outputs_path}.{output['name']}")
             if written.is_file():
-                result[str(output["name"])] = written.read_text(encoding="utf-8", errors="replace")
+                result[str(output["name"])] = file_tail(written)
         return result
 
 
 def _run(
-    script: Path, run_dir: str, environment: dict[str, str], time_limit: float
-) -> subprocess.CompletedProcess[bytes]:
-    """Execute the script; one without a `#!` line runs under /bin/sh, as a shell runs it."""
-    for argv in ([str(script)], ["/bin/sh", str(script)]):
-        try:
-            return subprocess.run(
-                argv, cwd=run_dir, env=environment, capture_output=True, timeout=time_limit, check=False
-            )
-        except OSError as error:
-            if error.errno != errno.ENOEXEC:
-                raise
-    raise OSError(errno.ENOEXEC, "not executable", str(script))
+    script: Path,
+    run_dir: str,
+    *,
+    environment: dict[str, str],
+    time_limit: float,
+    prefix: Sequence[str],
+    streams: tuple[Path, Path],
+) -> tuple[int, str]:
+    """Execute the script (one without a `#!` line under /bin/sh, as a shell runs it): its status
+    code, and a line to add to its stderr when it was stopped or could not start."""
+    with streams[0].open("wb") as stdout, streams[1].open("wb") as stderr:
+        for argv in ([str(script)], ["/bin/sh", str(script)]):
+            try:
+                done = subprocess.run(
+                    [*prefix, *argv],
+                    cwd=run_dir,
+                    env=environment,
+                    stdin=subprocess.DEVNULL,
+                    stdout=stdout,
+                    stderr=stderr,
+                    timeout=time_limit,
+                    check=False,
+                )
+            except subprocess.TimeoutExpired:
+                return TIMED_OUT, f"\nstopped after {time_limit:g} s"
+            except OSError as error:
+                if error.errno != errno.ENOEXEC:
+                    return 126, str(error)
+                continue
+            return done.returncode, ""
+    return 126, f"not executable: {script}"
 
 
 def stand_in_hook(deployment: Mapping[str, Any], workdir: Path, time_limit: float) -> dict[str, Any]:
@@ -92,6 +122,7 @@ def stand_in_hook(deployment: Mapping[str, Any], workdir: Path, time_limit: floa
 
 
 HOOKS: Mapping[str, Hook] = {"script": script_hook}
+HookChooser = Callable[[str], Hook]
 
 
 def hook_for(group: str) -> Hook:

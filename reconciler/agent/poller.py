@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reconciler.agent.hooks import hook_for
+from reconciler.agent.hooks import HookChooser, hook_for
 
 LOG = logging.getLogger(__name__)
 HTTP_TIMEOUT = 30.0
@@ -29,6 +29,7 @@ class Agent:
     state_dir: Path
     time_limit: float = 600.0
     etag: str | None = None
+    hooks: HookChooser = hook_for
     _deployed: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -45,7 +46,7 @@ class Agent:
         document = self._fetch()
         ran = 0
         for deployment in (document or {}).get("deployments") or []:
-            if self._deploy(deployment):
+            if self.deploy(deployment):
                 ran += 1
         self._resend_unsent()
         return ran
@@ -67,12 +68,15 @@ class Agent:
             LOG.warning("metadata: %s", error)
             return None
 
-    def _deploy(self, deployment: Mapping[str, Any]) -> bool:
+    def deploy(self, deployment: Mapping[str, Any]) -> bool:
+        """Run one deployment unless its `id` ran already, and signal its result; whether it ran."""
         run_id = str(deployment.get("id"))
         if run_id in self._deployed:
             return False
         inputs = {item["name"]: item.get("value") for item in deployment.get("inputs") or []}
-        result = hook_for(str(deployment.get("group")))(deployment, self.state_dir / "runs", self.time_limit)
+        result = self.hooks(str(deployment.get("group")))(
+            deployment, self.state_dir / "runs", self.time_limit
+        )
         self._deployed[run_id] = {
             "signal_id": inputs.get("deploy_signal_id"),
             "verb": inputs.get("deploy_signal_verb") or "PUT",
@@ -82,6 +86,10 @@ class Agent:
         self._save()
         self._send(run_id)
         return True
+
+    def runs(self) -> Mapping[str, Mapping[str, Any]]:
+        """Every run done, by its id: its result, and whether its signal was sent."""
+        return {run_id: dict(run) for run_id, run in self._deployed.items()}
 
     def _resend_unsent(self) -> None:
         for run_id, run in list(self._deployed.items()):

@@ -80,6 +80,7 @@ def start_daemon(repo_path: Path, state: Path, log: Path) -> subprocess.Popen[by
     command = [
         sys.executable, "-m", "reconciler.cli.main", "run",
         "--repo", str(repo_path), "--state-dir", str(state), "--listen", "127.0.0.1:0",
+        "--agent-listen", "127.0.0.1:0",  # the simulated cloud's servers get agents
     ]  # fmt: skip
     with log.open("wb") as output:
         return subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)

@@ -18,9 +18,11 @@ logged per request: agents poll every few seconds.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
+import time
 from collections.abc import Callable, Mapping
 from email.utils import formatdate, parsedate_to_datetime
 from http import HTTPStatus
@@ -81,12 +83,14 @@ class AgentApi:
         return json.dumps(document, sort_keys=True).encode()
 
     def signal(self, token: str, body: Mapping[str, Any] | None, request_id: str | None = None) -> None:
-        grant = self._software.grant(token_digest(token))
-        if grant is None:
+        digest = token_digest(token)
+        # a deployment's result, by far the most frequent signal, is one write with no read before
+        if self._deployment_signal(digest, body or {}):
+            return
+        grant = self._software.grant(digest)
+        if grant is None or grant.kind == DEPLOYMENT_TOKEN:
             raise NOT_FOUND
-        if grant.kind == DEPLOYMENT_TOKEN:
-            self._deployment_signal(grant.subject, body or {})
-        elif grant.kind == HANDLE_TOKEN:
+        if grant.kind == HANDLE_TOKEN:
             self._handle_signal(grant.subject, body)
         elif grant.kind == SCALING_TOKEN and self._scaling is not None:
             try:
@@ -96,13 +100,14 @@ class AgentApi:
         else:
             raise NOT_FOUND
 
-    def _deployment_signal(self, deployment_id: str, details: Mapping[str, Any]) -> None:
+    def _deployment_signal(self, digest: str, details: Mapping[str, Any]) -> bool:
+        """Keep a deployment's result; False when the token is no (live) deployment's."""
+
         def judge(entry: Mapping[str, Any]) -> tuple[str, str, Mapping[str, Any]]:
             verdict = judge_signal(details, entry.get("outputs") or [])
             return verdict.status, verdict.reason, verdict.outputs
 
-        if not self._software.judge_deployment_signal(deployment_id, judge):
-            raise NOT_FOUND
+        return self._software.judge_deployment_signal(digest, judge)
 
     def _handle_signal(self, handle_id: str, details: Mapping[str, Any] | None) -> None:
         received = len(self._software.handle_signals([handle_id]).get(handle_id, ()))
@@ -120,6 +125,13 @@ def etag_of(token: str, version: MetadataVersion) -> str:
     return '"' + hashlib.sha256(text.encode()).hexdigest()[:32] + '"'
 
 
+@functools.lru_cache(maxsize=4096)
+def http_date(seconds: int) -> str:
+    """An HTTP date (`Last-Modified`, `Date`); a fleet's polls name the same few seconds over and
+    over, and formatting one costs more than the rest of a 304."""
+    return formatdate(seconds, usegmt=True)
+
+
 def not_modified(match: str | None, since: str | None, etag: str, modified_at: float | None) -> bool:
     """Whether the agent's `If-None-Match` or `If-Modified-Since` says it holds this version already."""
     if match is not None:
@@ -134,6 +146,9 @@ def not_modified(match: str | None, since: str | None, etag: str, modified_at: f
 
 class _AgentHttpServer(ThreadingHTTPServer):
     daemon_threads = True
+    # a fleet of agents connects at once (a stack's servers booted together): with the default
+    # backlog of 5, connections past it are reset
+    request_queue_size = 1024
     api: AgentApi
 
 
@@ -144,6 +159,9 @@ def _handler() -> type[BaseHTTPRequestHandler]:
         # headers and body go out in two writes: without TCP_NODELAY the second waits for the
         # client's delayed ACK (40 ms) on a kept-alive connection
         disable_nagle_algorithm = True
+
+        def date_time_string(self, timestamp: float | None = None) -> str:
+            return http_date(int(time.time() if timestamp is None else timestamp))
 
         def do_HEAD(self) -> None:
             self._metadata(send_body=False)
@@ -173,7 +191,7 @@ def _handler() -> type[BaseHTTPRequestHandler]:
             etag = etag_of(token, version)
             headers = {"ETag": etag}
             if version.modified_at is not None:
-                headers["Last-Modified"] = formatdate(int(version.modified_at), usegmt=True)
+                headers["Last-Modified"] = http_date(int(version.modified_at))
             match, since = self.headers.get("If-None-Match"), self.headers.get("If-Modified-Since")
             if not_modified(match, since, etag, version.modified_at):
                 self._reply(HTTPStatus.NOT_MODIFIED, b"", "application/json", headers, send_body=False)

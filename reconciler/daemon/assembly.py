@@ -20,6 +20,7 @@ from typing import Any
 import platformdirs
 
 from providers.heat.agent_links import AgentLinks
+from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.settings import CloudSettings, Latency
 from reconciler.daemon.agent_api import AgentApi, AgentServer
 from reconciler.daemon.clouds import CloudRoot, sim_cloud_path
@@ -34,6 +35,7 @@ from reconciler.daemon.sd_notify import SystemdNotifier
 from reconciler.daemon.secrets_source import SecretUnreadable, read_secret
 from reconciler.daemon.service import Loop, Service, watchdog_interval
 from reconciler.daemon.settings import DaemonSettings, SettingsError
+from reconciler.daemon.sim_agents import SimulatedAgents
 from reconciler.daemon.software_records import StoredSoftware
 from reconciler.daemon.stack_board import StackBoard, StackView
 from reconciler.daemon.stack_events_log import log_event
@@ -146,6 +148,7 @@ class AssembledDaemon:
     executor: SharedExecutor
     notifier: Notifier | None = None  # stack events POSTed to `notify_url`, when one is set
     agent: AgentServer | None = None
+    sim_agents: SimulatedAgents | None = None  # the simulated cloud's VMs, with the agent API on
 
     def run(self) -> int:
         """Serve until SIGTERM (from the main thread: it installs the signal handlers)."""
@@ -164,9 +167,13 @@ class AssembledDaemon:
                 *self.agent.address,
                 self.settings.agent_base_url(),
             )
+        if self.sim_agents is not None:
+            self.sim_agents.start()
         try:
             return self.service.run()
         finally:
+            if self.sim_agents is not None:
+                self.sim_agents.stop()
             if self.agent is not None:
                 self.agent.stop()
             self.http.stop()
@@ -278,6 +285,16 @@ def _agent_server(settings: DaemonSettings, store: Store, *, leader: bool) -> Ag
     return AgentServer(
         host, port, lambda links: AgentApi(store.software(), links, store.scaling()), settings.agent_url
     )
+
+
+def _sim_agents(clouds: CloudRoot, sim_path: Path) -> SimulatedAgents:
+    """Agents for the simulated cloud's servers, remembering their runs beside the cloud's file."""
+
+    def cloud() -> SimulatedCloud | None:
+        opened = clouds.opened_simulated()
+        return None if opened is None else opened.cloud
+
+    return SimulatedAgents(cloud, sim_path.with_name(sim_path.name + ".agents"))
 
 
 def _identity(worker_id: str | None) -> WorkerIdentity:
@@ -453,5 +470,6 @@ def assemble(
         SharedExecutor(store, MeteredClouds(clouds, meter), identity.id, threads=engine.settings.pool_size),
         notifier,
         agent,
+        _sim_agents(clouds, sim_cloud_path(url)) if agent is not None else None,
     )
     return daemon

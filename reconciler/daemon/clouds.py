@@ -108,6 +108,10 @@ class CloudRoot:
             self._sim = SimulatedProvider.open(self._sim_path, **options)
         return self._sim
 
+    def opened_simulated(self) -> SimulatedProvider | None:
+        """The simulated cloud if a stack has opened it, else None (nothing is opened)."""
+        return self._sim
+
     def save(self) -> None:
         """Persist the simulated cloud, if one was used and it has a file."""
         if self._sim is not None and self._sim.cloud.path is not None:

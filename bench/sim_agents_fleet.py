@@ -1,0 +1,200 @@
+"""Servers with deployments on the simulated cloud, their scripts run by the cloud's own agents.
+
+    python -m bench.sim_agents_fleet                       # 1,000 servers x 3 deployments
+    python -m bench.sim_agents_fleet --servers 100 --script-seconds 1 --interval 5
+
+One stack: `--servers` servers booted with SOFTWARE_CONFIG user data, each with `--deployments`
+script deployments (`sleep --script-seconds`), converged on the real clock by one engine over
+SQLite, the agent API on loopback, the simulated cloud's agents polling every `--interval`
+seconds and running each script in the sandbox.
+
+A server's floor is the time its agent cannot beat once its deployments are published: up to one
+poll interval, then its scripts one after the other. Printed: each server's time from its last
+deployment's publication to its last signal (p50, p99, max) against that floor, the stack's
+time to CONVERGED, and the CPU of this process (engine, agent API and agents together).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import resource
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from providers.heat.agent_links import AgentLinks
+from providers.heat.software_records import IN_PROGRESS, Deployment
+from providers.simulated.cloud import SimulatedCloud
+from providers.simulated.provider import SimulatedProvider
+from reconciler.daemon.agent_api import AgentApi, AgentServer
+from reconciler.daemon.clouds import CloudRoot
+from reconciler.daemon.sim_agents import SimulatedAgents
+from reconciler.daemon.software_records import StoredSoftware
+from reconciler.engine import DesiredGeneration, Engine, Policy, SoleWorkerLeases, StackStatus
+from reconciler.templates import DirectorySource, Limits, load_stack
+from state.store import open_store
+from timekeeping import SystemClock
+
+
+class TimedRecords(StoredSoftware):
+    """The software records, noting when each server's deployments were last published."""
+
+    published: dict[str, float]
+    servers_by_token: dict[str, str]
+
+    def put_deployment(self, deployment: Deployment, token_digest: str | None) -> None:
+        super().put_deployment(deployment, token_digest)
+        if deployment.published and deployment.status == IN_PROGRESS:
+            self.published[deployment.server_id] = time.time()
+            inputs = {item["name"]: item.get("value") for item in deployment.entry.get("inputs") or []}
+            token = str(inputs.get("deploy_signal_id", "")).rsplit("/", 1)[-1]
+            self.servers_by_token[token] = deployment.server_id
+
+
+class TimedApi(AgentApi):
+    """The agent API, noting when each token's signal was recorded."""
+
+    signalled: dict[str, float]
+
+    def signal(self, token: str, body: Mapping[str, Any] | None, request_id: str | None = None) -> None:
+        super().signal(token, body, request_id)
+        self.signalled[token] = time.time()
+
+
+def template(servers: int, deployments: int, script_seconds: float) -> str:
+    resources: dict[str, Any] = {
+        "config": {
+            "type": "OS::Heat::SoftwareConfig",
+            "properties": {"group": "script", "config": f"#!/bin/sh\nsleep {script_seconds:g}\necho done\n"},
+        }
+    }
+    for number in range(servers):
+        resources[f"server_{number}"] = {
+            "type": "OS::Nova::Server",
+            "properties": {
+                "image": "cirros-0.6.2-x86_64-disk",
+                "flavor": "m1.tiny",
+                "user_data_format": "SOFTWARE_CONFIG",
+            },
+        }
+        for step in range(deployments):
+            resources[f"deployment_{number}_{step}"] = {
+                "type": "OS::Heat::SoftwareDeployment",
+                "properties": {
+                    "config": {"get_resource": "config"},
+                    "server": {"get_resource": f"server_{number}"},
+                    "name": f"step-{step}",
+                },
+            }
+    return yaml.safe_dump({"heat_template_version": "2018-08-31", "resources": resources})
+
+
+def _percentile(values: Sequence[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else 0.0
+
+
+def measure(
+    workdir: Path, *, servers: int, deployments: int, script_seconds: float, interval: float
+) -> dict[str, float]:
+    clock = SystemClock()
+    store = open_store(f"sqlite:///{workdir / 'state.sqlite'}", clock=clock)
+    api: list[TimedApi] = []
+
+    def timed_api(links: AgentLinks) -> AgentApi:
+        api.append(TimedApi(store.software(), links))
+        api[0].signalled = {}
+        return api[0]
+
+    agent_api = AgentServer("127.0.0.1", 0, timed_api)
+    agent_api.start()
+    cloud = SimulatedCloud(clock=clock.now)
+    records = TimedRecords(store.software())
+    records.published, records.servers_by_token = {}, {}
+    roots = CloudRoot(clock, sim=SimulatedProvider(cloud), software=(records, agent_api.links))
+    leases = SoleWorkerLeases(store, "bench", clock)
+    for shard in range(store.settings.shard_count):
+        leases.want(shard)
+    engine = Engine(store, roots, clock, "bench", leases=leases, sleeper=clock, random=random.Random(1))
+    agents = SimulatedAgents(
+        lambda: cloud, workdir / "agents", interval=interval, time_limit=600, scan_interval=0.5
+    )
+    (workdir / "repo").mkdir()
+    (workdir / "repo" / "stack.yaml").write_text(template(servers, deployments, script_seconds))
+    limits = Limits(max_template_bytes=64 << 20)
+    definition = load_stack(DirectorySource(workdir / "repo"), "stack.yaml", limits=limits)
+    cpu_before = resource.getrusage(resource.RUSAGE_SELF)
+    children_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    agents.start()
+    started = time.time()
+    try:
+        engine.submit("fleet", DesiredGeneration("c1", Policy("sim", True, True, 3_600.0), definition))
+        report = engine.converge(["fleet"], clock.now() + 1)["fleet"]
+        while not report.settled and time.time() < started + 3_600:
+            # the engine's own convergence returns when it has nothing to wake for, while the
+            # agents are still on their way: keep turning
+            report = engine.converge(["fleet"], clock.now() + 1)["fleet"]
+        converged = time.time() - started
+    finally:
+        agents.stop()
+        engine.close()
+        agent_api.stop()
+    cpu_after = resource.getrusage(resource.RUSAGE_SELF)
+    children_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if report.status is not StackStatus.CONVERGED:
+        raise SystemExit(f"the stack did not converge: {report.status} {report.failures[:3]}")
+    store.close()
+    signalled: dict[str, float] = {}
+    for token, at in api[0].signalled.items():
+        server = records.servers_by_token[token]
+        signalled[server] = max(signalled.get(server, 0.0), at)
+    latencies = [signalled[server] - published for server, published in records.published.items()]
+    floor = interval + deployments * script_seconds
+    return {
+        "servers": servers,
+        "deployments": servers * deployments,
+        "floor_s": floor,
+        "server_latency_p50_s": _percentile(latencies, 0.5),
+        "server_latency_p99_s": _percentile(latencies, 0.99),
+        "server_latency_max_s": max(latencies),
+        "max_over_floor": max(latencies) / floor,
+        "stack_converged_s": converged,
+        "process_cpu_s": (cpu_after.ru_utime - cpu_before.ru_utime)
+        + (cpu_after.ru_stime - cpu_before.ru_stime),
+        "scripts_cpu_s": (children_after.ru_utime - children_before.ru_utime)
+        + (children_after.ru_stime - children_before.ru_stime),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--servers", type=int, default=1_000)
+    parser.add_argument("--deployments", type=int, default=3)
+    parser.add_argument("--script-seconds", type=float, default=2.0)
+    parser.add_argument("--interval", type=float, default=10.0, help="the agents' poll interval")
+    options = parser.parse_args()
+    workdir = Path(tempfile.mkdtemp(prefix="bench-sim-agents-"))
+    threading.stack_size(512 * 1024)  # a thread per agent: a thousand need no 8 MiB stacks
+    try:
+        figures = measure(
+            workdir,
+            servers=options.servers,
+            deployments=options.deployments,
+            script_seconds=options.script_seconds,
+            interval=options.interval,
+        )
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    for name, value in figures.items():
+        print(f"{name}: {value:,.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,195 @@
+"""The simulated cloud's VMs: an agent for every server booted with software configuration.
+
+A real VM runs cloud-init (its user data's scripts, once) and os-collect-config with heat-config
+(polling its metadata URL, running each new deployment once, signalling back). The simulated
+cloud has no VMs, so this fleet does both for each of its ACTIVE servers whose user data is Heat's
+SOFTWARE_CONFIG, or which boot from a config drive (the isolated-network pattern: the config is in
+the user data, the agent API out of reach):
+
+- the user data's scripts run once, as cloud-init runs them;
+- the metadata URL the user data names (os-collect-config's `request.metadata_url`) is polled
+  every `interval` seconds over HTTP, like any agent; deployments run with `reconciler agent`'s
+  hooks, scripts in the sandbox (`reconciler.agent.sandbox`): a directory of their own, the
+  only place they may write, a time limit, no network; only the agent around them reaches the
+  agent API.
+
+Each server's agent keeps what it ran in a directory of its own under `state_dir` (beside the
+simulated cloud's file), so a daemon restarted over the same cloud runs no script twice. Agents
+stop with the daemon; a script still running then is left to its time limit.
+
+Limits: servers with plain RAW user data and no config drive are not "booted" (their scripts, meant
+for a real VM, are not run on this host); a script sees the host's file system, read-only, so one
+that installs packages or writes outside its directory fails where a VM's would not.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import random
+import shutil
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from providers.simulated.cloud import SimulatedCloud
+from reconciler.agent.hooks import Hook
+from reconciler.agent.poller import Agent
+from reconciler.agent.sandbox import chooser, isolation_available, sandboxed_hooks
+from reconciler.agent.user_data import BootData, read_user_data
+
+LOG = logging.getLogger(__name__)
+ACTIVE = "ACTIVE"
+
+
+def boot_run(script: str) -> dict[str, Any]:
+    """A user data script as a run the agent remembers by id: run once, nobody signalled."""
+    digest = hashlib.sha256(script.encode()).hexdigest()[:32]
+    return {"id": f"boot-{digest}", "name": "user-data", "group": "script", "config": script}
+
+
+class ServerAgent:
+    """One server's agent on a thread of its own: boot scripts, then polls until stopped."""
+
+    def __init__(
+        self, server_id: str, boot: BootData, agent: Agent, interval: float, first_wait: float
+    ) -> None:
+        self.server_id = server_id
+        self.agent = agent
+        self._boot = boot
+        self._interval = interval
+        self._first_wait = first_wait
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"sim-agent-{server_id[:8]}", daemon=True)
+        self.executed = 0  # runs this agent executed (not those it remembered)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopped.set()
+
+    def join(self, timeout: float) -> None:
+        self._thread.join(timeout)
+
+    def _ran(self, runs: int) -> None:
+        if runs:
+            self.executed += runs
+            LOG.info("simulated agent of server %s ran %d script(s)", self.server_id, runs)
+
+    def _run(self) -> None:
+        try:
+            for script in self._boot.scripts:
+                self._ran(int(self.agent.deploy(boot_run(script))))
+            if self._boot.metadata_url is None or self._stopped.wait(self._first_wait):
+                return
+            while True:
+                ran = self.agent.poll()
+                self._ran(ran)
+                # scripts take time: what was published meanwhile is fetched at once, not a poll later
+                if self._stopped.wait(0 if ran else self._interval):
+                    return
+        except Exception:
+            LOG.exception("the simulated agent of server %s stopped", self.server_id)
+
+
+class SimulatedAgents:
+    """The fleet: `scan()` starts an agent for every booted server and stops those of servers gone."""
+
+    def __init__(
+        self,
+        cloud: Callable[[], SimulatedCloud | None],
+        state_dir: Path,
+        *,
+        interval: float = 5.0,
+        time_limit: float = 600.0,
+        scan_interval: float = 1.0,
+        hooks: Mapping[str, Hook] | None = None,
+        random_source: random.Random | None = None,
+    ) -> None:
+        """`cloud` gives the simulated cloud once it is open (None before); `hooks`: config groups
+        other than `script` served by a hook of their own instead of the stand-in."""
+        self._cloud = cloud
+        self._state_dir = state_dir
+        self._interval = interval
+        self._time_limit = time_limit
+        self._scan_interval = scan_interval
+        self._hooks = chooser(sandboxed_hooks(hooks))
+        self._random = random_source or random.Random()
+        self._agents: dict[str, ServerAgent] = {}
+        self._lock = threading.Lock()
+        self._stopped = threading.Event()
+        self._scanner: threading.Thread | None = None
+
+    def start(self) -> None:
+        if not isolation_available():
+            LOG.warning("user namespaces are not available: simulated agents run scripts unconfined")
+        self._scanner = threading.Thread(target=self._scan_forever, name="sim-agents", daemon=True)
+        self._scanner.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop scanning and every agent; wait up to `timeout` s for them (a running script is left)."""
+        self._stopped.set()
+        if self._scanner is not None:
+            self._scanner.join(timeout)
+        with self._lock:
+            agents = list(self._agents.values())
+            self._agents.clear()
+        for agent in agents:
+            agent.stop()
+        for agent in agents:
+            agent.join(timeout / max(1, len(agents)))
+
+    def scan(self) -> int:
+        """Agents for the booted servers now in the cloud; how many run."""
+        cloud = self._cloud()
+        if cloud is None:
+            return 0
+        servers = {str(body["id"]): body for body in cloud.items("servers") if body.get("status") == ACTIVE}
+        with self._lock:
+            if self._stopped.is_set():
+                return 0
+            for server_id in set(self._agents) - set(servers):
+                self._agents.pop(server_id).stop()
+                shutil.rmtree(self._state_dir / server_id, ignore_errors=True)
+            for server_id, body in servers.items():
+                if server_id not in self._agents:
+                    self._boot(server_id, body)
+            return len(self._agents)
+
+    def executed(self) -> int:
+        """How many runs (boot scripts, deployments) the agents of this fleet executed."""
+        with self._lock:
+            return sum(agent.executed for agent in self._agents.values())
+
+    def runs(self, server_id: str) -> Mapping[str, Mapping[str, Any]]:
+        """What the server's agent ran, by run id (boot scripts: `boot-...`): results and signals."""
+        with self._lock:
+            agent = self._agents.get(server_id)
+        return {} if agent is None else agent.agent.runs()
+
+    def _boot(self, server_id: str, body: Mapping[str, Any]) -> None:
+        boot = read_user_data(body.get("_user_data"))
+        if not (boot.software_config or body.get("config_drive")):
+            return
+        agent = Agent(
+            boot.metadata_url or "",
+            self._state_dir / server_id,
+            self._time_limit,
+            hooks=self._hooks,
+        )
+        # agents booted by one scan spread their polls, as VMs booted apart do
+        first_wait = self._random.uniform(0, min(1.0, self._interval))
+        started = ServerAgent(server_id, boot, agent, self._interval, first_wait)
+        self._agents[server_id] = started
+        started.start()
+        LOG.info("simulated agent for server %s started (%d run(s) remembered)", server_id, len(agent.runs()))
+
+    def _scan_forever(self) -> None:
+        while not self._stopped.is_set():
+            try:
+                self.scan()
+            except Exception:
+                LOG.exception("scanning the simulated cloud's servers failed; trying again")
+            self._stopped.wait(self._scan_interval)
