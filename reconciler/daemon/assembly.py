@@ -39,6 +39,7 @@ from reconciler.daemon.stack_board import StackBoard, StackView
 from reconciler.daemon.stack_events_log import log_event
 from reconciler.daemon.state_key import state_sealer
 from reconciler.daemon.status_document import rendered, status_document
+from reconciler.daemon.trust_settings import commit_trust
 from reconciler.engine.engine import Engine
 from reconciler.engine.engine_loop import EngineLoop
 from reconciler.engine.shared_calls import SharedCalls, SharedExecutor
@@ -390,6 +391,7 @@ def assemble(
         on_settled=metrics.convergence_seconds.observe,
         on_noted=lambda: wake(NOTES),
         on_report=board.saw,
+        trust=commit_trust(settings, repository.repo, state_dir),
     )
 
     def wake(loop: str) -> None:

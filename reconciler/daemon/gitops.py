@@ -2,8 +2,11 @@
 
 Three passes, each run by the service on its own schedule:
 
-- `follow` reads the heads (after a fetch, for a remote). A new tracked commit is read as desired
-  state: an invalid `reconciler.yaml` makes the whole commit INVALID (nothing applied, the last
+- `follow` reads the heads (after a fetch, for a remote). A new tracked commit is first admitted
+  by the trust policy (`reconciler.source.commit_trust`): one not signed as it requires is noted
+  UNVERIFIED and nothing of it is applied, and the newest admitted commit of the push is taken
+  instead. An admitted tracked commit is read as desired state: an invalid `reconciler.yaml`
+  makes the whole commit INVALID (nothing applied, the last
   good generations kept); otherwise only the stacks it touches are loaded and submitted to the
   engine, in wiring order (a stack reading another's outputs waits until that one converged). A
   stack whose template is wrong is INVALID on that commit and keeps its last good generation.
@@ -43,8 +46,9 @@ from reconciler.engine.progress import Progress
 from reconciler.engine.report import StackReport
 from reconciler.engine.stack_status import AT_REST
 from reconciler.plan import UpdateRules
-from reconciler.source.approvals import approvals_of, approves
+from reconciler.source.approvals import RefusedApproval, approves, checked_approvals
 from reconciler.source.commit_files import CommitFileSource
+from reconciler.source.commit_trust import CommitTrust
 from reconciler.source.heads import Heads
 from reconciler.source.note_lines import REPOSITORY_SCOPE, NoteLine
 from reconciler.source.note_publisher import publish_pending
@@ -68,6 +72,7 @@ from state import StackStatus, Store
 from timekeeping import Clock
 
 LOG = logging.getLogger(__name__)
+UNVERIFIED = "UNVERIFIED"  # a commit's note when it is not signed as the trust policy requires
 # a stack's outputs are final at its newest generation once it converged (drift repair keeps them)
 OUTPUTS_SETTLED = frozenset({StackStatus.CONVERGED, StackStatus.SUSPENDED, StackStatus.DEGRADED})
 
@@ -158,8 +163,12 @@ class GitOps:
         on_noted: Callable[[], None] = lambda: None,
         on_report: Callable[[StackReport], None] = lambda _report: None,
         documents: DocumentCache | None = None,
+        trust: CommitTrust | None = None,
     ) -> None:
         self.repository = repository
+        # who may sign the commits applied (default: no anchor kept, verification as each commit says)
+        self.trust = trust if trust is not None else CommitTrust(repository.repo, None)
+        self.refusals_noted: set[tuple[str, RefusedApproval]] = set()
         self.store = store
         self.engine = engine
         self.clock = clock
@@ -235,8 +244,10 @@ class GitOps:
         """Read tracked commit `commit`: the stacks it touches become pending (`load_pending` loads
         and submits them); (REPOSITORY_SCOPE,) when the commit is INVALID, else ()."""
         read_before, self.seen_commit = self.seen_commit, commit
-        if self.leader and read_before is not None:
-            self.notes.record(self._skipped(read_before, commit))
+        chosen = self._admitted(read_before, commit)
+        if chosen is None:
+            return ()
+        commit = chosen
         retried = self.engine.retry_failed()  # a new commit is a moment to try again, whatever it touches
         if retried:
             LOG.info("commit %s: %d failed resource(s) tried again", commit[:12], retried)
@@ -282,13 +293,29 @@ class GitOps:
             lines.append(self._start_removal(stack.name, stack.prune, good.commit))
         return [line for line in lines if line is not None]
 
-    def _skipped(self, read_before: str, commit: str) -> list[NoteLine]:
-        """SUPERSEDED lines for the commits a push brought before `commit`, never read on their own."""
-        reason = (f"superseded by {commit[:12]} before it was read",)
-        return [
-            self.notes.convergence(REPOSITORY_SCOPE, skipped, StackStatus.SUPERSEDED, failures=reason)
-            for skipped in skipped_commits(self.repository.repo, read_before, commit)
+    def _admitted(self, read_before: str | None, commit: str) -> str | None:
+        """The commit to converge to of those a push brought up to `commit`: the newest one signed
+        as the trust policy requires (None: none is, and the stacks stay where they are). The
+        others are noted: UNVERIFIED with the reason, or SUPERSEDED by the one taken."""
+        between = skipped_commits(self.repository.repo, read_before, commit) if read_before else []
+        admission = self.trust.admit([*between, commit])
+        for refused, reason in admission.unverified:
+            LOG.warning("commit %s is UNVERIFIED: %s; nothing of it applied", refused[:12], reason)
+        lines = [
+            self.notes.convergence(REPOSITORY_SCOPE, refused, UNVERIFIED, failures=(reason,))
+            for refused, reason in admission.unverified
         ]
+        if admission.take is not None:
+            reason = f"superseded by {admission.take[:12]} before it was read"
+            lines.extend(
+                self.notes.convergence(REPOSITORY_SCOPE, older, StackStatus.SUPERSEDED, failures=(reason,))
+                for older in admission.passed_over
+            )
+        if self.leader:
+            self.notes.record(lines)
+        if admission.take is None and self.good is None:
+            return self.trust.anchor  # a start at an unverified head: the last verified state is kept
+        return admission.take
 
     def _take_approvals(self) -> None:
         """Stacks waiting for an approval that their commit now has in git: theirs go ahead."""
@@ -296,9 +323,25 @@ class GitOps:
             report = self.engine.report(name)
             if report is None or report.status is not StackStatus.PENDING_APPROVAL:
                 continue
-            approved = approves(approvals_of(self.repository.repo, active.commit), name)
-            if approved and self.engine.approve(name, active.commit):
+            checked = checked_approvals(self.repository.repo, active.commit, self.trust.approval_policy())
+            self._note_refusals(name, active.commit, checked.refused)
+            if approves(checked.approved, name) and self.engine.approve(name, active.commit):
                 LOG.info("stack %s approved at %s", name, active.commit[:12])
+
+    def _note_refusals(self, stack: str, commit: str, refused: Iterable[RefusedApproval]) -> None:
+        """Approvals that do not count (unsigned, untrusted signer): logged and noted once each."""
+        lines = []
+        for refusal in refused:
+            if not approves(frozenset({refusal.stack}), stack) or (commit, refusal) in self.refusals_noted:
+                continue
+            self.refusals_noted.add((commit, refusal))
+            text = f"approval by {refusal.by} refused: {refusal.reason}"
+            LOG.warning("stack %s at %s: %s", stack, commit[:12], text)
+            if self.holds(stack):
+                lines.append(
+                    self.notes.convergence(stack, commit, StackStatus.PENDING_APPROVAL, failures=(text,))
+                )
+        self.notes.record(lines)
 
     def _start_removal(self, name: str, prune: bool, commit: str) -> NoteLine | None:
         """A stack left `reconciler.yaml`: delete its resources (when it prunes), noted on `commit`."""
