@@ -55,7 +55,7 @@ Verdict = Verified | Unverified
 def verify_commit(repo: git.Repo, sha: str, policy: TrustPolicy) -> Verdict:
     """Whether commit `sha` carries a good signature by a key `policy` trusts."""
     try:
-        signed = repo.commit(sha).gpgsig is not None
+        signed = bool(repo.commit(sha).gpgsig)
     except (ValueError, git.BadName) as error:
         return Unverified(f"{sha[:12]} is not a commit of this repository ({error})")
     if not signed:
