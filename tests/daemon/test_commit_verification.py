@@ -11,86 +11,32 @@ commit, so no commit can weaken verification for itself.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
-import git
 import pytest
 
-from reconciler.source.note_lines import REPOSITORY_SCOPE
-from tests.daemon.gitops_world import SAMPLES, DaemonWorld, notes_on
-from tests.source.git_repos import bare_remote, clone
+from tests.daemon.signed_world import SignedWorld, nodes, open_signed_world
 from tests.source.signing_keys import SshSigner, signed_commit, ssh_signer, unsigned_commit
 
 VERIFY = "verify: {allowed_signers: keys/allowed_signers}\n"
-PROD = (SAMPLES / "environments" / "prod.yaml").read_text(encoding="utf-8")
-
-
-def nodes(count: int) -> str:
-    """environments/prod.yaml with `count` app servers."""
-    return PROD.replace("node_count: 2", f"node_count: {count}")
-
-
-@dataclass
-class SignedWorld:
-    """A bare remote, an author's clone of it, a daemon following the remote, and two keys."""
-
-    author: git.Repo
-    daemon: DaemonWorld
-    alice: SshSigner  # in keys/allowed_signers
-    eve: SshSigner  # a real key nobody trusts
-    first: str
-    state_dir: Path
-    url: str
-
-    def push(self) -> None:
-        self.author.git.push("origin", "main")
-
-    def follow(self, commit: str, stacks: tuple[str, ...] = ("network", "app")) -> dict[str, str]:
-        """Follow the remote, converge until `stacks` settled at `commit`, publish; each stack's commit."""
-        self.daemon.follow()
-        self.daemon.converge(stacks, commit)
-        self.daemon.publish()
-        reports = {name: self.daemon.daemon.engine.report(name) for name in ("network", "app")}
-        return {name: str(report.commit if report else None) for name, report in reports.items()}
-
-    def note(self, commit: str, stack: str = REPOSITORY_SCOPE) -> tuple[str, tuple[str, ...]]:
-        self.author.git.fetch("origin", "+refs/notes/reconciler:refs/notes/reconciler")
-        line = notes_on(self.author, commit)[stack]
-        return line.status, line.failures
-
-
-def sample_files(signers: str) -> dict[str, str]:
-    files = {
-        str(path.relative_to(SAMPLES)): path.read_text(encoding="utf-8")
-        for path in SAMPLES.rglob("*")
-        if path.is_file()
-    }
-    files["reconciler.yaml"] = VERIFY + files["reconciler.yaml"]
-    files["keys/allowed_signers"] = signers
-    return files
+World = SignedWorld[SshSigner]
 
 
 @pytest.fixture
-def world(tmp_path: Path) -> Iterator[SignedWorld]:
+def world(tmp_path: Path) -> Iterator[World]:
     alice = ssh_signer(tmp_path / "keys", "alice@example.org")
     eve = ssh_signer(tmp_path / "keys", "eve@example.org")
-    remote = bare_remote(tmp_path / "remote.git")
-    author = clone(remote.working_dir, tmp_path / "author")
-    first = signed_commit(author, sample_files(alice.allowed_signers_line()), "Signed stacks", alice)
-    author.git.push("origin", "main")
-    url = f"file://{remote.working_dir}"
-    daemon = DaemonWorld(url, tmp_path / "state")
-    signed = SignedWorld(author, daemon, alice, eve, first, tmp_path / "state", url)
+    signed = open_signed_world(
+        tmp_path, alice, eve, VERIFY, {"keys/allowed_signers": alice.allowed_signers_line()}
+    )
     try:
-        assert signed.follow(first) == {"network": first, "app": first}
         yield signed
     finally:
         signed.daemon.close()
 
 
 def test_an_unsigned_commit_is_noted_unverified_and_the_next_signed_commit_converges(
-    world: SignedWorld,
+    world: World,
 ) -> None:
     unsigned = unsigned_commit(world.author, {"environments/prod.yaml": nodes(3)}, "Unsigned")
     world.push()
@@ -99,7 +45,7 @@ def test_an_unsigned_commit_is_noted_unverified_and_the_next_signed_commit_conve
     assert world.note(unsigned) == ("UNVERIFIED", ("not signed",))
     assert world.daemon.cloud_counts()["servers"] == 2  # nothing of it applied
 
-    signed = signed_commit(world.author, {"README.md": "Reviewed.\n"}, "Signed on top", world.alice)
+    signed = signed_commit(world.author, {"README.md": "Reviewed.\n"}, "Signed on top", world.trusted)
     world.push()
 
     assert world.follow(signed, ("app",)) == {"network": world.first, "app": signed}
@@ -107,14 +53,14 @@ def test_an_unsigned_commit_is_noted_unverified_and_the_next_signed_commit_conve
     assert world.daemon.cloud_counts()["servers"] == 3  # a signature vouches for the whole tree
 
 
-def test_a_commit_signed_by_an_untrusted_key_is_refused_with_the_key_named(world: SignedWorld) -> None:
-    forged = signed_commit(world.author, {"environments/prod.yaml": nodes(3)}, "Eve", world.eve)
+def test_a_commit_signed_by_an_untrusted_key_is_refused_with_the_key_named(world: World) -> None:
+    forged = signed_commit(world.author, {"environments/prod.yaml": nodes(3)}, "Eve", world.untrusted)
     world.push()
 
     assert world.follow(world.first)["app"] == world.first
     status, reasons = world.note(forged)
     assert status == "UNVERIFIED"
-    assert f"signed with ED25519 key {world.eve.fingerprint()}," in reasons[0]
+    assert f"signed with ED25519 key {world.untrusted.fingerprint()}," in reasons[0]
     assert "does not trust" in reasons[0] and "keys/allowed_signers" in reasons[0]
 
 
@@ -125,18 +71,16 @@ def test_a_commit_signed_by_an_untrusted_key_is_refused_with_the_key_named(world
         pytest.param("add eve", "eve", id="eve-signing-the-commit-that-trusts-her"),
     ],
 )
-def test_a_commit_cannot_weaken_verification_for_itself(
-    world: SignedWorld, change: str, by: str | None
-) -> None:
+def test_a_commit_cannot_weaken_verification_for_itself(world: World, change: str, by: str | None) -> None:
     root = Path(world.author.working_dir)
     config = (root / "reconciler.yaml").read_text(encoding="utf-8")
     if change == "drop verify":
         files = {"reconciler.yaml": config.replace(VERIFY, ""), "environments/prod.yaml": nodes(3)}
     else:
-        signers = world.alice.allowed_signers_line() + world.eve.allowed_signers_line()
+        signers = world.trusted.allowed_signers_line() + world.untrusted.allowed_signers_line()
         files = {"keys/allowed_signers": signers, "environments/prod.yaml": nodes(3)}
     weakening = (
-        signed_commit(world.author, files, change, world.eve)
+        signed_commit(world.author, files, change, world.untrusted)
         if by
         else unsigned_commit(world.author, files, change)
     )
@@ -147,8 +91,8 @@ def test_a_commit_cannot_weaken_verification_for_itself(
     assert world.daemon.cloud_counts()["servers"] == 2
 
 
-def test_a_push_of_a_signed_then_an_unsigned_commit_converges_to_the_signed_one(world: SignedWorld) -> None:
-    signed = signed_commit(world.author, {"environments/prod.yaml": nodes(3)}, "Three", world.alice)
+def test_a_push_of_a_signed_then_an_unsigned_commit_converges_to_the_signed_one(world: World) -> None:
+    signed = signed_commit(world.author, {"environments/prod.yaml": nodes(3)}, "Three", world.trusted)
     unsigned = unsigned_commit(world.author, {"environments/prod.yaml": nodes(4)}, "Four")
     world.push()
 
@@ -158,24 +102,25 @@ def test_a_push_of_a_signed_then_an_unsigned_commit_converges_to_the_signed_one(
     assert world.daemon.cloud_counts()["servers"] == 3
 
 
-def test_a_restarted_daemon_at_an_unverified_head_keeps_the_last_verified_state(world: SignedWorld) -> None:
+def test_a_restarted_daemon_at_an_unverified_head_keeps_the_last_verified_state(world: World) -> None:
     rotated = signed_commit(
-        world.author, {"keys/allowed_signers": world.eve.allowed_signers_line()}, "Eve only", world.alice
+        world.author,
+        {"keys/allowed_signers": world.untrusted.allowed_signers_line()},
+        "Eve only",
+        world.trusted,
     )
     world.push()
     assert world.follow(rotated, ())["network"] == world.first  # a key rotation touches no stack
     unsigned = unsigned_commit(world.author, {"environments/prod.yaml": nodes(3)}, "Unsigned")
     world.push()
     world.follow(world.first, ())
-    world.daemon.close()
-
-    world.daemon = DaemonWorld(world.url, world.state_dir)
+    world.restart()
     assert world.follow(rotated) == {"network": rotated, "app": rotated}  # the anchor, not the head
     assert world.note(unsigned)[0] == "UNVERIFIED"
     assert world.daemon.cloud_counts()["servers"] == 2
 
-    by_eve = signed_commit(world.author, {"README.md": "Eve now.\n"}, "Eve signs", world.eve)
-    by_alice = signed_commit(world.author, {"README.md": "Alice no more.\n"}, "Alice signs", world.alice)
+    by_eve = signed_commit(world.author, {"README.md": "Eve now.\n"}, "Eve signs", world.untrusted)
+    by_alice = signed_commit(world.author, {"README.md": "Alice no more.\n"}, "Alice signs", world.trusted)
     world.push()
     assert world.follow(by_eve, ("app",))["app"] == by_eve  # the rotation made before the restart holds
     assert world.note(by_alice)[0] == "UNVERIFIED"

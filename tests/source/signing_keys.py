@@ -95,7 +95,7 @@ def gpg_signer(email: str) -> GpgSigner:
     gpg("--passphrase", "", "--quick-gen-key", f"Test Signer <{email}>", "ed25519", "sign", "never")
     listing = gpg("--with-colons", "--list-keys", email).decode()
     fingerprint = next(line.split(":")[9] for line in listing.splitlines() if line.startswith("fpr:"))
-    return GpgSigner(email, home, fingerprint, gpg("--export", email))
+    return GpgSigner(email, home, fingerprint, gpg("--export", "--armor", email))
 
 
 Signer = SshSigner | GpgSigner
