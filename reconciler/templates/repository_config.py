@@ -115,6 +115,9 @@ def _error_path(error: jsonschema.ValidationError) -> list[Any]:
 
 def _schema_message(error: jsonschema.ValidationError) -> str:
     where = "/".join(str(part) for part in error.absolute_path) or "the top level"
+    allowed = error.schema.get("properties", {}) if isinstance(error.schema, Mapping) else {}
+    if error.validator in ("additionalProperties", "minProperties") and allowed:
+        return f"{where}: {error.message} (expected: {', '.join(sorted(allowed))})"
     return f"{where}: {error.message}"
 
 

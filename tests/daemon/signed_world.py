@@ -57,9 +57,10 @@ class SignedWorld(Generic[SignerT]):
         line = notes_on(self.author, commit)[stack]
         return line.status, line.failures
 
-    def restart(self) -> None:
+    def restart(self, **settings: str) -> None:
+        """A new daemon on the same state directory (the same database and trust anchor)."""
         self.daemon.close()
-        self.daemon = DaemonWorld(self.url, self.state_dir)
+        self.daemon = DaemonWorld(self.url, self.state_dir, **settings)
 
 
 def sample_files(verify: str, trust_files: dict[str, str], policies: str = "") -> dict[str, str]:

@@ -124,3 +124,22 @@ def test_a_restarted_daemon_at_an_unverified_head_keeps_the_last_verified_state(
     world.push()
     assert world.follow(by_eve, ("app",))["app"] == by_eve  # the rotation made before the restart holds
     assert world.note(by_alice)[0] == "UNVERIFIED"
+
+
+def test_a_policy_pinned_in_the_daemons_settings_is_the_only_one(world: World, tmp_path: Path) -> None:
+    pinned = tmp_path / "pinned_allowed_signers"
+    pinned.write_text(world.untrusted.allowed_signers_line(), encoding="utf-8")
+    world.restart(verify_allowed_signers=str(pinned))
+    by_alice = signed_commit(world.author, {"environments/prod.yaml": nodes(3)}, "Alice", world.trusted)
+    world.push()
+
+    assert world.follow(world.first) == {"network": world.first, "app": world.first}
+    status, reasons = world.note(by_alice)
+    assert status == "UNVERIFIED"
+    assert f"the daemon's settings ({pinned})" in reasons[0]
+
+    by_eve = signed_commit(world.author, {"README.md": "Pinned.\n"}, "Eve", world.untrusted)
+    world.push()
+
+    assert world.follow(by_eve, ("app",))["app"] == by_eve
+    assert world.daemon.cloud_counts()["servers"] == 3
