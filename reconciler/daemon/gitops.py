@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from reconciler.daemon.collector import collector_paused
+from reconciler.daemon.commit_gate import CommitGate
 from reconciler.daemon.note_recorder import NoteRecorder
 from reconciler.daemon.plan_notes import StoredRecords, plan_line, plan_pull_request, recorded_for_plan
 from reconciler.daemon.revisions_ahead import RevisionsAhead
@@ -46,7 +47,6 @@ from reconciler.engine.progress import Progress
 from reconciler.engine.report import StackReport
 from reconciler.engine.stack_status import AT_REST
 from reconciler.plan import UpdateRules
-from reconciler.source.approvals import RefusedApproval, approves, checked_approvals
 from reconciler.source.commit_files import CommitFileSource
 from reconciler.source.commit_trust import CommitTrust
 from reconciler.source.heads import Heads
@@ -63,7 +63,6 @@ from reconciler.source.revisions import (
     WaitingForOutputs,
     read_commit_config,
 )
-from reconciler.source.skipped_commits import skipped_commits
 from reconciler.source.touched_stacks import changed_paths, touched_stacks
 from reconciler.templates import DocumentCache, TemplateError
 from reconciler.templates.adopt_data import Adoption, load_adoption
@@ -72,7 +71,6 @@ from state import StackStatus, Store
 from timekeeping import Clock
 
 LOG = logging.getLogger(__name__)
-UNVERIFIED = "UNVERIFIED"  # a commit's note when it is not signed as the trust policy requires
 # a stack's outputs are final at its newest generation once it converged (drift repair keeps them)
 OUTPUTS_SETTLED = frozenset({StackStatus.CONVERGED, StackStatus.SUSPENDED, StackStatus.DEGRADED})
 
@@ -167,8 +165,6 @@ class GitOps:
     ) -> None:
         self.repository = repository
         # who may sign the commits applied (default: no anchor kept, verification as each commit says)
-        self.trust = trust if trust is not None else CommitTrust(repository.repo, None)
-        self.refusals_noted: set[tuple[str, RefusedApproval]] = set()
         self.store = store
         self.engine = engine
         self.clock = clock
@@ -180,6 +176,10 @@ class GitOps:
         self.on_settled = on_settled
         self.on_report = on_report  # every report of a held stack, once per pass (events, status)
         self.notes = NoteRecorder(store, clock, writer, on_noted)
+        # who may sign the commits applied (default: no anchor kept, verification as each commit says)
+        self.gate = CommitGate(
+            repository.repo, trust if trust is not None else CommitTrust(repository.repo, None), self.notes
+        )
         self.tracked_branch = "main"
         self.heads: Heads | None = None
         self.seen_commit: str | None = None  # the newest tracked commit read (valid or not)
@@ -212,6 +212,8 @@ class GitOps:
             except RemoteUnavailable as error:
                 LOG.warning("%s", error)
                 return FetchFailed(str(error))
+        if self.seen_commit is not None:  # signatures checked before the lock (the first read is one commit)
+            self.gate.check_ahead(self.seen_commit, self.repository.heads(self.tracked_branch).tracked)
         with self._lock:
             tracked, new_commit, invalid_commit, to_plan = self._follow_heads()
             self.notes.record(self._remove_undeclared())
@@ -244,7 +246,7 @@ class GitOps:
         """Read tracked commit `commit`: the stacks it touches become pending (`load_pending` loads
         and submits them); (REPOSITORY_SCOPE,) when the commit is INVALID, else ()."""
         read_before, self.seen_commit = self.seen_commit, commit
-        chosen = self._admitted(read_before, commit)
+        chosen = self.gate.admitted(read_before, commit, leader=self.leader, restarting=self.good is None)
         if chosen is None:
             return ()
         commit = chosen
@@ -293,55 +295,16 @@ class GitOps:
             lines.append(self._start_removal(stack.name, stack.prune, good.commit))
         return [line for line in lines if line is not None]
 
-    def _admitted(self, read_before: str | None, commit: str) -> str | None:
-        """The commit to converge to of those a push brought up to `commit`: the newest one signed
-        as the trust policy requires (None: none is, and the stacks stay where they are). The
-        others are noted: UNVERIFIED with the reason, or SUPERSEDED by the one taken."""
-        between = skipped_commits(self.repository.repo, read_before, commit) if read_before else []
-        admission = self.trust.admit([*between, commit])
-        for refused, reason in admission.unverified:
-            LOG.warning("commit %s is UNVERIFIED: %s; nothing of it applied", refused[:12], reason)
-        lines = [
-            self.notes.convergence(REPOSITORY_SCOPE, refused, UNVERIFIED, failures=(reason,))
-            for refused, reason in admission.unverified
-        ]
-        if admission.take is not None:
-            reason = f"superseded by {admission.take[:12]} before it was read"
-            lines.extend(
-                self.notes.convergence(REPOSITORY_SCOPE, older, StackStatus.SUPERSEDED, failures=(reason,))
-                for older in admission.passed_over
-            )
-        if self.leader:
-            self.notes.record(lines)
-        if admission.take is None and self.good is None:
-            return self.trust.anchor  # a start at an unverified head: the last verified state is kept
-        return admission.take
-
     def _take_approvals(self) -> None:
         """Stacks waiting for an approval that their commit now has in git: theirs go ahead."""
         for name, active in self.active.items():
             report = self.engine.report(name)
             if report is None or report.status is not StackStatus.PENDING_APPROVAL:
                 continue
-            checked = checked_approvals(self.repository.repo, active.commit, self.trust.approval_policy())
-            self._note_refusals(name, active.commit, checked.refused)
-            if approves(checked.approved, name) and self.engine.approve(name, active.commit):
+            if self.gate.approved(name, active.commit, self.holds) and self.engine.approve(
+                name, active.commit
+            ):
                 LOG.info("stack %s approved at %s", name, active.commit[:12])
-
-    def _note_refusals(self, stack: str, commit: str, refused: Iterable[RefusedApproval]) -> None:
-        """Approvals that do not count (unsigned, untrusted signer): logged and noted once each."""
-        lines = []
-        for refusal in refused:
-            if not approves(frozenset({refusal.stack}), stack) or (commit, refusal) in self.refusals_noted:
-                continue
-            self.refusals_noted.add((commit, refusal))
-            text = f"approval by {refusal.by} refused: {refusal.reason}"
-            LOG.warning("stack %s at %s: %s", stack, commit[:12], text)
-            if self.holds(stack):
-                lines.append(
-                    self.notes.convergence(stack, commit, StackStatus.PENDING_APPROVAL, failures=(text,))
-                )
-        self.notes.record(lines)
 
     def _start_removal(self, name: str, prune: bool, commit: str) -> NoteLine | None:
         """A stack left `reconciler.yaml`: delete its resources (when it prunes), noted on `commit`."""

@@ -25,6 +25,7 @@ from pathlib import Path
 import git
 
 from reconciler.source.commit_files import CommitFileSource
+from reconciler.source.config_keys import CONFIG_PATH
 from reconciler.source.revisions import CommitConfig, read_commit_config
 from reconciler.source.signatures import TrustPolicy, Unverified, Verdict, Verified, verify_commit
 from reconciler.templates import TemplateError
@@ -77,6 +78,17 @@ def pinned_policy(allowed_signers: str | None, gpg_keyring: str | None) -> Trust
     )
 
 
+def _names_files_of(files: CommitFileSource, verify: VerifyConfig) -> bool:
+    """Whether every file `verify` names is in the commit of `files`."""
+    try:
+        for path in (verify.allowed_signers, verify.gpg_keyring):
+            if path is not None:
+                files.blob_id(path)
+    except TemplateError:
+        return False
+    return True
+
+
 class CommitTrust:
     """Admits tracked commits against the policy of the last admitted one."""
 
@@ -86,6 +98,7 @@ class CommitTrust:
         self.pinned = pinned
         self.anchor = self._read_anchor()
         self._anchor_policy: tuple[str, TrustPolicy | None] | None = None
+        self._blocks: dict[str, tuple[bool, VerifyConfig | None]] = {}  # reconciler.yaml blob -> read
 
     def policy(self, own: VerifyConfig | None = None, commit: str | None = None) -> TrustPolicy | None:
         """The policy in force now (None: verification is off); `own`: the checked commit's block,
@@ -122,28 +135,46 @@ class CommitTrust:
             if commit == self.anchor:  # admitted before (a restart): its own policy may not hold it
                 admitted.append(commit)
                 continue
-            read = read_commit_config(CommitFileSource(self.repo, commit))
-            own = read.config.verify if isinstance(read, CommitConfig) else None
+            valid, own = self._verify_block(commit)
             verdict = self.check(commit, own)
             if isinstance(verdict, Unverified):
                 unverified.append((commit, verdict.reason))
                 continue
             admitted.append(commit)
-            if isinstance(read, CommitConfig):
+            if valid:
                 self._set_anchor(commit)
         take = admitted[-1] if admitted else None
         return Admission(take, tuple(unverified), tuple(admitted[:-1]))
+
+    def _verify_block(self, commit: str) -> tuple[bool, VerifyConfig | None]:
+        """Whether the commit's `reconciler.yaml` is valid, and its `verify:`; read once per version
+        of the file (a push of many commits mostly repeats it), the named files looked up each time."""
+        files = CommitFileSource(self.repo, commit)
+        try:
+            blob = files.blob_id(CONFIG_PATH)
+        except TemplateError:
+            return False, None
+        known = self._blocks.get(blob) if blob is not None else None
+        if known is None:
+            read = read_commit_config(files)
+            known = (True, read.config.verify) if isinstance(read, CommitConfig) else (False, None)
+            if blob is not None:
+                self._blocks[blob] = known
+            return known
+        valid, verify = known
+        if valid and verify is not None and not _names_files_of(files, verify):
+            return False, None
+        return known
 
     def _policy_of_anchor(self, anchor: str) -> TrustPolicy | None:
         if self._anchor_policy is not None and self._anchor_policy[0] == anchor:
             return self._anchor_policy[1]
         try:
-            read = read_commit_config(CommitFileSource(self.repo, anchor))
+            valid, verify = self._verify_block(anchor)
         except (ValueError, git.BadName):
             raise AnchorMissing(anchor) from None
-        if not isinstance(read, CommitConfig):
+        if not valid:
             raise AnchorMissing(anchor)
-        verify = read.config.verify
         policy = policy_at(self.repo, anchor, verify) if verify is not None else None
         self._anchor_policy = (anchor, policy)
         return policy

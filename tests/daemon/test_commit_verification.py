@@ -14,6 +14,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+
+from reconciler.cli.main import cli
 
 from tests.daemon.signed_world import SignedWorld, nodes, open_signed_world
 from tests.source.signing_keys import SshSigner, signed_commit, ssh_signer, unsigned_commit
@@ -44,6 +47,8 @@ def test_an_unsigned_commit_is_noted_unverified_and_the_next_signed_commit_conve
     assert world.follow(world.first) == {"network": world.first, "app": world.first}
     assert world.note(unsigned) == ("UNVERIFIED", ("not signed",))
     assert world.daemon.cloud_counts()["servers"] == 2  # nothing of it applied
+    shown = CliRunner().invoke(cli, ["status", unsigned, "--repo", str(world.author.working_dir)])
+    assert "UNVERIFIED" in shown.output and "not signed" in shown.output, shown.output
 
     signed = signed_commit(world.author, {"README.md": "Reviewed.\n"}, "Signed on top", world.trusted)
     world.push()
