@@ -76,6 +76,10 @@ class CommitGate:
         return approves(checked.approved, stack)
 
     def _admission(self, read_before: str | None, commit: str) -> Admission:
+        """Admit the commits after `read_before` up to `commit`; at a start under a policy, those
+        after the last verified commit, so a key rotated while the daemon was down holds."""
+        if read_before is None and self.trust.approval_policy() is not None:
+            read_before = self.trust.anchor
         between = skipped_commits(self.repo, read_before, commit) if read_before else []
         return self.trust.admit([*between, commit])
 

@@ -17,7 +17,6 @@ import pytest
 from click.testing import CliRunner
 
 from reconciler.cli.main import cli
-
 from tests.daemon.signed_world import SignedWorld, nodes, open_signed_world
 from tests.source.signing_keys import SshSigner, signed_commit, ssh_signer, unsigned_commit
 
@@ -147,4 +146,20 @@ def test_a_policy_pinned_in_the_daemons_settings_is_the_only_one(world: World, t
     world.push()
 
     assert world.follow(by_eve, ("app",))["app"] == by_eve
+    assert world.daemon.cloud_counts()["servers"] == 3
+
+
+def test_a_key_rotated_while_the_daemon_was_down_holds_when_it_starts(world: World) -> None:
+    world.daemon.close()
+    trusts_eve = world.untrusted.allowed_signers_line()
+    rotated = signed_commit(
+        world.author, {"keys/allowed_signers": trusts_eve}, "Rotate to Eve", world.trusted
+    )
+    by_eve = signed_commit(world.author, {"environments/prod.yaml": nodes(3)}, "Eve", world.untrusted)
+    world.push()
+
+    world.restart()
+
+    assert world.follow(by_eve) == {"network": by_eve, "app": by_eve}
+    assert world.note(rotated)[0] == "SUPERSEDED"
     assert world.daemon.cloud_counts()["servers"] == 3
