@@ -110,6 +110,8 @@ def _refusal(output: str, policy: TrustPolicy) -> str:
         if "NO_PUBKEY" in output or ("ERRSIG" in output and "BADSIG" not in output):
             return f"signed with OpenPGP key {gpg_key.group(1)}, which {policy.source} does not trust"
         return f"the OpenPGP signature of key {gpg_key.group(1)} does not match the commit"
+    if "incorrect signature" in output:
+        return "the signature does not match the commit (changed after it was signed)"
     if "gpg.ssh.allowedSignersFile" in output or "could not verify" in output.lower():
         return f"the signature could not be checked against {policy.source}"
     last = [line for line in output.splitlines() if line.strip()]
