@@ -14,6 +14,7 @@ import git
 
 from reconciler.daemon.settings import DaemonSettings, SettingsError
 from reconciler.source.commit_trust import CommitTrust, pinned_policy
+from reconciler.source.signatures import TrustPolicy
 
 
 def anchor_file(state_dir: Path, location: str) -> Path:
@@ -21,12 +22,19 @@ def anchor_file(state_dir: Path, location: str) -> Path:
     return state_dir / "trust" / f"{hashlib.sha256(location.encode('utf-8')).hexdigest()[:24]}.verified"
 
 
-def commit_trust(settings: DaemonSettings, repo: git.Repo, state_dir: Path) -> CommitTrust:
-    """The trust of the daemon's repository; `SettingsError` when a pinned policy file is unreadable."""
+def pinned_trust(settings: DaemonSettings) -> TrustPolicy | None:
+    """The policy the settings pin (None: none); `SettingsError` when a file is unreadable, so a
+    daemon that cannot know whom to trust stops at start."""
     try:
-        pinned = pinned_policy(settings.verify_allowed_signers, settings.verify_gpg_keyring)
+        return pinned_policy(settings.verify_allowed_signers, settings.verify_gpg_keyring)
     except OSError as error:
         raise SettingsError(
             f"verify_allowed_signers / verify_gpg_keyring: {error.filename}: cannot be read: {error.strerror}"
         ) from None
+
+
+def commit_trust(
+    settings: DaemonSettings, repo: git.Repo, state_dir: Path, pinned: TrustPolicy | None
+) -> CommitTrust:
+    """The trust of the daemon's repository, its anchor kept in `state_dir`."""
     return CommitTrust(repo, anchor_file(state_dir, settings.repo), pinned)

@@ -17,7 +17,10 @@ import pytest
 from click.testing import CliRunner
 
 from reconciler.cli.main import cli
+from reconciler.daemon.settings import SettingsError
+from tests.daemon.gitops_world import DaemonWorld
 from tests.daemon.signed_world import SignedWorld, nodes, open_signed_world
+from tests.source.git_repos import init_repository
 from tests.source.signing_keys import SshSigner, signed_commit, ssh_signer, unsigned_commit
 
 VERIFY = "verify: {allowed_signers: keys/allowed_signers}\n"
@@ -163,3 +166,15 @@ def test_a_key_rotated_while_the_daemon_was_down_holds_when_it_starts(world: Wor
     assert world.follow(by_eve) == {"network": by_eve, "app": by_eve}
     assert world.note(rotated)[0] == "SUPERSEDED"
     assert world.daemon.cloud_counts()["servers"] == 3
+
+
+def test_an_unreadable_pinned_policy_stops_the_daemon_at_start_naming_the_file(tmp_path: Path) -> None:
+    init_repository(tmp_path / "repo")
+    missing = tmp_path / "etc" / "allowed_signers"
+
+    with pytest.raises(SettingsError) as raised:
+        DaemonWorld(str(tmp_path / "repo"), tmp_path / "state", verify_allowed_signers=str(missing))
+
+    assert str(raised.value) == (
+        f"verify_allowed_signers / verify_gpg_keyring: {missing}: cannot be read: No such file or directory"
+    )
