@@ -157,7 +157,9 @@ class CommitTrust:
         known = self._blocks.get(blob) if blob is not None else None
         if known is None:
             read = read_commit_config(files)
-            known = (True, read.config.verify) if isinstance(read, CommitConfig) else (False, None)
+            if not isinstance(read, CommitConfig):
+                return False, None  # not kept: it may be invalid only for a file missing in this commit
+            known = (True, read.config.verify)
             if blob is not None:
                 self._blocks[blob] = known
             return known
