@@ -41,6 +41,7 @@ from reconciler.daemon.stack_board import StackBoard, StackView
 from reconciler.daemon.stack_events_log import log_event
 from reconciler.daemon.state_key import state_sealer
 from reconciler.daemon.status_document import rendered, status_document
+from reconciler.daemon.trust_settings import commit_trust, pinned_trust
 from reconciler.engine.engine import Engine
 from reconciler.engine.engine_loop import EngineLoop
 from reconciler.engine.shared_calls import SharedCalls, SharedExecutor
@@ -319,7 +320,8 @@ def assemble(
     `reread_settings` is called on SIGHUP: the loops' intervals follow the new settings at once;
     the repository, database, listen address and worker count need a restart (logged as such).
     """
-    host, port = parse_listen(settings.listen)  # bad input fails before anything is opened
+    # bad input fails before anything is opened
+    (host, port), pinned = parse_listen(settings.listen), pinned_trust(settings)
     sim_options = _sim_options(settings)
     clock = SystemClock()
     state_dir = state_directory(settings, environ)
@@ -409,6 +411,7 @@ def assemble(
         on_settled=metrics.convergence_seconds.observe,
         on_noted=lambda: wake(NOTES),
         on_report=board.saw,
+        trust=commit_trust(settings, repository.repo, state_dir, pinned),
     )
 
     def wake(loop: str) -> None:

@@ -2,8 +2,11 @@
 
 Three passes, each run by the service on its own schedule:
 
-- `follow` reads the heads (after a fetch, for a remote). A new tracked commit is read as desired
-  state: an invalid `reconciler.yaml` makes the whole commit INVALID (nothing applied, the last
+- `follow` reads the heads (after a fetch, for a remote). A new tracked commit is first admitted
+  by the trust policy (`reconciler.source.commit_trust`): one not signed as it requires is noted
+  UNVERIFIED and nothing of it is applied, and the newest admitted commit of the push is taken
+  instead. An admitted tracked commit is read as desired state: an invalid `reconciler.yaml`
+  makes the whole commit INVALID (nothing applied, the last
   good generations kept); otherwise only the stacks it touches are loaded and submitted to the
   engine, in wiring order (a stack reading another's outputs waits until that one converged). A
   stack whose template is wrong is INVALID on that commit and keeps its last good generation.
@@ -33,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from reconciler.daemon.collector import collector_paused
+from reconciler.daemon.commit_gate import CommitGate
 from reconciler.daemon.note_recorder import NoteRecorder
 from reconciler.daemon.plan_notes import StoredRecords, plan_line, plan_pull_request, recorded_for_plan
 from reconciler.daemon.revisions_ahead import RevisionsAhead
@@ -43,8 +47,8 @@ from reconciler.engine.progress import Progress
 from reconciler.engine.report import StackReport
 from reconciler.engine.stack_status import AT_REST
 from reconciler.plan import UpdateRules
-from reconciler.source.approvals import approvals_of, approves
 from reconciler.source.commit_files import CommitFileSource
+from reconciler.source.commit_trust import CommitTrust
 from reconciler.source.heads import Heads
 from reconciler.source.note_lines import REPOSITORY_SCOPE, NoteLine
 from reconciler.source.note_publisher import publish_pending
@@ -59,7 +63,6 @@ from reconciler.source.revisions import (
     WaitingForOutputs,
     read_commit_config,
 )
-from reconciler.source.skipped_commits import skipped_commits
 from reconciler.source.touched_stacks import changed_paths, touched_stacks
 from reconciler.templates import DocumentCache, TemplateError
 from reconciler.templates.adopt_data import Adoption, load_adoption
@@ -158,8 +161,10 @@ class GitOps:
         on_noted: Callable[[], None] = lambda: None,
         on_report: Callable[[StackReport], None] = lambda _report: None,
         documents: DocumentCache | None = None,
+        trust: CommitTrust | None = None,
     ) -> None:
         self.repository = repository
+        # who may sign the commits applied (default: no anchor kept, verification as each commit says)
         self.store = store
         self.engine = engine
         self.clock = clock
@@ -171,6 +176,10 @@ class GitOps:
         self.on_settled = on_settled
         self.on_report = on_report  # every report of a held stack, once per pass (events, status)
         self.notes = NoteRecorder(store, clock, writer, on_noted)
+        # who may sign the commits applied (default: no anchor kept, verification as each commit says)
+        self.gate = CommitGate(
+            repository.repo, trust if trust is not None else CommitTrust(repository.repo, None), self.notes
+        )
         self.tracked_branch = "main"
         self.heads: Heads | None = None
         self.seen_commit: str | None = None  # the newest tracked commit read (valid or not)
@@ -203,6 +212,8 @@ class GitOps:
             except RemoteUnavailable as error:
                 LOG.warning("%s", error)
                 return FetchFailed(str(error))
+        if self.seen_commit is not None:  # signatures checked before the lock (the first read is one commit)
+            self.gate.check_ahead(self.seen_commit, self.repository.heads(self.tracked_branch).tracked)
         with self._lock:
             tracked, new_commit, invalid_commit, to_plan = self._follow_heads()
             self.notes.record(self._remove_undeclared())
@@ -235,8 +246,10 @@ class GitOps:
         """Read tracked commit `commit`: the stacks it touches become pending (`load_pending` loads
         and submits them); (REPOSITORY_SCOPE,) when the commit is INVALID, else ()."""
         read_before, self.seen_commit = self.seen_commit, commit
-        if self.leader and read_before is not None:
-            self.notes.record(self._skipped(read_before, commit))
+        chosen = self.gate.admitted(read_before, commit, leader=self.leader, restarting=self.good is None)
+        if chosen is None:
+            return ()
+        commit = chosen
         retried = self.engine.retry_failed()  # a new commit is a moment to try again, whatever it touches
         if retried:
             LOG.info("commit %s: %d failed resource(s) tried again", commit[:12], retried)
@@ -282,22 +295,15 @@ class GitOps:
             lines.append(self._start_removal(stack.name, stack.prune, good.commit))
         return [line for line in lines if line is not None]
 
-    def _skipped(self, read_before: str, commit: str) -> list[NoteLine]:
-        """SUPERSEDED lines for the commits a push brought before `commit`, never read on their own."""
-        reason = (f"superseded by {commit[:12]} before it was read",)
-        return [
-            self.notes.convergence(REPOSITORY_SCOPE, skipped, StackStatus.SUPERSEDED, failures=reason)
-            for skipped in skipped_commits(self.repository.repo, read_before, commit)
-        ]
-
     def _take_approvals(self) -> None:
         """Stacks waiting for an approval that their commit now has in git: theirs go ahead."""
         for name, active in self.active.items():
             report = self.engine.report(name)
             if report is None or report.status is not StackStatus.PENDING_APPROVAL:
                 continue
-            approved = approves(approvals_of(self.repository.repo, active.commit), name)
-            if approved and self.engine.approve(name, active.commit):
+            if self.gate.approved(name, active.commit, self.holds) and self.engine.approve(
+                name, active.commit
+            ):
                 LOG.info("stack %s approved at %s", name, active.commit[:12])
 
     def _start_removal(self, name: str, prune: bool, commit: str) -> NoteLine | None:

@@ -48,6 +48,10 @@ class DaemonSettings:
     notify_url: str | None = None  # stack events are POSTed here as JSON
     notify_secret: str | None = field(default=None, repr=False)  # signs them (X-Signature: sha256=)
     notify_secret_file: str | None = None  # else systemd's `notify-secret` credential
+    # Who may sign applied commits and approvals, pinned outside git (an allowed-signers file, an
+    # OpenPGP keyring); unset: `verify:` of the last verified commit (reconciler.source.commit_trust).
+    verify_allowed_signers: str | None = None
+    verify_gpg_keyring: str | None = None
     log_level: str = "info"  # debug, info, warning, error
     log_format: str = "text"  # text (journald-friendly under systemd) or json (one object per line)
 
@@ -86,6 +90,8 @@ _TYPES: Mapping[str, tuple[type, ...]] = {
     "notify_secret": (str,),
     "notify_secret_file": (str,),
     "log_format": (str,),
+    "verify_allowed_signers": (str,),
+    "verify_gpg_keyring": (str,),
 }
 CHOICES: Mapping[str, tuple[str, ...]] = {
     "log_level": ("debug", "info", "warning", "error"),

@@ -54,10 +54,13 @@ class RemoteCache:
 
     def _open_or_create(self) -> git.Repo:
         if (self.path / "HEAD").exists():
-            return git.Repo(self.path)
-        self.path.mkdir(parents=True, exist_ok=True)
-        repo = git.Repo.init(self.path, bare=True)
-        repo.create_remote("origin", self.url)
+            repo = git.Repo(self.path)
+        else:
+            self.path.mkdir(parents=True, exist_ok=True)
+            repo = git.Repo.init(self.path, bare=True)
+            repo.create_remote("origin", self.url)
+        # A service has no one to answer a password prompt: missing credentials fail at once.
+        repo.git.update_environment(GIT_TERMINAL_PROMPT="0")
         return repo
 
     def fetch(self) -> Fetched:

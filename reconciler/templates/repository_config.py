@@ -58,12 +58,21 @@ class StackSpec:
 
 
 @dataclass(frozen=True)
+class VerifyConfig:
+    """`verify:`: files of the repository naming who may sign (SSH allowed signers, OpenPGP keys)."""
+
+    allowed_signers: str | None = None
+    gpg_keyring: str | None = None
+
+
+@dataclass(frozen=True)
 class RepositoryConfig:
     """The whole `reconciler.yaml`."""
 
     branch: str
     notes_ref: str
     stacks: Mapping[str, StackSpec]
+    verify: VerifyConfig | None = None  # None: commits are applied whoever signed them
 
 
 def load_repository_config(files: FileSource, path: str = "reconciler.yaml") -> RepositoryConfig:
@@ -77,7 +86,9 @@ def load_repository_config(files: FileSource, path: str = "reconciler.yaml") -> 
         branch=data.get("branch", DEFAULT_BRANCH),
         notes_ref=data.get("notes_ref", DEFAULT_NOTES_REF),
         stacks=MappingProxyType(stacks),
+        verify=VerifyConfig(**data["verify"]) if data.get("verify") else None,
     )
+    _check_verify_files(document, config, files)
     _check_wiring(document, config)
     _check_clouds(document, config)
     return config
@@ -104,7 +115,32 @@ def _error_path(error: jsonschema.ValidationError) -> list[Any]:
 
 def _schema_message(error: jsonschema.ValidationError) -> str:
     where = "/".join(str(part) for part in error.absolute_path) or "the top level"
+    allowed = error.schema.get("properties", {}) if isinstance(error.schema, Mapping) else {}
+    if error.validator in ("additionalProperties", "minProperties") and allowed:
+        return f"{where}: {error.message} (expected: {', '.join(sorted(allowed))})"
     return f"{where}: {error.message}"
+
+
+def _check_verify_files(document: Document, config: RepositoryConfig, files: FileSource) -> None:
+    """Every file `verify:` names must be in the commit: a typo would otherwise trust no one."""
+    if config.verify is None:
+        return
+    problems = []
+    for key in ("allowed_signers", "gpg_keyring"):
+        path = getattr(config.verify, key)
+        if path is None:
+            continue
+        try:
+            files.read(path)
+        except TemplateError:
+            problems.append(
+                document.problem(
+                    ["verify", key],
+                    f"verify.{key}: expected a file of the repository, but {path!r} is not in this commit",
+                )
+            )
+    if problems:
+        raise TemplateError(problems)
 
 
 def _check_clouds(document: Document, config: RepositoryConfig) -> None:
