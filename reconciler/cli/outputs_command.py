@@ -1,4 +1,7 @@
-"""`reconciler outputs STACK`: a stack's outputs, read from the store without touching the cloud."""
+"""`reconciler outputs STACK`: a stack's outputs, read from the store without touching the cloud.
+
+The store is opened read-only: a database at an older schema is refused, never upgraded.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ import json
 import click
 
 from reconciler.cli.database_option import database_option
-from state.store import open_store
+from state.read_only_store import open_store_read_only
 from timekeeping import SystemClock
 
 
@@ -19,7 +22,7 @@ from timekeeping import SystemClock
 )
 def command(stack: str, database: str, output_format: str) -> None:
     """Print a stack's outputs (JSON: an object of output name to value)."""
-    store = open_store(database, clock=SystemClock())
+    store = open_store_read_only(database, clock=SystemClock())
     try:
         state = store.read_stack(stack)
     finally:

@@ -29,7 +29,9 @@ from reconciler.daemon.http_endpoints import Endpoints, HttpEndpoints, parse_lis
 from reconciler.daemon.metered_clouds import CallMeter, MeteredClouds
 from reconciler.daemon.metrics import DaemonMetrics, StoreSnapshot
 from reconciler.daemon.notifications import Delivery, Notifier
+from reconciler.daemon.page_sources import daemon_page_sources
 from reconciler.daemon.progress import ProgressMonitor
+from reconciler.daemon.recent_events import RecentEvents
 from reconciler.daemon.sd_notify import SystemdNotifier
 from reconciler.daemon.secrets_source import SecretUnreadable, read_secret
 from reconciler.daemon.service import Loop, Service, watchdog_interval
@@ -39,6 +41,7 @@ from reconciler.daemon.stack_board import StackBoard, StackView
 from reconciler.daemon.stack_events_log import log_event
 from reconciler.daemon.state_key import state_sealer
 from reconciler.daemon.status_document import rendered, status_document
+from reconciler.daemon.status_page import StatusPage
 from reconciler.engine.engine import Engine
 from reconciler.engine.engine_loop import EngineLoop
 from reconciler.engine.shared_calls import SharedCalls, SharedExecutor
@@ -156,7 +159,11 @@ class AssembledDaemon:
             self.notifier.start()
         self.http.start()
         host, port = self.http.address
-        LOG.info("listening on http://%s:%d (/healthz, /metrics, /status, POST /hooks/git)", host, port)
+        LOG.info(
+            "listening on http://%s:%d (status page /, /healthz, /metrics, /status, POST /hooks/git)",
+            host,
+            port,
+        )
         if self.agent is not None:
             self.agent.start()
             LOG.info(
@@ -237,6 +244,27 @@ def daemon_status(gitops: GitOps, board: StackBoard, store: Store) -> dict[str, 
     declared = sorted(good.config.stacks) if good is not None else []
     return status_document(
         gitops.seen_commit, declared, held_views(board, gitops), store.read_stacks, gitops.reports()
+    )
+
+
+def _store_snapshot(gitops: GitOps, store: Store, keeper: ShardKeeper, meter: CallMeter) -> StoreSnapshot:
+    """What `/metrics` reads of the store and this worker at a scrape (counted by the database)."""
+    reports = {name: report for name, report in gitops.reports().items() if report is not None}
+    stacks = Counter(str(report.status) for report in reports.values())
+    resources = store.resources_by_status([name for name in reports if gitops.holds(name)])
+    counts = store.work_counts()
+    return StoreSnapshot(
+        stacks_by_status=dict(stacks),
+        resources_by_status=resources,
+        work_queue_depth=sum(counts.by_status.get(status, 0) for status in WAITING_WORK),
+        shards_held=len(keeper.fences()),
+        cloud_calls=meter.calls(),
+        cloud_errors=meter.errors(),
+        next_retries={
+            name: min(tries)
+            for name, report in reports.items()
+            if (tries := [f.next_try for f in report.failures if f.next_try is not None])
+        },
     )
 
 
@@ -331,6 +359,7 @@ def assemble(
             metrics=lambda: metrics.render(),  # noqa: PLW0108 - `metrics` is made below
             git_hook=lambda: service.wake(FOLLOW),
             status=lambda: rendered(daemon_status(gitops, board, store)),
+            page=lambda target: page.answer(target),  # noqa: PLW0108 - `page` is made below
             webhook_secret=_secret(
                 settings.webhook_secret, settings.webhook_secret_file, "webhook-secret", environ
             ),
@@ -347,36 +376,22 @@ def assemble(
     keeper, engine = _keeper_and_engine(store, identity, clock, MeteredClouds(clouds, meter))
     repository = FollowedRepository(settings.repo, state_dir / "repositories")
 
-    def snapshot() -> StoreSnapshot:
-        reports = {name: report for name, report in gitops.reports().items() if report is not None}
-        stacks = Counter(str(report.status) for report in reports.values())
-        resources = Counter(
-            record.status for name in reports if gitops.holds(name) for record in store.read_records(name)
-        )
-        counts = store.work_counts()
-        return StoreSnapshot(
-            stacks_by_status=dict(stacks),
-            resources_by_status=dict(resources),
-            work_queue_depth=sum(counts.by_status.get(status, 0) for status in WAITING_WORK),
-            shards_held=len(keeper.fences()),
-            cloud_calls=meter.calls(),
-            cloud_errors=meter.errors(),
-            next_retries={
-                name: min(tries)
-                for name, report in reports.items()
-                if (tries := [f.next_try for f in report.failures if f.next_try is not None])
-            },
-        )
-
     notifier = _notifier(settings, environ)
+    recent = RecentEvents()
+
+    def without_secrets(stack: str, text: str) -> str:
+        return redact(text, gitops.notes.hidden.get(stack, frozenset()))
+
     board = StackBoard(
         clock,
-        [log_event] if notifier is None else [log_event, notifier.send],
-        lambda stack, text: redact(text, gitops.notes.hidden.get(stack, frozenset())),
+        [log_event, recent.send] if notifier is None else [log_event, recent.send, notifier.send],
+        without_secrets,
     )
 
     holder: dict[str, Service] = {}
-    metrics = DaemonMetrics(snapshot, lambda: held_views(board, gitops))
+    metrics = DaemonMetrics(
+        lambda: _store_snapshot(gitops, store, keeper, meter), lambda: held_views(board, gitops)
+    )
     gitops = GitOps(
         repository,
         store,
@@ -390,6 +405,17 @@ def assemble(
         on_settled=metrics.convergence_seconds.observe,
         on_noted=lambda: wake(NOTES),
         on_report=board.saw,
+    )
+
+    page = StatusPage(
+        daemon_page_sources(
+            gitops,
+            lambda: held_views(board, gitops),
+            store=store,
+            engine=engine,
+            events=recent,
+            redact=without_secrets,
+        )
     )
 
     def wake(loop: str) -> None:

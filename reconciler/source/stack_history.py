@@ -1,0 +1,73 @@
+"""A stack's history per commit: its convergence line on each noted commit of the branch, newest first.
+
+Read from the notes alone, as `reconciler status` reads them: one `git notes list`, one
+`rev-list --first-parent`, then the notes of the noted commits through one `git cat-file --batch`
+process, back from the branch head until `limit` commits noted the stack. The repository is
+opened here and closed again, so a caller on another thread never shares git processes with the
+daemon's own passes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import git
+
+from reconciler.source.note_lines import CONVERGENCE, NoteFormatError, NoteLine, newest_per_stack, parse_note
+from reconciler.source.stack_positions import HISTORY_LIMIT
+
+
+@dataclass(frozen=True)
+class CommitEntry:
+    """The stack's newest convergence line on one commit, with the commit's subject line."""
+
+    commit: str
+    subject: str
+    line: NoteLine
+
+
+def _notes_by_commit(repo: git.Repo, notes_ref: str) -> dict[str, str]:
+    """Commit -> the blob id of its note under `notes_ref`."""
+    try:
+        listing: str = repo.git.notes(f"--ref={notes_ref}", "list")
+    except git.GitCommandError:
+        return {}
+    pairs = (row.split() for row in listing.splitlines())
+    return {pair[1]: pair[0] for pair in pairs if len(pair) == 2}
+
+
+def _lines_on(repo: git.Repo, blob: str) -> list[NoteLine]:
+    try:
+        text = repo.odb.stream(bytes.fromhex(blob)).read().decode("utf-8", errors="replace")
+        return newest_per_stack(parse_note(text))
+    except NoteFormatError:
+        return []  # a hand-edited note the page cannot read is left out, not fatal
+
+
+def _subject(repo: git.Repo, sha: str) -> str:
+    summary = repo.commit(sha).summary
+    return summary if isinstance(summary, str) else summary.decode("utf-8", errors="replace")
+
+
+def stack_history(repo_path: Path, notes_ref: str, head: str, stack: str, limit: int) -> list[CommitEntry]:
+    """`stack`'s convergence lines on the first-parent history of `head`, newest first, at most `limit`."""
+    repo = git.Repo(repo_path)
+    try:
+        notes = _notes_by_commit(repo, notes_ref)
+        if not notes:
+            return []
+        history = repo.git.rev_list("--first-parent", f"--max-count={HISTORY_LIMIT}", head).split()
+        entries: list[CommitEntry] = []
+        for sha in history:
+            blob = notes.get(sha)
+            if blob is None:
+                continue
+            for line in _lines_on(repo, blob):
+                if line.kind == CONVERGENCE and line.stack == stack:
+                    entries.append(CommitEntry(sha, _subject(repo, sha), line))
+            if len(entries) >= limit:
+                break
+        return entries[:limit]
+    finally:
+        repo.close()
