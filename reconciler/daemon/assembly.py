@@ -12,7 +12,7 @@ import socket
 import threading
 import uuid
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,7 @@ from providers.simulated.settings import CloudSettings, Latency
 from reconciler.daemon.agent_api import AgentApi, AgentServer
 from reconciler.daemon.clouds import CloudRoot, sim_cloud_path
 from reconciler.daemon.collector import tune_process
+from reconciler.daemon.event_metrics import counting_events, resource_type_in
 from reconciler.daemon.gitops import Followed, GitOps
 from reconciler.daemon.http_endpoints import Endpoints, HttpEndpoints, parse_listen
 from reconciler.daemon.metered_clouds import CallMeter, MeteredClouds
@@ -44,6 +45,8 @@ from reconciler.daemon.status_document import rendered, status_document
 from reconciler.daemon.status_page import StatusPage
 from reconciler.engine.engine import Engine
 from reconciler.engine.engine_loop import EngineLoop
+from reconciler.engine.progress import Progress
+from reconciler.engine.report import parse_failure
 from reconciler.engine.shared_calls import SharedCalls, SharedExecutor
 from reconciler.source.notes_store import NothingToPush, Pushed, PushRejected
 from reconciler.source.repository import FollowedRepository
@@ -247,24 +250,24 @@ def daemon_status(gitops: GitOps, board: StackBoard, store: Store) -> dict[str, 
     )
 
 
-def _store_snapshot(gitops: GitOps, store: Store, keeper: ShardKeeper, meter: CallMeter) -> StoreSnapshot:
-    """What `/metrics` reads of the store and this worker at a scrape (counted by the database)."""
-    reports = {name: report for name, report in gitops.reports().items() if report is not None}
-    stacks = Counter(str(report.status) for report in reports.values())
-    resources = store.resources_by_status([name for name in reports if gitops.holds(name)])
+def _store_snapshot(
+    views: Sequence[StackView], store: Store, keeper: ShardKeeper, meter: CallMeter
+) -> StoreSnapshot:
+    """What `/metrics` reads at a scrape: the stacks this worker runs as its board has them, their
+    resources counted by the database, the work queue, the leases and the cloud calls made."""
     counts = store.work_counts()
+    next_tries: dict[str, list[float]] = {}
+    for view in views:
+        tries = [when for reason in view.reasons if (when := parse_failure(reason).next_try) is not None]
+        if tries:
+            next_tries[view.stack] = tries
     return StoreSnapshot(
-        stacks_by_status=dict(stacks),
-        resources_by_status=resources,
+        stacks_by_status=dict(Counter(view.status for view in views)),
+        resources_by_status=store.resources_by_status([view.stack for view in views]),
         work_queue_depth=sum(counts.by_status.get(status, 0) for status in WAITING_WORK),
         shards_held=len(keeper.fences()),
         cloud_calls=meter.calls(),
-        cloud_errors=meter.errors(),
-        next_retries={
-            name: min(tries)
-            for name, report in reports.items()
-            if (tries := [f.next_try for f in report.failures if f.next_try is not None])
-        },
+        next_retries={stack: min(tries) for stack, tries in next_tries.items()},
     )
 
 
@@ -382,16 +385,22 @@ def assemble(
     def without_secrets(stack: str, text: str) -> str:
         return redact(text, gitops.notes.hidden.get(stack, frozenset()))
 
+    metrics = DaemonMetrics(
+        lambda: _store_snapshot(held_views(board, gitops), store, keeper, meter),
+        lambda: held_views(board, gitops),
+    )
     board = StackBoard(
         clock,
-        [log_event, recent.send] if notifier is None else [log_event, recent.send, notifier.send],
+        [
+            log_event,
+            recent.send,
+            counting_events(metrics.drift_repairs, metrics.failures, resource_type_in(engine)),
+            *([] if notifier is None else [notifier.send]),
+        ],
         without_secrets,
     )
 
     holder: dict[str, Service] = {}
-    metrics = DaemonMetrics(
-        lambda: _store_snapshot(gitops, store, keeper, meter), lambda: held_views(board, gitops)
-    )
     gitops = GitOps(
         repository,
         store,
@@ -428,6 +437,10 @@ def assemble(
             metrics.commits_seen.inc()
         return outcome
 
+    def timed_pass() -> Progress:
+        with metrics.reconcile_seconds.time():
+            return gitops.converge()
+
     def notes_pass() -> object:
         clouds.save()  # the simulated cloud's file, so a crash loses nothing the notes speak of
         outcome = gitops.publish()
@@ -449,7 +462,7 @@ def assemble(
         if name == LEASES
         else Loop(name, intervals[name], run_pass)
         for name, run_pass in passes.items()
-    ] + [_converge_loop(EngineLoop(engine, clock, gitops.converge), clock, intervals[CONVERGE])]
+    ] + [_converge_loop(EngineLoop(engine, clock, timed_pass), clock, intervals[CONVERGE])]
     service = Service(
         loops,
         notifier=SystemdNotifier.from_environment(environ) if leader else SystemdNotifier(None),
