@@ -70,6 +70,7 @@ class Stack(Base):
     status: Mapped[str] = mapped_column(sa.String(16), default="PENDING")
     status_reasons: Mapped[list[Any]] = mapped_column(default=list)
     status_generation: Mapped[int | None] = mapped_column(sa.Integer)
+    status_commit: Mapped[str | None] = mapped_column(sa.String(64))  # the commit the status is at
     outputs: Mapped[dict[str, Any]] = mapped_column(default=dict)
     updated_at: Mapped[float]
 

@@ -195,13 +195,18 @@ def set_status(
     reasons: tuple[str, ...] | list[str],
     generation: int | None,
     now: float,
+    commit: str | None = None,
 ) -> None:
-    """Set a stack's status with its reasons and the generation it describes."""
+    """Set a stack's status with its reasons, the generation it describes and the commit it is at."""
     connection.execute(
         sa.update(STACKS)
         .where(STACKS.c.name == stack)
         .values(
-            status=status.value, status_reasons=list(reasons), status_generation=generation, updated_at=now
+            status=status.value,
+            status_reasons=list(reasons),
+            status_generation=generation,
+            status_commit=commit,
+            updated_at=now,
         )
     )
 
@@ -238,8 +243,8 @@ def stacks_holding_records(connection: sa.Connection, shards: list[int]) -> list
 
 
 def read_stacks(connection: sa.Connection, names: list[str]) -> dict[str, StackState]:
-    """The rows of the named stacks that exist, by name, each with the commit its status refers to
-    (one query per 500 names)."""
+    """The rows of the named stacks that exist, by name, each with the commit its status is at (the
+    one written with it, else its generation's), in one query per 500 names."""
     found: dict[str, StackState] = {}
     at_status = sa.and_(
         GENERATIONS.c.stack == STACKS.c.name, GENERATIONS.c.generation == STACKS.c.status_generation
@@ -254,7 +259,7 @@ def read_stacks(connection: sa.Connection, names: list[str]) -> dict[str, StackS
                 STACKS.c.status_generation,
                 STACKS.c.outputs,
                 STACKS.c.updated_at,
-                GENERATIONS.c.commit_sha,
+                sa.func.coalesce(STACKS.c.status_commit, GENERATIONS.c.commit_sha),
             )
             .select_from(STACKS.outerjoin(GENERATIONS, at_status))
             .where(STACKS.c.name.in_(names[start : start + _IN_CHUNK]))

@@ -273,15 +273,23 @@ class Store:
         reasons: Sequence[str] = (),
         generation: int | None = None,
         fence: Fence | None = None,
+        commit: str | None = None,
     ) -> None:
-        """Set a stack's status; a shard holder passes its `fence`, so a stale one writes nothing."""
+        """Set a stack's status (at `commit`, when known); a shard holder passes its `fence`, so a
+        stale one writes nothing."""
 
         def work(connection: Connection) -> None:
             now = self._clock.now()
             if fence is not None:
                 check_fence(connection, fence, now=now)
             stacks.set_status(
-                connection, stack, status, reasons=list(reasons), generation=generation, now=now
+                connection,
+                stack,
+                status,
+                reasons=list(reasons),
+                generation=generation,
+                now=now,
+                commit=commit,
             )
 
         self._tx.run("set status", work)

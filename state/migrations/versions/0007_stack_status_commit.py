@@ -1,0 +1,32 @@
+"""The commit a stack's status refers to, on the stack's row.
+
+A commit that leaves a stack's definition as it was records no new generation, yet the stack is
+converged at that commit (its note says so); status read from the database by any worker of a
+fleet names the same commit as the note when the row carries it.
+
+Revision ID: 0007
+Revises: 0006
+Create Date: 2026-11-24
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = "0007"
+down_revision: str | None = "0006"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("stacks") as batch:
+        batch.add_column(sa.Column("status_commit", sa.String(64), nullable=True))
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("stacks") as batch:
+        batch.drop_column("status_commit")
