@@ -101,13 +101,12 @@ class ResourceRecord(Base):
     __tablename__ = "resource_records"
     __table_args__ = (
         sa.Index("ix_resource_records_next_attempt", "next_attempt_at"),
+        sa.Index("ix_resource_records_stack_status", "stack", "status"),  # reads by stack, counts by status
         {"sqlite_autoincrement": True},  # ids go into idempotency markers: never reuse one
     )
 
     id: Mapped[int] = mapped_column(RowId, primary_key=True, autoincrement=True)
-    stack: Mapped[str] = mapped_column(
-        sa.String(255), sa.ForeignKey("stacks.name", ondelete="CASCADE"), index=True
-    )
+    stack: Mapped[str] = mapped_column(sa.String(255), sa.ForeignKey("stacks.name", ondelete="CASCADE"))
     logical_name: Mapped[str] = mapped_column(sa.String(255))
     type: Mapped[str] = mapped_column(sa.String(255))
     physical_id: Mapped[str | None] = mapped_column(sa.String(255))

@@ -11,8 +11,7 @@ import os
 import socket
 import threading
 import uuid
-from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,11 +27,12 @@ from reconciler.daemon.event_metrics import counting_events, resource_type_in
 from reconciler.daemon.gitops import Followed, GitOps
 from reconciler.daemon.http_endpoints import Endpoints, HttpEndpoints, parse_listen
 from reconciler.daemon.metered_clouds import CallMeter, MeteredClouds
-from reconciler.daemon.metrics import DaemonMetrics, StoreSnapshot
+from reconciler.daemon.metrics import DaemonMetrics
 from reconciler.daemon.notifications import Delivery, Notifier
 from reconciler.daemon.page_sources import daemon_page_sources
 from reconciler.daemon.progress import ProgressMonitor
 from reconciler.daemon.recent_events import RecentEvents
+from reconciler.daemon.scrape_snapshot import scrape_snapshot
 from reconciler.daemon.sd_notify import SystemdNotifier
 from reconciler.daemon.secrets_source import SecretUnreadable, read_secret
 from reconciler.daemon.service import Loop, Service, watchdog_interval
@@ -46,12 +46,11 @@ from reconciler.daemon.status_page import StatusPage
 from reconciler.engine.engine import Engine
 from reconciler.engine.engine_loop import EngineLoop
 from reconciler.engine.progress import Progress
-from reconciler.engine.report import parse_failure
 from reconciler.engine.shared_calls import SharedCalls, SharedExecutor
 from reconciler.source.notes_store import NothingToPush, Pushed, PushRejected
 from reconciler.source.repository import FollowedRepository
 from reconciler.templates.hidden_values import redact
-from state import StackStatus, Store, WorkerIdentity, WorkStatus, open_store, shard_for
+from state import StackStatus, Store, WorkerIdentity, open_store, shard_for
 from state.fencing import Fence
 from state.shard_keeper import ShardKeeper
 from timekeeping import SystemClock
@@ -61,7 +60,6 @@ LOG = logging.getLogger(__name__)
 STATE_DIR_VARIABLE = "RECONCILER_STATE_DIR"
 DATABASE_FILE = "state.sqlite"  # the file name `reconciler apply` and `outputs` default to as well
 FOLLOW, CONVERGE, LEASES, NOTES = "follow", "converge", "leases", "notes"
-WAITING_WORK = (WorkStatus.READY, WorkStatus.CLAIMED)
 PUSH_OUTCOMES: Mapping[type, str] = {
     Pushed: "pushed",
     NothingToPush: "nothing_to_push",
@@ -250,27 +248,6 @@ def daemon_status(gitops: GitOps, board: StackBoard, store: Store) -> dict[str, 
     )
 
 
-def _store_snapshot(
-    views: Sequence[StackView], store: Store, keeper: ShardKeeper, meter: CallMeter
-) -> StoreSnapshot:
-    """What `/metrics` reads at a scrape: the stacks this worker runs as its board has them, their
-    resources counted by the database, the work queue, the leases and the cloud calls made."""
-    counts = store.work_counts()
-    next_tries: dict[str, list[float]] = {}
-    for view in views:
-        tries = [when for reason in view.reasons if (when := parse_failure(reason).next_try) is not None]
-        if tries:
-            next_tries[view.stack] = tries
-    return StoreSnapshot(
-        stacks_by_status=dict(Counter(view.status for view in views)),
-        resources_by_status=store.resources_by_status([view.stack for view in views]),
-        work_queue_depth=sum(counts.by_status.get(status, 0) for status in WAITING_WORK),
-        shards_held=len(keeper.fences()),
-        cloud_calls=meter.calls(),
-        next_retries={stack: min(tries) for stack, tries in next_tries.items()},
-    )
-
-
 def _converge_loop(engine_loop: EngineLoop, clock: SystemClock, interval: float) -> Loop:
     """The engine's loop: it takes the daemon's lock only to step and report (`GitOps.converge`),
     and between passes waits, unlocked, for calls to come back or the next deadline the pass
@@ -386,7 +363,7 @@ def assemble(
         return redact(text, gitops.notes.hidden.get(stack, frozenset()))
 
     metrics = DaemonMetrics(
-        lambda: _store_snapshot(held_views(board, gitops), store, keeper, meter),
+        lambda: scrape_snapshot(held_views(board, gitops), store, len(keeper.fences()), meter),
         lambda: held_views(board, gitops),
     )
     board = StackBoard(

@@ -2,19 +2,21 @@
 
 Read from the notes alone, as `reconciler status` reads them: one `git notes list`, one
 `rev-list --first-parent`, then the notes of the noted commits through one `git cat-file --batch`
-process, back from the branch head until `limit` commits noted the stack. The repository is
+process, back from the branch head until `limit` commits noted the stack; of each note only the
+lines naming the stack are parsed. The repository is
 opened here and closed again, so a caller on another thread never shares git processes with the
 daemon's own passes.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import git
 
-from reconciler.source.note_lines import CONVERGENCE, NoteFormatError, NoteLine, newest_per_stack, parse_note
+from reconciler.source.note_lines import CONVERGENCE, NoteFormatError, NoteLine, newest_per_stack, parse_line
 from reconciler.source.stack_positions import HISTORY_LIMIT
 
 
@@ -37,12 +39,19 @@ def _notes_by_commit(repo: git.Repo, notes_ref: str) -> dict[str, str]:
     return {pair[1]: pair[0] for pair in pairs if len(pair) == 2}
 
 
-def _lines_on(repo: git.Repo, blob: str) -> list[NoteLine]:
-    try:
-        text = repo.odb.stream(bytes.fromhex(blob)).read().decode("utf-8", errors="replace")
-        return newest_per_stack(parse_note(text))
-    except NoteFormatError:
-        return []  # a hand-edited note the page cannot read is left out, not fatal
+def _lines_on(repo: git.Repo, blob: str, stack: str) -> list[NoteLine]:
+    """`stack`'s lines of one note. A note of a commit that touched every stack holds a line per
+    stack: only the lines naming this one (as JSON writes the name) are parsed."""
+    needles = {json.dumps(stack), json.dumps(stack, ensure_ascii=False)}
+    text = repo.odb.stream(bytes.fromhex(blob)).read().decode("utf-8", errors="replace")
+    lines = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if any(needle in raw for needle in needles):
+            try:
+                lines.append(parse_line(raw, number))
+            except NoteFormatError:
+                continue  # a hand-edited line the page cannot read is left out, not fatal
+    return newest_per_stack(line for line in lines if line.stack == stack)
 
 
 def _subject(repo: git.Repo, sha: str) -> str:
@@ -63,8 +72,8 @@ def stack_history(repo_path: Path, notes_ref: str, head: str, stack: str, limit:
             blob = notes.get(sha)
             if blob is None:
                 continue
-            for line in _lines_on(repo, blob):
-                if line.kind == CONVERGENCE and line.stack == stack:
+            for line in _lines_on(repo, blob, stack):
+                if line.kind == CONVERGENCE:
                     entries.append(CommitEntry(sha, _subject(repo, sha), line))
             if len(entries) >= limit:
                 break
