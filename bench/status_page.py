@@ -143,7 +143,7 @@ def _served(
     meter = CallMeter()
     for service_type in dict(KINDS).values():
         meter.called(service_type, "create", "ok")
-    metrics = DaemonMetrics(lambda: scrape_snapshot(board.views(), store, 64, meter), board.views)
+    metrics = DaemonMetrics(lambda: scrape_snapshot(board.views(), store, range(64), meter), board.views)
     page = StatusPage(
         PageSources(
             stacks=lambda: (head, declared_views(stacks, board.views(), store.read_stacks)),

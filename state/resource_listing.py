@@ -1,7 +1,7 @@
 """What status outputs read of resource records: names, types, ids and status, never the values.
 
 The status page lists a stack's resources a page at a time and `/metrics` counts resources by
-status for every stack a worker runs; neither needs the properties or attributes (which may hold
+status on the shards a worker holds; neither needs the properties or attributes (which may hold
 hidden values), so these reads select only the columns they show and let the database count.
 """
 
@@ -13,8 +13,7 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 
 from state.models import RESOURCE_RECORDS as RECORDS
-
-_IN_CHUNK = 500
+from state.models import STACKS
 
 
 @dataclass(frozen=True)
@@ -59,16 +58,19 @@ def resource_page(connection: sa.Connection, stack: str, offset: int, limit: int
     return ResourcePage(tuple(ResourceSummary(*row) for row in rows), int(total))
 
 
-def resources_by_status(connection: sa.Connection, stacks: Sequence[str]) -> dict[str, int]:
-    """How many records the named stacks have in each status (counted by the database)."""
-    counted: dict[str, int] = {}
-    names = list(stacks)
-    for start in range(0, len(names), _IN_CHUNK):
-        rows = connection.execute(
-            sa.select(RECORDS.c.status, sa.func.count())
-            .where(RECORDS.c.stack.in_(names[start : start + _IN_CHUNK]))
-            .group_by(RECORDS.c.status)
+def resources_by_status(connection: sa.Connection, shards: Sequence[int], shard_count: int) -> dict[str, int]:
+    """How many records the stacks on `shards` (nested stacks included) have in each status.
+
+    Grouped by stack and status, the order of the (stack, status) index, so the database counts
+    from the index alone without sorting. A worker holding every shard (the one daemon of a host)
+    counts the whole table; one holding some reaches its stacks through their shard.
+    """
+    query = sa.select(RECORDS.c.status, sa.func.count()).group_by(RECORDS.c.stack, RECORDS.c.status)
+    if len(set(shards)) < shard_count:
+        query = query.select_from(RECORDS.join(STACKS, STACKS.c.name == RECORDS.c.stack)).where(
+            STACKS.c.shard.in_(list(shards))
         )
-        for status, count in rows:
-            counted[status] = counted.get(status, 0) + int(count)
+    counted: dict[str, int] = {}
+    for status, count in connection.execute(query):
+        counted[status] = counted.get(status, 0) + int(count)
     return counted

@@ -414,12 +414,13 @@ class Store:
             "resource page", lambda c: resource_listing.resource_page(c, stack, offset, limit)
         )
 
-    def resources_by_status(self, stacks: Sequence[str]) -> dict[str, int]:
-        """How many resource records the named stacks have in each status."""
-        if not stacks:
+    def resources_by_status(self, shards: Collection[int]) -> dict[str, int]:
+        """How many resource records the stacks on `shards` (nested ones included) have in each status."""
+        if not shards:
             return {}
         return self._tx.read(
-            "resources by status", lambda c: resource_listing.resources_by_status(c, list(stacks))
+            "resources by status",
+            lambda c: resource_listing.resources_by_status(c, sorted(shards), self.settings.shard_count),
         )
 
     def newest_digests_under(self, stack: str) -> dict[str, str]:

@@ -363,7 +363,7 @@ def assemble(
         return redact(text, gitops.notes.hidden.get(stack, frozenset()))
 
     metrics = DaemonMetrics(
-        lambda: scrape_snapshot(held_views(board, gitops), store, len(keeper.fences()), meter),
+        lambda: scrape_snapshot(held_views(board, gitops), store, keeper.fences().keys(), meter),
         lambda: held_views(board, gitops),
     )
     board = StackBoard(

@@ -1,14 +1,15 @@
 """What `/metrics` reads at a scrape: the stacks this worker runs, counted, with what waits on them.
 
 The stacks come from the board's views (never from the engine's reports, which would wait for the
-engine's lock mid-pass); their resources are counted by the database, not read; the next retry of
+engine's lock mid-pass); the resources on the shards held (nested stacks' included, each counted by
+the worker holding its shard) are counted by the database, not read; the next retry of
 a stack's FAILED resources is read back from the reasons its status carries.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from reconciler.daemon.metered_clouds import CallMeter
 from reconciler.daemon.metrics import StoreSnapshot
@@ -29,15 +30,15 @@ def _next_retries(views: Sequence[StackView]) -> dict[str, float]:
 
 
 def scrape_snapshot(
-    views: Sequence[StackView], store: Store, shards_held: int, meter: CallMeter
+    views: Sequence[StackView], store: Store, shards: Collection[int], meter: CallMeter
 ) -> StoreSnapshot:
-    """The snapshot of one scrape of this worker."""
+    """The snapshot of one scrape of this worker, which holds `shards`."""
     counts = store.work_counts()
     return StoreSnapshot(
         stacks_by_status=dict(Counter(view.status for view in views)),
-        resources_by_status=store.resources_by_status([view.stack for view in views]),
+        resources_by_status=store.resources_by_status(shards),
         work_queue_depth=sum(counts.by_status.get(status, 0) for status in WAITING_WORK),
-        shards_held=shards_held,
+        shards_held=len(shards),
         cloud_calls=meter.calls(),
         next_retries=_next_retries(views),
     )

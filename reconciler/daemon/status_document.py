@@ -27,7 +27,8 @@ def declared_views(
 ) -> list[StackView]:
     """One view per declared stack, by name: the board's for those this worker runs, the store's
     row (status and the commit it refers to) for the others, PENDING for a stack it does not know."""
-    views = {view.stack: view for view in held if view.stack in declared}
+    wanted = frozenset(declared)
+    views = {view.stack: view for view in held if view.stack in wanted}
     others = [name for name in declared if name not in views]
     rows = read_rows(others) if others else {}
     for name in others:

@@ -1,11 +1,11 @@
 """A stack's history per commit: its convergence line on each noted commit of the branch, newest first.
 
 Read from the notes alone, as `reconciler status` reads them: one `git notes list`, one
-`rev-list --first-parent`, then the notes of the noted commits through one `git cat-file --batch`
-process, back from the branch head until `limit` commits noted the stack; of each note only the
-lines naming the stack are parsed. The repository is
-opened here and closed again, so a caller on another thread never shares git processes with the
-daemon's own passes.
+`git log --first-parent` (commits with their subjects), then the notes of the noted commits
+through one `git cat-file --batch` process, back from the branch head until `limit` commits noted
+the stack; of each note only the lines naming the stack are parsed. The repository is opened here
+and closed again, so a caller on another thread never shares git processes with the daemon's own
+passes.
 """
 
 from __future__ import annotations
@@ -54,11 +54,6 @@ def _lines_on(repo: git.Repo, blob: str, stack: str) -> list[NoteLine]:
     return newest_per_stack(line for line in lines if line.stack == stack)
 
 
-def _subject(repo: git.Repo, sha: str) -> str:
-    summary = repo.commit(sha).summary
-    return summary if isinstance(summary, str) else summary.decode("utf-8", errors="replace")
-
-
 def stack_history(repo_path: Path, notes_ref: str, head: str, stack: str, limit: int) -> list[CommitEntry]:
     """`stack`'s convergence lines on the first-parent history of `head`, newest first, at most `limit`."""
     repo = git.Repo(repo_path)
@@ -66,15 +61,15 @@ def stack_history(repo_path: Path, notes_ref: str, head: str, stack: str, limit:
         notes = _notes_by_commit(repo, notes_ref)
         if not notes:
             return []
-        history = repo.git.rev_list("--first-parent", f"--max-count={HISTORY_LIMIT}", head).split()
+        history = repo.git.log("--first-parent", f"--max-count={HISTORY_LIMIT}", "--format=%H %s", head)
         entries: list[CommitEntry] = []
-        for sha in history:
+        for sha, _space, subject in (row.partition(" ") for row in history.splitlines()):
             blob = notes.get(sha)
             if blob is None:
                 continue
             for line in _lines_on(repo, blob, stack):
                 if line.kind == CONVERGENCE:
-                    entries.append(CommitEntry(sha, _subject(repo, sha), line))
+                    entries.append(CommitEntry(sha, subject, line))
             if len(entries) >= limit:
                 break
         return entries[:limit]
