@@ -46,11 +46,3 @@ class CommitOutcomeUnknown(StateError):
 
 class InvalidDatabaseUrl(StateError):
     """The `--database` value is not a usable SQLAlchemy URL. Policy: permanent (fix the setting)."""
-
-
-class SchemaNotCurrent(StateError):
-    """A read-only command found the database missing or at another schema than this code's.
-
-    Policy: permanent for the command. Reading never migrates: the service (`reconciler run`) or
-    `reconciler db upgrade` brings the schema up to date, then the command can read it.
-    """
