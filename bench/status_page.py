@@ -9,7 +9,8 @@ same shape (what the engine's run of it would hold); a real git repository carri
 each noted with a convergence line for every stack (the history the stack page reads); the board
 saw every stack converge (1,000 events, the newest 200 kept). The daemon's own page, metrics and
 operator listener serve them on loopback, and the figures are wall times of whole GET requests,
-answer included: `/`, a stack's page, `/metrics`.
+answer included: `/`, a stack's page, `/metrics`, with the CPU time per request (server and
+client, which on a loaded machine says more than the wall time).
 """
 
 from __future__ import annotations
@@ -114,15 +115,17 @@ def _noted_repository(path: Path, stacks: list[str]) -> list[str]:
     return commits
 
 
-def _timed_gets(url: str, runs: int) -> tuple[list[float], int]:
-    """Wall seconds of `runs` GETs of `url`, and the answer's size."""
+def _timed_gets(url: str, runs: int) -> tuple[list[float], float, int]:
+    """Wall seconds of `runs` GETs of `url`, the CPU seconds per GET (this process: the server's
+    thread and the client), and the answer's size."""
     seconds, size = [], 0
+    cpu_started = time.process_time()
     for _run in range(runs):
         started = time.perf_counter()
         with urllib.request.urlopen(url) as response:
             size = len(response.read())
         seconds.append(time.perf_counter() - started)
-    return seconds, size
+    return seconds, (time.process_time() - cpu_started) / runs, size
 
 
 def _served(
@@ -162,12 +165,12 @@ def _served(
     return server, server.stop
 
 
-def _row(label: str, seconds: list[float], size: int) -> str:
+def _row(label: str, seconds: list[float], cpu: float, size: int) -> str:
     ordered = sorted(seconds)
     p90 = ordered[max(0, round(0.9 * len(ordered)) - 1)]
     return (
         f"{label:<24} median {statistics.median(ordered) * 1000:7.1f} ms  p90 {p90 * 1000:7.1f} ms  "
-        f"max {ordered[-1] * 1000:7.1f} ms  ({size / 1024:.0f} KiB)"
+        f"max {ordered[-1] * 1000:7.1f} ms  CPU {cpu * 1000:6.1f} ms  ({size / 1024:.0f} KiB)"
     )
 
 
