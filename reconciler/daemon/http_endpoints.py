@@ -78,10 +78,20 @@ def _handler(endpoints: Endpoints) -> type[BaseHTTPRequestHandler]:
                 self._reply(HTTPStatus.OK, endpoints.metrics(), CONTENT_TYPE)
             elif self.path == "/status":
                 self._reply(HTTPStatus.OK, endpoints.status(), "application/json")
-            elif (answer := endpoints.page(self.path)) is not None:
-                self._reply(answer.status, answer.body, headers=PAGE_HEADERS)
             else:
+                self._page()
+
+        def _page(self) -> None:
+            try:
+                answer = endpoints.page(self.path)
+            except Exception:  # the store away, a repository being repacked: say so, keep serving
+                LOG.exception("the status page could not be made for %s", self.path)
+                self._reply(HTTPStatus.SERVICE_UNAVAILABLE, b"status page unavailable: see the log\n")
+                return
+            if answer is None:
                 self._reply(HTTPStatus.NOT_FOUND, b"not found\n")
+            else:
+                self._reply(answer.status, answer.body, headers=PAGE_HEADERS)
 
         def do_POST(self) -> None:
             if self.path != "/hooks/git":

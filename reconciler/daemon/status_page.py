@@ -47,7 +47,7 @@ RESOURCE_HEADERS = ("resource", "type", "status", "physical id", "requires", "la
 HISTORY_HEADERS = ("commit", "subject", "status", "noted", "detail")
 PAGE_HEADERS: Mapping[str, str] = {
     "Content-Type": "text/html; charset=utf-8",
-    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'",
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
     "X-Content-Type-Options": "nosniff",
     "Cache-Control": "no-store",
 }
