@@ -23,10 +23,11 @@ $(TEST_INSTALLED): setup.py pyproject.toml | $(BIN)/python
 demo: $(INSTALLED)
 	$(BIN)/python -m reconciler.cli.demo
 
-## test: set everything up (PostgreSQL included) and run ruff, mypy, import-linter and pytest
+## test: set everything up (PostgreSQL and Chromium included) and run ruff, mypy, import-linter and pytest
 test: $(TEST_INSTALLED)
 	@url=$$(bash tests/ensure_postgres.sh) && \
-	export RECONCILER_TEST_DATABASE_URL="$$url" && \
+	browser=$$(bash tests/ensure_chromium.sh) && \
+	export RECONCILER_TEST_DATABASE_URL="$$url" RECONCILER_TEST_CHROMIUM="$$browser" && \
 	$(MAKE) --no-print-directory lint typecheck contracts pytest
 
 lint: $(TEST_INSTALLED)

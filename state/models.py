@@ -70,6 +70,7 @@ class Stack(Base):
     status: Mapped[str] = mapped_column(sa.String(16), default="PENDING")
     status_reasons: Mapped[list[Any]] = mapped_column(default=list)
     status_generation: Mapped[int | None] = mapped_column(sa.Integer)
+    status_commit: Mapped[str | None] = mapped_column(sa.String(64))  # the commit the status is at
     outputs: Mapped[dict[str, Any]] = mapped_column(default=dict)
     updated_at: Mapped[float]
 
@@ -100,13 +101,12 @@ class ResourceRecord(Base):
     __tablename__ = "resource_records"
     __table_args__ = (
         sa.Index("ix_resource_records_next_attempt", "next_attempt_at"),
+        sa.Index("ix_resource_records_stack_status", "stack", "status"),  # reads by stack, counts by status
         {"sqlite_autoincrement": True},  # ids go into idempotency markers: never reuse one
     )
 
     id: Mapped[int] = mapped_column(RowId, primary_key=True, autoincrement=True)
-    stack: Mapped[str] = mapped_column(
-        sa.String(255), sa.ForeignKey("stacks.name", ondelete="CASCADE"), index=True
-    )
+    stack: Mapped[str] = mapped_column(sa.String(255), sa.ForeignKey("stacks.name", ondelete="CASCADE"))
     logical_name: Mapped[str] = mapped_column(sa.String(255))
     type: Mapped[str] = mapped_column(sa.String(255))
     physical_id: Mapped[str | None] = mapped_column(sa.String(255))

@@ -97,6 +97,7 @@ class StackState:
     status_generation: int | None
     outputs: dict[str, Any]
     updated_at: float
+    commit: str | None = None  # the commit of the generation its status refers to
 
 
 def ensure_stack(connection: sa.Connection, name: str, *, shard_count: int, now: float) -> StackRef:
@@ -194,13 +195,18 @@ def set_status(
     reasons: tuple[str, ...] | list[str],
     generation: int | None,
     now: float,
+    commit: str | None = None,
 ) -> None:
-    """Set a stack's status with its reasons and the generation it describes."""
+    """Set a stack's status with its reasons, the generation it describes and the commit it is at."""
     connection.execute(
         sa.update(STACKS)
         .where(STACKS.c.name == stack)
         .values(
-            status=status.value, status_reasons=list(reasons), status_generation=generation, updated_at=now
+            status=status.value,
+            status_reasons=list(reasons),
+            status_generation=generation,
+            status_commit=commit,
+            updated_at=now,
         )
     )
 
@@ -237,8 +243,12 @@ def stacks_holding_records(connection: sa.Connection, shards: list[int]) -> list
 
 
 def read_stacks(connection: sa.Connection, names: list[str]) -> dict[str, StackState]:
-    """The rows of the named stacks that exist, by name (one query per 500 names)."""
+    """The rows of the named stacks that exist, by name, each with the commit its status is at (the
+    one written with it, else its generation's), in one query per 500 names."""
     found: dict[str, StackState] = {}
+    at_status = sa.and_(
+        GENERATIONS.c.stack == STACKS.c.name, GENERATIONS.c.generation == STACKS.c.status_generation
+    )
     for start in range(0, len(names), _IN_CHUNK):
         rows = connection.execute(
             sa.select(
@@ -249,11 +259,14 @@ def read_stacks(connection: sa.Connection, names: list[str]) -> dict[str, StackS
                 STACKS.c.status_generation,
                 STACKS.c.outputs,
                 STACKS.c.updated_at,
-            ).where(STACKS.c.name.in_(names[start : start + _IN_CHUNK]))
+                sa.func.coalesce(STACKS.c.status_commit, GENERATIONS.c.commit_sha),
+            )
+            .select_from(STACKS.outerjoin(GENERATIONS, at_status))
+            .where(STACKS.c.name.in_(names[start : start + _IN_CHUNK]))
         )
-        for name, shard, status, reasons, generation, outputs, updated_at in rows:
+        for name, shard, status, reasons, generation, outputs, updated_at, commit in rows:
             found[name] = StackState(
-                name, shard, StackStatus(status), tuple(reasons), generation, outputs, updated_at
+                name, shard, StackStatus(status), tuple(reasons), generation, outputs, updated_at, commit
             )
     return found
 

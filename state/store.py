@@ -17,7 +17,17 @@ from typing import Any, TypeVar
 from sqlalchemy import Connection
 from sqlalchemy.engine import URL
 
-from state import abandonment, leases, outbox, records, retry_requests, stacks, work_queue, workers
+from state import (
+    abandonment,
+    leases,
+    outbox,
+    records,
+    resource_listing,
+    retry_requests,
+    stacks,
+    work_queue,
+    workers,
+)
 from state.balance_step import Balanced, balance
 from state.database import create_database_engine
 from state.fencing import Fence, check_fence
@@ -27,6 +37,7 @@ from state.lease_table import ShardLeaseView, lease_table
 from state.migrate import upgrade
 from state.outbox import NoteLine, PendingNote
 from state.records import RecordedResource, RecordsWritten, RecordWrite
+from state.resource_listing import ResourcePage
 from state.retry_requests import RequestedRetry
 from state.scaling import ScalingStore
 from state.sealing import Sealer, is_sealed
@@ -267,15 +278,23 @@ class Store:
         reasons: Sequence[str] = (),
         generation: int | None = None,
         fence: Fence | None = None,
+        commit: str | None = None,
     ) -> None:
-        """Set a stack's status; a shard holder passes its `fence`, so a stale one writes nothing."""
+        """Set a stack's status (at `commit`, when known); a shard holder passes its `fence`, so a
+        stale one writes nothing."""
 
         def work(connection: Connection) -> None:
             now = self._clock.now()
             if fence is not None:
                 check_fence(connection, fence, now=now)
             stacks.set_status(
-                connection, stack, status, reasons=list(reasons), generation=generation, now=now
+                connection,
+                stack,
+                status,
+                reasons=list(reasons),
+                generation=generation,
+                now=now,
+                commit=commit,
             )
 
         self._tx.run("set status", work)
@@ -393,6 +412,21 @@ class Store:
     def read_records(self, stack: str) -> list[RecordedResource]:
         """Every record of a stack."""
         return self._tx.read("read records", lambda c: records.read_records(c, stack, self._sealer))
+
+    def resource_page(self, stack: str, offset: int, limit: int) -> ResourcePage:
+        """A page of a stack's resources as operators read them (no property or attribute values)."""
+        return self._tx.read(
+            "resource page", lambda c: resource_listing.resource_page(c, stack, offset, limit)
+        )
+
+    def resources_by_status(self, shards: Collection[int]) -> dict[str, int]:
+        """How many resource records the stacks on `shards` (nested ones included) have in each status."""
+        if not shards:
+            return {}
+        return self._tx.read(
+            "resources by status",
+            lambda c: resource_listing.resources_by_status(c, sorted(shards), self.settings.shard_count),
+        )
 
     def newest_digests_under(self, stack: str) -> dict[str, str]:
         """The newest generation's definition digest of every stack nested under `stack`, in one read."""

@@ -29,6 +29,9 @@ def _database_problem(error: BaseException) -> str:
 EXPECTED: dict[tuple[str, str], Callable[[BaseException], str]] = {
     ("state.errors", "InvalidDatabaseUrl"): lambda e: f"{e}; {DATABASE_HINT}",
     ("state.errors", "DatabaseUnavailable"): lambda e: f"{e}; {DATABASE_HINT}",
+    ("reconciler.cli.stored_outputs", "OutputsUnreadable"): str,
+    ("sqlite3", "OperationalError"): _database_problem,
+    ("psycopg", "OperationalError"): _database_problem,
     ("sqlalchemy.exc", "OperationalError"): _database_problem,
     ("sqlalchemy.exc", "ArgumentError"): _database_problem,
     ("sqlalchemy.exc", "NoSuchModuleError"): _database_problem,

@@ -11,7 +11,6 @@ import os
 import socket
 import threading
 import uuid
-from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,12 +24,16 @@ from providers.simulated.settings import CloudSettings, Latency
 from reconciler.daemon.agent_api import AgentApi, AgentServer
 from reconciler.daemon.clouds import CloudRoot, sim_cloud_path
 from reconciler.daemon.collector import tune_process
+from reconciler.daemon.event_metrics import counting_events, resource_type_in
 from reconciler.daemon.gitops import Followed, GitOps
 from reconciler.daemon.http_endpoints import Endpoints, HttpEndpoints, parse_listen
 from reconciler.daemon.metered_clouds import CallMeter, MeteredClouds
-from reconciler.daemon.metrics import DaemonMetrics, StoreSnapshot
+from reconciler.daemon.metrics import DaemonMetrics
 from reconciler.daemon.notifications import Delivery, Notifier
+from reconciler.daemon.page_sources import daemon_page_sources
 from reconciler.daemon.progress import ProgressMonitor
+from reconciler.daemon.recent_events import RecentEvents
+from reconciler.daemon.scrape_snapshot import scrape_snapshot
 from reconciler.daemon.sd_notify import SystemdNotifier
 from reconciler.daemon.secrets_source import SecretUnreadable, read_secret
 from reconciler.daemon.service import Loop, Service, watchdog_interval
@@ -41,14 +44,16 @@ from reconciler.daemon.stack_board import StackBoard, StackView
 from reconciler.daemon.stack_events_log import log_event
 from reconciler.daemon.state_key import state_sealer
 from reconciler.daemon.status_document import rendered, status_document
+from reconciler.daemon.status_page import StatusPage
 from reconciler.daemon.trust_settings import commit_trust, pinned_trust
 from reconciler.engine.engine import Engine
 from reconciler.engine.engine_loop import EngineLoop
+from reconciler.engine.progress import Progress
 from reconciler.engine.shared_calls import SharedCalls, SharedExecutor
 from reconciler.source.notes_store import NothingToPush, Pushed, PushRejected
 from reconciler.source.repository import FollowedRepository
 from reconciler.templates.hidden_values import redact
-from state import StackStatus, Store, WorkerIdentity, WorkStatus, open_store, shard_for
+from state import StackStatus, Store, WorkerIdentity, open_store, shard_for
 from state.fencing import Fence
 from state.shard_keeper import ShardKeeper
 from timekeeping import SystemClock
@@ -58,7 +63,6 @@ LOG = logging.getLogger(__name__)
 STATE_DIR_VARIABLE = "RECONCILER_STATE_DIR"
 DATABASE_FILE = "state.sqlite"  # the file name `reconciler apply` and `outputs` default to as well
 FOLLOW, CONVERGE, LEASES, NOTES = "follow", "converge", "leases", "notes"
-WAITING_WORK = (WorkStatus.READY, WorkStatus.CLAIMED)
 PUSH_OUTCOMES: Mapping[type, str] = {
     Pushed: "pushed",
     NothingToPush: "nothing_to_push",
@@ -160,7 +164,11 @@ class AssembledDaemon:
             self.notifier.start()
         self.http.start()
         host, port = self.http.address
-        LOG.info("listening on http://%s:%d (/healthz, /metrics, /status, POST /hooks/git)", host, port)
+        LOG.info(
+            "listening on http://%s:%d (status page /, /healthz, /metrics, /status, POST /hooks/git)",
+            host,
+            port,
+        )
         if self.agent is not None:
             self.agent.start()
             LOG.info(
@@ -352,6 +360,7 @@ def assemble(
             metrics=lambda: metrics.render(),  # noqa: PLW0108 - `metrics` is made below
             git_hook=lambda: service.wake(FOLLOW),
             status=lambda: rendered(daemon_status(gitops, board, store)),
+            page=lambda target: page.answer(target),  # noqa: PLW0108 - `page` is made below
             webhook_secret=_secret(
                 settings.webhook_secret, settings.webhook_secret_file, "webhook-secret", environ
             ),
@@ -368,36 +377,28 @@ def assemble(
     keeper, engine = _keeper_and_engine(store, identity, clock, MeteredClouds(clouds, meter))
     repository = FollowedRepository(settings.repo, state_dir / "repositories")
 
-    def snapshot() -> StoreSnapshot:
-        reports = {name: report for name, report in gitops.reports().items() if report is not None}
-        stacks = Counter(str(report.status) for report in reports.values())
-        resources = Counter(
-            record.status for name in reports if gitops.holds(name) for record in store.read_records(name)
-        )
-        counts = store.work_counts()
-        return StoreSnapshot(
-            stacks_by_status=dict(stacks),
-            resources_by_status=dict(resources),
-            work_queue_depth=sum(counts.by_status.get(status, 0) for status in WAITING_WORK),
-            shards_held=len(keeper.fences()),
-            cloud_calls=meter.calls(),
-            cloud_errors=meter.errors(),
-            next_retries={
-                name: min(tries)
-                for name, report in reports.items()
-                if (tries := [f.next_try for f in report.failures if f.next_try is not None])
-            },
-        )
-
     notifier = _notifier(settings, environ)
+    recent = RecentEvents()
+
+    def without_secrets(stack: str, text: str) -> str:
+        return redact(text, gitops.notes.hidden.get(stack, frozenset()))
+
+    metrics = DaemonMetrics(
+        lambda: scrape_snapshot(held_views(board, gitops), store, keeper.fences().keys(), meter),
+        lambda: held_views(board, gitops),
+    )
     board = StackBoard(
         clock,
-        [log_event] if notifier is None else [log_event, notifier.send],
-        lambda stack, text: redact(text, gitops.notes.hidden.get(stack, frozenset())),
+        [
+            log_event,
+            recent.send,
+            counting_events(metrics.drift_repairs, metrics.failures, resource_type_in(engine)),
+            *([] if notifier is None else [notifier.send]),
+        ],
+        without_secrets,
     )
 
     holder: dict[str, Service] = {}
-    metrics = DaemonMetrics(snapshot, lambda: held_views(board, gitops))
     gitops = GitOps(
         repository,
         store,
@@ -414,6 +415,17 @@ def assemble(
         trust=commit_trust(settings, repository.repo, state_dir, pinned),
     )
 
+    page = StatusPage(
+        daemon_page_sources(
+            gitops,
+            lambda: held_views(board, gitops),
+            store=store,
+            engine=engine,
+            events=recent,
+            redact=without_secrets,
+        )
+    )
+
     def wake(loop: str) -> None:
         if "service" in holder:
             holder["service"].wake(loop)
@@ -423,6 +435,10 @@ def assemble(
         if isinstance(outcome, Followed) and outcome.new_commit:
             metrics.commits_seen.inc()
         return outcome
+
+    def timed_pass() -> Progress:
+        with metrics.reconcile_seconds.time():
+            return gitops.converge()
 
     def notes_pass() -> object:
         clouds.save()  # the simulated cloud's file, so a crash loses nothing the notes speak of
@@ -445,7 +461,7 @@ def assemble(
         if name == LEASES
         else Loop(name, intervals[name], run_pass)
         for name, run_pass in passes.items()
-    ] + [_converge_loop(EngineLoop(engine, clock, gitops.converge), clock, intervals[CONVERGE])]
+    ] + [_converge_loop(EngineLoop(engine, clock, timed_pass), clock, intervals[CONVERGE])]
     service = Service(
         loops,
         notifier=SystemdNotifier.from_environment(environ) if leader else SystemdNotifier(None),

@@ -1,4 +1,5 @@
-"""The daemon's HTTP port: `/healthz`, `/metrics`, `/status` and `POST /hooks/git`.
+"""The daemon's HTTP port: the status page (`/`, `/stacks/NAME`), `/healthz`, `/metrics`, `/status`
+and `POST /hooks/git`.
 
 A standard-library threading server on its own thread: the handlers only read a health verdict,
 render metrics or status, or set an event that wakes the fetch loop, so they never block the
@@ -11,13 +12,14 @@ from __future__ import annotations
 import errno
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, HTTPServer, ThreadingHTTPServer
 
 from reconciler.daemon.metrics import CONTENT_TYPE
 from reconciler.daemon.progress import Health, Healthy
+from reconciler.daemon.status_page import PAGE_HEADERS, PageAnswer
 from reconciler.daemon.webhook_auth import Refused, verify_push
 
 LOG = logging.getLogger(__name__)
@@ -34,6 +36,7 @@ class Endpoints:
     git_hook: Callable[[], None]
     status: Callable[[], bytes] = lambda: b"{}\n"  # the JSON of GET /status
     webhook_secret: bytes | None = field(default=None, repr=False)  # None: /hooks/git is open
+    page: Callable[[str], PageAnswer | None] = lambda _target: None  # a page path's answer, else None
 
 
 class ListenError(ValueError):
@@ -76,7 +79,19 @@ def _handler(endpoints: Endpoints) -> type[BaseHTTPRequestHandler]:
             elif self.path == "/status":
                 self._reply(HTTPStatus.OK, endpoints.status(), "application/json")
             else:
+                self._page()
+
+        def _page(self) -> None:
+            try:
+                answer = endpoints.page(self.path)
+            except Exception:  # the store away, a repository being repacked: say so, keep serving
+                LOG.exception("the status page could not be made for %s", self.path)
+                self._reply(HTTPStatus.SERVICE_UNAVAILABLE, b"status page unavailable: see the log\n")
+                return
+            if answer is None:
                 self._reply(HTTPStatus.NOT_FOUND, b"not found\n")
+            else:
+                self._reply(answer.status, answer.body, headers=PAGE_HEADERS)
 
         def do_POST(self) -> None:
             if self.path != "/hooks/git":
@@ -95,9 +110,16 @@ def _handler(endpoints: Endpoints) -> type[BaseHTTPRequestHandler]:
             endpoints.git_hook()
             self._reply(HTTPStatus.ACCEPTED, b"fetch scheduled\n")
 
-        def _reply(self, status: HTTPStatus, body: bytes, content_type: str = "text/plain") -> None:
+        def _reply(
+            self,
+            status: HTTPStatus,
+            body: bytes,
+            content_type: str = "text/plain",
+            headers: Mapping[str, str] | None = None,
+        ) -> None:
             self.send_response(status)
-            self.send_header("Content-Type", content_type)
+            for name, value in (headers or {"Content-Type": content_type}).items():
+                self.send_header(name, value)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)

@@ -1,9 +1,9 @@
-"""Counting cloud calls and errors for /metrics, by wrapping the providers the engine is handed.
+"""Counting cloud calls by service, operation and outcome for /metrics, by wrapping the providers.
 
 The engine asks `for_cloud(name)` for a `ProviderSet` and `provider_for(type)` for a provider;
-here every provider it gets back counts its calls by operation and its errors by kind (retryable,
-permanent, not found) before the error travels on unchanged. Nothing else about the providers or
-the engine changes.
+here every provider it gets back counts each call under the service of the resource type, the
+operation and how it ended (`cloud_call_labels`) before any error travels on unchanged. Nothing
+else about the providers or the engine changes.
 """
 
 from __future__ import annotations
@@ -17,110 +17,71 @@ from typing import Any, TypeVar
 from providers.interface import (
     LiveResource,
     Marker,
-    NotFound,
     Permanent,
     Provider,
     ResourceType,
-    Retryable,
     Snapshotting,
     Suspending,
 )
+from reconciler.daemon.cloud_call_labels import OK, outcome_of, service_of
 from reconciler.engine.provider_set import CloudProviders, ProviderSet
 
 T = TypeVar("T")
-ERROR_KINDS: tuple[tuple[type[Exception], str], ...] = (
-    (Retryable, "retryable"),
-    (Permanent, "permanent"),
-    (NotFound, "not_found"),
-)
+CallKey = tuple[str, str, str]  # service, operation, outcome
 
 
 class CallMeter:
-    """Thread-safe tallies of cloud calls by operation and errors by kind."""
+    """Thread-safe tallies of cloud calls by (service, operation, outcome)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._calls: Counter[str] = Counter()
-        self._errors: Counter[str] = Counter()
+        self._calls: Counter[CallKey] = Counter()
 
-    def called(self, operation: str) -> None:
+    def called(self, type_name: str, operation: str, outcome: str) -> None:
+        key = (service_of(type_name), operation, outcome)
         with self._lock:
-            self._calls[operation] += 1
+            self._calls[key] += 1
 
-    def failed(self, error: Exception) -> None:
-        kind = next((name for kind, name in ERROR_KINDS if isinstance(error, kind)), "unexpected")
-        with self._lock:
-            self._errors[kind] += 1
-
-    def calls(self) -> dict[str, int]:
+    def calls(self) -> dict[CallKey, int]:
         with self._lock:
             return dict(self._calls)
 
-    def errors(self) -> dict[str, int]:
-        with self._lock:
-            return dict(self._errors)
-
 
 class MeteredProvider:
-    """A provider that tells the meter about each call and each error, then behaves as `inner`."""
+    """A provider that tells the meter how each call ended, then behaves as `inner`."""
 
     def __init__(self, inner: Provider, meter: CallMeter) -> None:
         self.inner = inner
         self.meter = meter
 
-    def _count(self, operation: str) -> None:
-        self.meter.called(operation)
-
     def resource_types(self) -> Mapping[str, ResourceType]:
         return self.inner.resource_types()
 
     def create(self, type_name: str, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
-        self._count("create")
-        try:
-            return self.inner.create(type_name, properties, marker)
-        except Exception as error:
-            self.meter.failed(error)
-            raise
+        return self._metered(type_name, "create", partial(self.inner.create, type_name, properties, marker))
 
     def update(
         self, type_name: str, physical_id: str, properties: Mapping[str, Any], changed: frozenset[str]
     ) -> LiveResource:
-        self._count("update")
-        try:
-            return self.inner.update(type_name, physical_id, properties, changed)
-        except Exception as error:
-            self.meter.failed(error)
-            raise
+        call = partial(self.inner.update, type_name, physical_id, properties, changed)
+        return self._metered(type_name, "update", call)
 
     def delete(self, type_name: str, physical_id: str) -> None:
-        self._count("delete")
-        try:
-            self.inner.delete(type_name, physical_id)
-        except Exception as error:
-            self.meter.failed(error)
-            raise
+        self._metered(type_name, "delete", partial(self.inner.delete, type_name, physical_id))
 
     def observe(self, type_name: str, physical_ids: Collection[str]) -> Mapping[str, LiveResource]:
-        self._count("observe")
-        try:
-            return self.inner.observe(type_name, physical_ids)
-        except Exception as error:
-            self.meter.failed(error)
-            raise
+        return self._metered(type_name, "observe", partial(self.inner.observe, type_name, physical_ids))
 
     def find_by_marker(self, type_name: str, marker: Marker) -> LiveResource | None:
-        self._count("find_by_marker")
-        try:
-            return self.inner.find_by_marker(type_name, marker)
-        except Exception as error:
-            self.meter.failed(error)
-            raise
+        call = partial(self.inner.find_by_marker, type_name, marker)
+        return self._metered(type_name, "find_by_marker", call)
 
     # Lifecycle calls some providers make (`Snapshotting`, `Suspending`): passed on when `inner` can.
     def snapshot(self, type_name: str, physical_id: str, marker: Marker) -> str:
         if not isinstance(self.inner, Snapshotting):
             raise Permanent(f'"Snapshot" deletion policy not supported for {type_name}')
-        return self._metered("snapshot", partial(self.inner.snapshot, type_name, physical_id, marker))
+        call = partial(self.inner.snapshot, type_name, physical_id, marker)
+        return self._metered(type_name, "snapshot", call)
 
     def can_suspend(self, type_name: str) -> bool:
         return isinstance(self.inner, Suspending) and self.inner.can_suspend(type_name)
@@ -128,20 +89,21 @@ class MeteredProvider:
     def suspend(self, type_name: str, physical_id: str) -> LiveResource:
         if not isinstance(self.inner, Suspending):
             raise Permanent(f"{type_name} cannot be suspended")
-        return self._metered("suspend", partial(self.inner.suspend, type_name, physical_id))
+        return self._metered(type_name, "suspend", partial(self.inner.suspend, type_name, physical_id))
 
     def resume(self, type_name: str, physical_id: str) -> LiveResource:
         if not isinstance(self.inner, Suspending):
             raise Permanent(f"{type_name} cannot be suspended")
-        return self._metered("resume", partial(self.inner.resume, type_name, physical_id))
+        return self._metered(type_name, "resume", partial(self.inner.resume, type_name, physical_id))
 
-    def _metered(self, operation: str, call: Callable[[], T]) -> T:
-        self._count(operation)
+    def _metered(self, type_name: str, operation: str, call: Callable[[], T]) -> T:
         try:
-            return call()
+            result = call()
         except Exception as error:
-            self.meter.failed(error)
+            self.meter.called(type_name, operation, outcome_of(error))
             raise
+        self.meter.called(type_name, operation, OK)
+        return result
 
 
 class MeteredProviderSet(ProviderSet):

@@ -1,10 +1,13 @@
 """The daemon's Prometheus metrics, rendered by prometheus_client in its text format.
 
 Gauges that describe the state store (stacks and resources by status, queue depth, lease holdings)
-are read at scrape time from a snapshot function, so they are never stale and cost nothing between
-scrapes. Counters and the convergence-latency histogram are updated by the daemon as things happen.
-Per-stack series (status with the commit the stack is at, last sync, drift repairs) come from the
-worker running the stack, so a fleet scraped whole shows each stack once.
+and the cloud calls made (by service, operation and outcome) are read at scrape time from a
+snapshot function, so they are never stale and cost nothing between scrapes. Counters and the
+histograms (a reconcile pass's duration, a generation's time to converge) are updated by the
+daemon as things happen; drift repairs and failures are counted by resource type from the stack
+events. Per-stack series (status with the commit the stack is at, last sync, drift repairs) come
+from the worker running the stack, so a fleet scraped whole shows each stack once. The process
+(CPU, memory, open files, start time), the interpreter and `reconciler_build_info` ride along.
 """
 
 from __future__ import annotations
@@ -13,7 +16,16 @@ import platform
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, Info, generate_latest
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    GCCollector,
+    Histogram,
+    Info,
+    PlatformCollector,
+    ProcessCollector,
+    generate_latest,
+)
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
@@ -22,6 +34,7 @@ from reconciler.daemon.stack_board import StackView
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 LATENCY_BUCKETS = (0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800)
+PASS_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
 
 
 @dataclass(frozen=True)
@@ -32,8 +45,8 @@ class StoreSnapshot:
     resources_by_status: Mapping[str, int] = field(default_factory=dict)
     work_queue_depth: int = 0
     shards_held: int = 0
-    cloud_calls: Mapping[str, int] = field(default_factory=dict)  # operation -> count
-    cloud_errors: Mapping[str, int] = field(default_factory=dict)  # error kind -> count
+    # (service, operation, outcome) -> calls
+    cloud_calls: Mapping[tuple[str, str, str], int] = field(default_factory=dict)
     next_retries: Mapping[str, float] = field(default_factory=dict)  # stack -> its FAILED resources' next try
 
 
@@ -57,14 +70,14 @@ class _SnapshotCollector(Collector):
         yield GaugeMetricFamily(
             "reconciler_shards_held", "Shard leases this worker holds", value=current.shards_held
         )
-        calls = CounterMetricFamily("reconciler_cloud_calls", "Cloud API calls made", labels=["operation"])
-        for operation, count in sorted(current.cloud_calls.items()):
-            calls.add_metric([operation], count)
+        calls = CounterMetricFamily(
+            "reconciler_cloud_calls",
+            "Cloud API calls made, by service, operation and outcome",
+            labels=["service", "operation", "outcome"],
+        )
+        for labels, count in sorted(current.cloud_calls.items()):
+            calls.add_metric(list(labels), count)
         yield calls
-        errors = CounterMetricFamily("reconciler_cloud_errors", "Cloud API errors seen", labels=["kind"])
-        for kind, count in sorted(current.cloud_errors.items()):
-            errors.add_metric([kind], count)
-        yield errors
         retries = GaugeMetricFamily(
             "reconciler_next_retry_timestamp_seconds",
             "When a stack's resources FAILED for a permanent cause are tried again (Unix time)",
@@ -100,7 +113,8 @@ class _StackCollector(Collector):
             status.add_metric([view.stack, view.status, view.commit or ""], 1)
             if view.last_sync is not None:
                 last_sync.add_metric([view.stack], view.last_sync)
-            repairs.add_metric([view.stack], view.drift_repairs)
+            if view.drift_repairs:  # a thousand series of 0 would double a scrape's cost; absent means 0
+                repairs.add_metric([view.stack], view.drift_repairs)
         yield status
         yield last_sync
         yield repairs
@@ -119,12 +133,33 @@ class DaemonMetrics:
         self.registry = CollectorRegistry(auto_describe=False)
         self.registry.register(_SnapshotCollector(snapshot))
         self.registry.register(_StackCollector(stacks))
+        ProcessCollector(registry=self.registry)
+        PlatformCollector(registry=self.registry)
+        GCCollector(registry=self.registry)
         self.build_info = Info("reconciler_build", "The running version", registry=self.registry)
         self.build_info.info({"version": __version__, "python": platform.python_version()})
         self.convergence_seconds = Histogram(
             "reconciler_convergence_seconds",
             "From a generation being submitted to its stack settling",
             buckets=LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+        self.reconcile_seconds = Histogram(
+            "reconciler_reconcile_duration_seconds",
+            "One reconcile pass: an engine step over the stacks this worker runs, and its notes",
+            buckets=PASS_BUCKETS,
+            registry=self.registry,
+        )
+        self.drift_repairs = Counter(
+            "reconciler_drift_repairs",
+            "Drifted resources repaired, by resource type",
+            ["type"],
+            registry=self.registry,
+        )
+        self.failures = Counter(
+            "reconciler_resource_failures",
+            "Resources a stack FAILED on (needing a person), by resource type",
+            ["type"],
             registry=self.registry,
         )
         self.commits_seen = Counter(

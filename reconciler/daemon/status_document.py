@@ -1,7 +1,8 @@
 """`GET /status`: every stack declared at the tracked commit, its status and the commit it is at.
 
 The stacks this worker runs come from its board (status, commit, last sync, drift repairs); the
-others are read from the shared store's rows (their status, held elsewhere). A stack the store
+others are read from the shared store's rows (their status and the commit of the generation it
+refers to, held elsewhere). A stack the store
 does not know yet is PENDING. A resource FAILED for a permanent cause shows its reason and the
 time of its next try while it waits (the text the note carries), so an operator sees why and until
 when without git.
@@ -19,6 +20,26 @@ from state import StackStatus
 from state.stacks import StackState
 
 
+def declared_views(
+    declared: Sequence[str],
+    held: Sequence[StackView],
+    read_rows: Callable[[list[str]], Mapping[str, StackState]],
+) -> list[StackView]:
+    """One view per declared stack, by name: the board's for those this worker runs, the store's
+    row (status and the commit it refers to) for the others, PENDING for a stack it does not know."""
+    wanted = frozenset(declared)
+    views = {view.stack: view for view in held if view.stack in wanted}
+    others = [name for name in declared if name not in views]
+    rows = read_rows(others) if others else {}
+    for name in others:
+        row = rows.get(name)
+        status = str(row.status) if row is not None else str(StackStatus.PENDING)
+        reasons = row.reasons if row is not None else ()
+        commit = row.commit if row is not None else None
+        views[name] = StackView(name, status, commit, reasons=tuple(reasons), held=False)
+    return [views[name] for name in sorted(views)]
+
+
 def status_document(
     tracked: str | None,
     declared: Sequence[str],
@@ -29,18 +50,13 @@ def status_document(
     """The document: the tracked commit and one object per declared stack, by name; a stack this
     worker runs lists its failures, each with its next try while it waits."""
     known = reports or {}
-    views = {view.stack: view for view in held if view.stack in declared}
-    others = [name for name in declared if name not in views]
-    rows = read_rows(others) if others else {}
-    for name in others:
-        row = rows.get(name)
-        status = str(row.status) if row is not None else str(StackStatus.PENDING)
-        reasons = row.reasons if row is not None else ()
-        views[name] = StackView(name, status, None, reasons=tuple(reasons), held=False)
     return {
         "version": __version__,
         "commit": tracked,
-        "stacks": [_with_failures(views[name].to_json(), known.get(name)) for name in sorted(views)],
+        "stacks": [
+            _with_failures(view.to_json(), known.get(view.stack))
+            for view in declared_views(declared, held, read_rows)
+        ],
     }
 
 

@@ -247,19 +247,21 @@ class Engine:
         failures = tuple(Failure("template", reason) for reason in reasons)
         self._invalid[stack] = StackReport(stack, StackStatus.INVALID, commit, None, failures=failures)
         self._deferred.drop(stack, INVALID)
-        note = partial(self._note_invalid, stack, reasons)
+        note = partial(self._note_invalid, stack, commit, reasons)
         try:
             note()
         except STORE_AWAY as error:
             LOG.warning("store away: INVALID of stack %s kept for a later pass: %s", stack, error)
             self._deferred.keep(INVALID, stack, note)
 
-    def _note_invalid(self, stack: str, reasons: tuple[str, ...]) -> None:
+    def _note_invalid(self, stack: str, commit: str, reasons: tuple[str, ...]) -> None:
         shard = self._store.ensure_stack(stack).shard
         epoch = self._leases.held().get(shard)
         if epoch is not None:
             try:
-                self._store.set_status(stack, StackStatus.INVALID, reasons=reasons, fence=Fence(shard, epoch))
+                self._store.set_status(
+                    stack, StackStatus.INVALID, reasons=reasons, fence=Fence(shard, epoch), commit=commit
+                )
             except StaleLease:
                 self._drop_shard(shard)
 
@@ -538,6 +540,7 @@ class Engine:
                         reasons=list(status.reasons),
                         generation=status.generation,
                         fence=fence,
+                        commit=run.commit,
                     )
             except SHARD_STOPPED as error:
                 self._drop_shard(run.shard, error)

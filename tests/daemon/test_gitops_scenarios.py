@@ -284,7 +284,8 @@ def test_metrics_count_stacks_resources_and_cloud_calls_after_a_convergence(
 
     assert samples[("reconciler_stacks", (("status", "CONVERGED"),))] == 2
     assert sum(value for (name, _labels), value in samples.items() if name == "reconciler_resources") >= 8
-    assert samples[("reconciler_cloud_calls_total", (("operation", "create"),))] >= NETWORK_RESOURCES
+    network_creates = (("operation", "create"), ("outcome", "ok"), ("service", "network"))
+    assert samples[("reconciler_cloud_calls_total", network_creates)] >= NETWORK_RESOURCES
     assert samples[("reconciler_shards_held", ())] == 64
 
 

@@ -25,8 +25,7 @@ class Running:
             resources_by_status={"READY": 14},
             work_queue_depth=3,
             shards_held=64,
-            cloud_calls={"create": 14},
-            cloud_errors={"retryable": 2},
+            cloud_calls={("compute", "create", "ok"): 12, ("network", "create", "conflict"): 2},
         )
         self.metrics = DaemonMetrics(lambda: self.snapshot)
         self.hooks = threading.Event()
@@ -79,9 +78,26 @@ def test_metrics_are_valid_prometheus_text(running: Running) -> None:
     assert samples[("reconciler_resources", (("status", "READY"),))] == 14
     assert samples[("reconciler_work_queue_depth", ())] == 3
     assert samples[("reconciler_shards_held", ())] == 64
-    assert samples[("reconciler_cloud_calls_total", (("operation", "create"),))] == 14
-    assert samples[("reconciler_cloud_errors_total", (("kind", "retryable"),))] == 2
+    assert samples[("reconciler_cloud_calls_total", _labels("compute", "create", "ok"))] == 12
+    assert samples[("reconciler_cloud_calls_total", _labels("network", "create", "conflict"))] == 2
     assert samples[("reconciler_convergence_seconds_count", ())] == 1
+    assert samples[("reconciler_build_info", _build_labels(samples))] == 1
+    assert samples[("process_cpu_seconds_total", ())] >= 0
+    assert ("reconciler_reconcile_duration_seconds_count", ()) in samples
+
+
+def _labels(service: str, operation: str, outcome: str) -> Labels:
+    return (("operation", operation), ("outcome", outcome), ("service", service))
+
+
+Labels = tuple[tuple[str, str], ...]
+
+
+def _build_labels(samples: dict[tuple[str, Labels], float]) -> Labels:
+    """The labels of the one `reconciler_build_info` sample: the version and Python it runs."""
+    (labels,) = [labels for name, labels in samples if name == "reconciler_build_info"]
+    assert {name for name, _value in labels} == {"version", "python"}
+    return labels
 
 
 def test_a_git_hook_wakes_the_fetch_loop(running: Running) -> None:

@@ -99,13 +99,21 @@ def test_a_drift_repair_is_logged_and_counted_in_the_metrics(
     repaired = next(r for r in _events(caplog) if _field(r, "event") == "drift_repaired")
     assert (_field(repaired, "stack"), _field(repaired, "commit")) == ("app", head)
     assert repaired.getMessage().startswith(f"stack app drift repaired at {head[:12]}: 1 (")
+    families = list(text_string_to_metric_families(daemon.daemon.metrics.render().decode()))
     samples = {
         (sample.name, sample.labels.get("stack", "")): sample
-        for family in text_string_to_metric_families(daemon.daemon.metrics.render().decode())
+        for family in families
         for sample in family.samples
     }
+    by_type = {
+        sample.labels["type"]: sample.value
+        for family in families
+        for sample in family.samples
+        if sample.name == "reconciler_drift_repairs_total"
+    }
     assert samples[("reconciler_stack_drift_repairs_total", "app")].value == 1
-    assert samples[("reconciler_stack_drift_repairs_total", "network")].value == 0
+    assert ("reconciler_stack_drift_repairs_total", "network") not in samples  # none repaired: no series
+    assert by_type == {"OS::Nova::Server": 1}
     assert samples[("reconciler_stack_last_sync_timestamp_seconds", "app")].value > 0
     assert samples[("reconciler_build_info", "")].labels["version"] == __version__
 

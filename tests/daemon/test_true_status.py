@@ -18,6 +18,7 @@ from click.testing import CliRunner
 from prometheus_client.parser import text_string_to_metric_families
 
 from reconciler.cli.main import cli
+from reconciler.daemon.status_document import declared_views
 from state import StackStatus
 from tests.daemon.gitops_world import DaemonWorld, notes_on, sample_repository
 from tests.source.git_repos import commit_files
@@ -211,3 +212,22 @@ def test_commits_a_push_brought_before_the_newest_are_noted_superseded(
     assert skipped.failures == (f"superseded by {four[:12]} before it was read",)
     assert notes_on(repo, four)["app"].status == "CONVERGED"
     assert "*" not in notes_on(repo, first)
+
+
+def test_stacks_another_worker_runs_show_the_commit_the_database_has_them_at(
+    world: tuple[DaemonWorld, Path],
+) -> None:
+    """In a fleet, `/status` reads the stacks held elsewhere from the shared store: their status and
+    the commit of the generation that status refers to, never `commit: null`."""
+    daemon, path = world
+    first, _bad, fix = _break_then_fix(daemon, path)
+    daemon.converge(["network"], fix)
+
+    seen_elsewhere = declared_views(["app", "network", "not-yet"], [], daemon.daemon.store.read_stacks)
+
+    at = {view.stack: (view.status, view.commit, view.held) for view in seen_elsewhere}
+    assert at == {
+        "app": ("CONVERGED", first, False),
+        "network": ("CONVERGED", fix, False),
+        "not-yet": ("PENDING", None, False),
+    }

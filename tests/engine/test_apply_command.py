@@ -75,7 +75,9 @@ def test_apply_makes_a_stack_wired_to_a_missing_output_invalid_naming_the_stack_
 
 
 def test_outputs_of_an_unknown_stack_is_an_error(tmp_path: Path) -> None:
-    result = CliRunner().invoke(cli, ["outputs", "nope", "--database", f"sqlite:///{tmp_path / 's.db'}"])
+    database = f"sqlite:///{tmp_path / 's.db'}"
+    assert CliRunner().invoke(cli, ["db", "upgrade", "--database", database]).exit_code == 0
+    result = CliRunner().invoke(cli, ["outputs", "nope", "--database", database])
     assert result.exit_code == 1 and "no stack named 'nope'" in result.output
 
 

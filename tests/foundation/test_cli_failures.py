@@ -157,7 +157,7 @@ def test_outputs_reads_the_database_of_the_services_state_directory(tmp_path: Pa
     assert as_service.returncode == 0, as_service.stderr
     assert '"net_id"' in as_service.stdout
     assert by_state_dir.returncode == 0 and "net_id" in by_state_dir.stdout
-    assert "no stack named 'network'" in one_line_error(elsewhere)
+    assert "no state database at" in one_line_error(elsewhere)
 
 
 def _report(created: int) -> StackReport:
