@@ -22,6 +22,7 @@ from reconciler.templates.errors import FunctionError, Problem, ResolutionError
 from reconciler.templates.evaluation import OMITTED, UNKNOWN, AttributeSource, Evaluation, NoCloud
 from reconciler.templates.hidden_values import hidden_values, redact
 from reconciler.templates.nodes import Parser, References
+from reconciler.templates.property_translation import translated_properties
 from reconciler.templates.parameters import ParameterSchema
 
 if TYPE_CHECKING:
@@ -204,7 +205,9 @@ class StackDefinition:
         if parsed is None:
             parsed = self.resources[name].properties
         value = self._evaluate(self._scope(source), parsed)
-        return dict(value) if isinstance(value, Mapping) else {}
+        if not isinstance(value, Mapping):
+            return {}
+        return translated_properties(self.resources[name].type, value)
 
     def resolve_output(self, name: str, source: AttributeSource) -> Any:
         """The value of output `name` (None when its condition is false)."""

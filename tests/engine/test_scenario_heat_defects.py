@@ -1,0 +1,89 @@
+"""Scenario: templates the public corpus holds that once failed for reasons of ours, not theirs.
+
+Each case is a small template of the shape a corpus template has; given the simulated cloud, the
+stack converges (or fails with the reason Heat would give), never hangs or fails silently.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reconciler.engine import StackStatus
+from tests.engine.world import World
+
+OLD_NETWORK_NAME = """
+heat_template_version: 2013-05-23
+resources:
+  net:
+    type: OS::Neutron::Net
+  subnet:
+    type: OS::Neutron::Subnet
+    properties:
+      network_id: {get_resource: net}
+      cidr: 10.0.0.0/24
+  port:
+    type: OS::Neutron::Port
+    properties:
+      network_id: {get_resource: net}
+      fixed_ips: [{subnet_id: {get_resource: subnet}}]
+outputs:
+  port_network: {value: {get_attr: [port, network_id]}}
+  net: {value: {get_resource: net}}
+"""
+
+
+def test_network_id_the_older_name_of_network_reaches_the_cloud(tmp_path: Path, sqlite_url: str) -> None:
+    world = World(tmp_path, sqlite_url)
+    world.commit({"stack.yaml": OLD_NETWORK_NAME})
+    world.submit("old-names", "stack.yaml")
+
+    report = world.converge("old-names")["old-names"]
+
+    assert report.status is StackStatus.CONVERGED, report.failures
+    outputs = world.outputs("old-names")
+    assert outputs["port_network"] == outputs["net"]
+    world.close()
+
+
+NESTED_RANDOM = """
+heat_template_version: 2015-10-15
+parameters:
+  lengths: {type: comma_delimited_list}
+  index: {type: number}
+resources:
+  random:
+    type: OS::Heat::RandomString
+    properties:
+      length: {get_param: [lengths, {get_param: index}]}
+"""
+
+RANDOM_GROUP = """
+heat_template_version: 2015-10-15
+parameters:
+  lengths: {type: comma_delimited_list}
+resources:
+  group:
+    type: OS::Heat::ResourceGroup
+    properties:
+      count: 1
+      resource_def:
+        type: random.yaml
+        properties: {lengths: {get_param: lengths}, index: "%index%"}
+"""
+
+
+@pytest.mark.parametrize("length", ["1000", "0", "-3", "ten"])
+def test_a_random_string_of_an_invalid_length_fails_with_the_reason(
+    tmp_path: Path, sqlite_url: str, length: str
+) -> None:
+    world = World(tmp_path, sqlite_url)
+    world.commit({"stack.yaml": RANDOM_GROUP, "random.yaml": NESTED_RANDOM})
+    world.submit("random", "stack.yaml", {"lengths": length})
+
+    report = world.converge("random", within=600)["random"]
+
+    assert report.status is StackStatus.FAILED
+    assert "length" in " ".join(failure.reason for failure in report.failures)
+    world.close()
