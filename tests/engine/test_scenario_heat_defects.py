@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from reconciler.engine import StackStatus
-from tests.engine.world import World
+from tests.engine.world import TEST_SETTINGS, World
 
 OLD_NETWORK_NAME = """
 heat_template_version: 2013-05-23
@@ -86,4 +86,28 @@ def test_a_random_string_of_an_invalid_length_fails_with_the_reason(
 
     assert report.status is StackStatus.FAILED
     assert "length" in " ".join(failure.reason for failure in report.failures)
+    world.close()
+
+
+KEY_PAIR = """
+heat_template_version: 2018-08-31
+resources:
+  key:
+    type: OS::Nova::KeyPair
+    properties: {name: ops}
+"""
+
+
+def test_a_key_pair_whose_name_is_taken_fails_at_once_with_the_reason(tmp_path: Path, sqlite_url: str) -> None:
+    world = World(tmp_path, sqlite_url)
+    world.cloud.create("keypairs", {"name": "ops"})
+    world.commit({"stack.yaml": KEY_PAIR})
+    started = world.clock.now()
+    world.submit("keys", "stack.yaml")
+
+    report = world.converge("keys")["keys"]
+
+    assert report.status is StackStatus.FAILED
+    assert "a key pair named 'ops' already exists" in report.failures[0].reason
+    assert world.clock.now() - started < TEST_SETTINGS.call_deadline
     world.close()
