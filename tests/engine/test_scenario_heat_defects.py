@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from reconciler.engine import StackStatus
+from reconciler.templates.errors import TemplateError
 from tests.engine.world import TEST_SETTINGS, World
 
 OLD_NETWORK_NAME = """
@@ -110,4 +111,28 @@ def test_a_key_pair_whose_name_is_taken_fails_at_once_with_the_reason(tmp_path: 
     assert report.status is StackStatus.FAILED
     assert "a key pair named 'ops' already exists" in report.failures[0].reason
     assert world.clock.now() - started < TEST_SETTINGS.call_deadline
+    world.close()
+
+
+
+SECURITY_GROUP_NAME = """
+heat_template_version: 2018-08-31
+resources:
+  sg:
+    type: OS::Neutron::SecurityGroup
+    properties: {name: web}
+outputs:
+  name: {value: {get_attr: [sg, name]}}
+"""
+
+
+def test_a_security_group_name_attribute_is_refused_as_heat_refuses_it(tmp_path: Path, sqlite_url: str) -> None:
+    """Heat's security group declares no attribute but `show`: `name` is refused before anything is made."""
+    world = World(tmp_path, sqlite_url)
+    world.commit({"stack.yaml": SECURITY_GROUP_NAME})
+
+    with pytest.raises(TemplateError, match=r"The Referenced Attribute \(sg name\) is incorrect"):
+        world.submit("groups", "stack.yaml")
+
+    assert world.live("security_groups") == []
     world.close()
