@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.engine import StackStatus
+from reconciler.engine import DesiredGeneration, StackStatus
 from reconciler.templates.errors import TemplateError
+from reconciler.templates.file_source import DirectorySource
+from reconciler.templates.loading import load_stack
 from tests.engine.world import TEST_SETTINGS, World
 
 OLD_NETWORK_NAME = """
@@ -135,4 +137,68 @@ def test_a_security_group_name_attribute_is_refused_as_heat_refuses_it(tmp_path:
         world.submit("groups", "stack.yaml")
 
     assert world.live("security_groups") == []
+    world.close()
+
+
+MEMBER_WITH_STACK_ID = """
+heat_template_version: 2016-10-14
+resources:
+  tagged:
+    type: OS::Heat::Value
+    properties:
+      value: {list_join: ["-", [member, {get_param: "OS::stack_id"}, {get_param: "OS::stack_name"}]]}
+outputs:
+  label: {value: {get_attr: [tagged, value]}}
+"""
+
+GROUP_OF_STACK_IDS = """
+heat_template_version: 2016-10-14
+resources:
+  asg:
+    type: OS::Heat::AutoScalingGroup
+    properties:
+      min_size: 2
+      max_size: 3
+      resource:
+        type: OS::Heat::Value
+        properties:
+          value: {get_param: "OS::stack_id"}
+  members:
+    type: OS::Heat::AutoScalingGroup
+    properties:
+      min_size: 1
+      max_size: 2
+      resource: {type: member.yaml}
+outputs:
+  ids: {value: {get_attr: [asg, outputs_list, value]}}
+  labels: {value: {get_attr: [members, outputs_list, label]}}
+"""
+
+
+def test_os_stack_id_inside_an_autoscaling_group_member_is_the_member_stack_id(
+    tmp_path: Path, sqlite_url: str
+) -> None:
+    world = World(tmp_path, sqlite_url)
+    world.commit({"stack.yaml": GROUP_OF_STACK_IDS, "member.yaml": MEMBER_WITH_STACK_ID})
+    world.submit("scaled", "stack.yaml")
+
+    report = world.converge("scaled")["scaled"]
+
+    assert report.status is StackStatus.CONVERGED, report.failures
+    outputs = world.outputs("scaled")
+    assert len(outputs["ids"]) == 2 and all(outputs["ids"])
+    assert all(label.startswith("member-") and len(label) > len("member--") for label in outputs["labels"])
+    world.close()
+
+
+def test_a_stack_loaded_without_its_name_fails_with_the_parameter_named(tmp_path: Path, sqlite_url: str) -> None:
+    world = World(tmp_path, sqlite_url)
+    world.commit({"stack.yaml": GROUP_OF_STACK_IDS, "member.yaml": MEMBER_WITH_STACK_ID})
+    nameless = load_stack(DirectorySource(world.repo_dir), "stack.yaml")
+    world.engine.submit("nameless", DesiredGeneration(world.commits[-1], world.policy, nameless, None))
+
+    report = world.converge("nameless")["nameless"]
+
+    assert report.status is StackStatus.FAILED
+    assert "The Parameter (OS::stack_id) has no value" in report.failures[0].reason
     world.close()
