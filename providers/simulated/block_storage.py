@@ -24,15 +24,11 @@ class Volumes:
     building: Building | None = VOLUME_BUILDING
 
     def create(self, world: CloudWorld, request: Mapping[str, Any]) -> Body:
-        size = request.get("size")
-        if not isinstance(size, int) or size < 1:
-            raise BadRequest(f"Invalid input received: 'size' must be a positive integer, got {size!r}.")
+        size = self._size(world, request)
         self._check_gigabytes(world, size)
         image = request.get("imageRef")
         if image and image not in world.inventory("images"):
             raise BadRequest(f"Invalid image identifier or unable to access requested image {image}.")
-        if request.get("source_volid"):
-            world.require("volumes", request["source_volid"], "Volume")
         now = world.timestamp()
         return {
             "id": world.new_id(),
@@ -49,6 +45,7 @@ class Volumes:
             "attachments": [],
             "snapshot_id": request.get("snapshot_id"),
             "source_volid": request.get("source_volid"),
+            "backup_id": request.get("backup_id"),
             "consistencygroup_id": None,
             "replication_status": None,
             "os-vol-tenant-attr:tenant_id": world.settings.project_id,
@@ -74,6 +71,25 @@ class Volumes:
             )
 
     @staticmethod
+    def _size(world: CloudWorld, request: Mapping[str, Any]) -> int:
+        """The size asked for; a volume made from a snapshot, a backup or another volume takes its
+        source's size when none is given, and may not be smaller."""
+        size = request.get("size")
+        source = _source_of(world, request)
+        if source is not None:
+            kind, body = source
+            if size is None:
+                return int(body["size"])
+            if isinstance(size, int) and size < body["size"]:
+                raise BadRequest(
+                    f"Invalid input received: Volume size '{size}'GB cannot be smaller than the {kind} "
+                    f"size {body['size']}GB. They must be >= original {kind} size."
+                )
+        if not isinstance(size, int) or size < 1:
+            raise BadRequest(f"Invalid input received: 'size' must be a positive integer, got {size!r}.")
+        return size
+
+    @staticmethod
     def _check_gigabytes(world: CloudWorld, size: int) -> None:
         limit = world.settings.quotas.get("gigabytes")
         if limit is None:
@@ -85,6 +101,19 @@ class Volumes:
                 f"quota. Requested {size}G, quota is {limit}G and {used}G has been consumed.",
                 CINDER_QUOTA_STATUS,
             )
+
+
+def _source_of(world: CloudWorld, request: Mapping[str, Any]) -> tuple[str, Body] | None:
+    """What a new volume is made from (snapshot, backup or volume), if anything."""
+    for key, collection, kind in (
+        ("snapshot_id", "snapshots", "snapshot"),
+        ("backup_id", "backups", "backup"),
+        ("source_volid", "volumes", "source volume"),
+    ):
+        if request.get(key):
+            body = world.require(collection, str(request[key]), kind.capitalize())
+            return kind, body
+    return None
 
 
 def volume_action(world: CloudWorld, volume: Body, action: str, request: Mapping[str, Any]) -> Body:

@@ -48,6 +48,7 @@ from providers.simulated import (
     routers,
     security_groups,
     seeds,
+    volume_snapshots,
 )
 from providers.simulated.errors import (
     BadRequest,
@@ -76,6 +77,7 @@ BEHAVIOURS = (
     *floating_ips.BEHAVIOURS,
     *block_storage.BEHAVIOURS,
     *backups.BEHAVIOURS,
+    *volume_snapshots.BEHAVIOURS,
 )
 
 ItemAction = Callable[[CloudWorld, Body, str, Mapping[str, Any]], Body]
