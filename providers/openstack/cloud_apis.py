@@ -23,6 +23,7 @@ class CloudApis:
     image: JsonApi
     names: NameLookup
     network_extensions: NetworkExtensions
+    object_store: JsonApi | None = None
 
 
 def name_lookup_for(compute: JsonApi, network: JsonApi, image: JsonApi) -> NameLookup:

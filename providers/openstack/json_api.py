@@ -49,6 +49,18 @@ class JsonApi:
     def delete(self, path: str) -> None:
         self._call("DELETE", path)
 
+    def with_headers(
+        self,
+        method: str,
+        path: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        params: Query | None = None,
+    ) -> tuple[Mapping[str, str], Any]:
+        """A call whose data travels in headers (Swift's metadata): the answer's headers and body."""
+        response = self._send(method, path, params=params, headers=headers)
+        return response.headers, (response.json() if response.content else None)
+
     def list_all(self, path: str, key: str, params: Query | None = None) -> Iterator[dict[str, Any]]:
         """Every item of a paged collection, one request per page."""
         query: dict[str, Any] = {"limit": PAGE_SIZE, **(params or {})}
@@ -68,6 +80,20 @@ class JsonApi:
         params: Query | None = None,
         body: Mapping[str, Any] | None = None,
     ) -> Any:
+        response = self._send(method, path, params=params, body=body)
+        if not response.content:
+            return {}
+        return response.json()
+
+    def _send(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Query | None = None,
+        body: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> requests.Response:
         action = f"{method} {self.service} {path}"
         # log=False: keystoneauth would log whole request and response bodies at DEBUG, and those
         # hold admin passwords, user data and generated private keys. One line per call instead.
@@ -76,6 +102,8 @@ class JsonApi:
             kwargs["params"] = params
         if body is not None:
             kwargs["json"] = body
+        if headers:
+            kwargs["headers"] = dict(headers)
         if self.microversion:
             kwargs["microversion"] = self.microversion
         with translated_errors(action):
@@ -88,9 +116,7 @@ class JsonApi:
             if safe is error:
                 raise
             raise safe from error.__cause__
-        if not response.content:
-            return {}
-        return response.json()
+        return response
 
     @staticmethod
     def _next_marker(page: Mapping[str, Any], key: str) -> str | None:

@@ -35,6 +35,7 @@ from providers.openstack.server import ServerHandler
 from providers.openstack.server_group import ServerGroupHandler
 from providers.openstack.server_live import SERVER_TYPE
 from providers.openstack.server_power import ServerPower
+from providers.openstack.swift_container import SwiftContainerHandler
 from providers.openstack.type_handler import TypeHandler
 from providers.openstack.volume import VolumeHandler
 from providers.openstack.volume_attachment import VolumeAttachmentHandler
@@ -54,7 +55,15 @@ HANDLERS: dict[str, Callable[[CloudApis], TypeHandler]] = {
     "OS::Neutron::FloatingIPAssociation": FloatingIPAssociationHandler,
     "OS::Cinder::Volume": VolumeHandler,
     "OS::Cinder::VolumeAttachment": VolumeAttachmentHandler,
+    "OS::Swift::Container": lambda apis: SwiftContainerHandler(service(apis.object_store, "object-store")),
 }
+
+
+def service(api: JsonApi | None, name: str) -> JsonApi:
+    """A service's client, which every cloud this provider is built for has (see `__init__`)."""
+    if api is None:
+        raise Permanent(f"the cloud has no {name} service")
+    return api
 
 
 def with_defaults(type_name: str, properties: Mapping[str, Any]) -> dict[str, Any]:
@@ -85,6 +94,7 @@ class OpenStackProvider:
             image=image,
             names=name_lookup_for(compute, network, image),
             network_extensions=NetworkExtensions(network),
+            object_store=JsonApi(connection.object_store, "object-store"),
         )
         self._handlers = {name: build(self.apis) for name, build in HANDLERS.items()}
         self._server_power = ServerPower(self.apis)

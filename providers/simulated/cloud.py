@@ -45,6 +45,7 @@ from providers.simulated import (
     compute,
     floating_ips,
     network,
+    object_storage,
     routers,
     security_groups,
     seeds,
@@ -78,6 +79,7 @@ BEHAVIOURS = (
     *block_storage.BEHAVIOURS,
     *backups.BEHAVIOURS,
     *volume_snapshots.BEHAVIOURS,
+    *object_storage.BEHAVIOURS,
 )
 
 ItemAction = Callable[[CloudWorld, Body, str, Mapping[str, Any]], Body]

@@ -22,7 +22,6 @@ from reconciler.templates.stack_identity import stack_id
 from state.records import RecordedResource
 from state.stacks import StackState, StackStatus
 
-
 # A stack's status -> Heat's (action, status) pair; the action of a settled stack is CREATE or UPDATE.
 STACK_STATES: Mapping[StackStatus, tuple[str | None, str]] = {
     StackStatus.CONVERGED: (None, "COMPLETE"),

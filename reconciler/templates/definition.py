@@ -22,8 +22,8 @@ from reconciler.templates.errors import FunctionError, Problem, ResolutionError
 from reconciler.templates.evaluation import OMITTED, UNKNOWN, AttributeSource, Evaluation, NoCloud
 from reconciler.templates.hidden_values import hidden_values, redact
 from reconciler.templates.nodes import Parser, References
-from reconciler.templates.property_translation import translated_properties
 from reconciler.templates.parameters import ParameterSchema
+from reconciler.templates.property_translation import translated_properties
 
 if TYPE_CHECKING:
     from reconciler.templates.loading import LoadContext

@@ -101,7 +101,9 @@ resources:
 """
 
 
-def test_a_key_pair_whose_name_is_taken_fails_at_once_with_the_reason(tmp_path: Path, sqlite_url: str) -> None:
+def test_a_key_pair_whose_name_is_taken_fails_at_once_with_the_reason(
+    tmp_path: Path, sqlite_url: str
+) -> None:
     world = World(tmp_path, sqlite_url)
     world.cloud.create("keypairs", {"name": "ops"})
     world.commit({"stack.yaml": KEY_PAIR})
@@ -116,7 +118,6 @@ def test_a_key_pair_whose_name_is_taken_fails_at_once_with_the_reason(tmp_path: 
     world.close()
 
 
-
 SECURITY_GROUP_NAME = """
 heat_template_version: 2018-08-31
 resources:
@@ -128,7 +129,9 @@ outputs:
 """
 
 
-def test_a_security_group_name_attribute_is_refused_as_heat_refuses_it(tmp_path: Path, sqlite_url: str) -> None:
+def test_a_security_group_name_attribute_is_refused_as_heat_refuses_it(
+    tmp_path: Path, sqlite_url: str
+) -> None:
     """Heat's security group declares no attribute but `show`: `name` is refused before anything is made."""
     world = World(tmp_path, sqlite_url)
     world.commit({"stack.yaml": SECURITY_GROUP_NAME})
@@ -191,7 +194,9 @@ def test_os_stack_id_inside_an_autoscaling_group_member_is_the_member_stack_id(
     world.close()
 
 
-def test_a_stack_loaded_without_its_name_fails_with_the_parameter_named(tmp_path: Path, sqlite_url: str) -> None:
+def test_a_stack_loaded_without_its_name_fails_with_the_parameter_named(
+    tmp_path: Path, sqlite_url: str
+) -> None:
     world = World(tmp_path, sqlite_url)
     world.commit({"stack.yaml": GROUP_OF_STACK_IDS, "member.yaml": MEMBER_WITH_STACK_ID})
     nameless = load_stack(DirectorySource(world.repo_dir), "stack.yaml")

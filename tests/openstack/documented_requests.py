@@ -1,6 +1,7 @@
 """The request table of docs/openstack-api.md, read as data: which calls the provider may send.
 
-Each row allows one method on one path template (`{id}` is one segment, `{collection}` each of the
+Each row allows one method on one path template (`{id}` is one segment, `{object}` a Swift object
+name, "/" and all, `{collection}` each of the
 Neutron collections) with a set of body keys. A key with listed keys under it (`server` with
 `server.name`) is a wrapper: only those may be sent inside it; any other key's value is data
 (`metadata`, `os:scheduler_hints`) whose own keys are the template's. Keys written
@@ -26,7 +27,7 @@ NEUTRON_COLLECTIONS = {
     "security-group-rules": "security_group_rule",
     "floatingips": "floatingip",
 }
-SERVICES = ("compute", "network", "block-storage", "image")
+SERVICES = ("compute", "network", "block-storage", "image", "object-store")
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,11 @@ def documented_calls(document: Path = DOCUMENT) -> list[DocumentedCall]:
             body_keys = {key.replace("{singular}", singular) for key in _keys(keys)}
             if f"{singular}.*" in body_keys:
                 body_keys |= creates.get(f"/{collection}", frozenset())
-            pattern = re.compile(re.escape(expanded_path).replace(re.escape("{id}"), "[^/]+"))
+            pattern = re.compile(
+                re.escape(expanded_path)
+                .replace(re.escape("{id}"), "[^/]+")
+                .replace(re.escape("{object}"), ".+")
+            )
             calls.append(DocumentedCall(service, method, pattern, frozenset(body_keys), f"{method} {path}"))
     return calls
 

@@ -123,11 +123,12 @@ def test_a_volume_made_from_a_snapshot_backup_or_volume_takes_its_size_when_give
 ) -> None:
     original = sim.provider.create(VOLUME, {"size": 3}, marker("original"))
     sim.clock.advance(60)
-    made_from = {
-        "snapshot_id": lambda: sim.cloud.create("snapshots", {"volume_id": original.physical_id})["id"],
-        "backup_id": lambda: sim.cloud.create("backups", {"volume_id": original.physical_id})["id"],
-        "source_volid": lambda: original.physical_id,
-    }[source]()
+    collection = {"snapshot_id": "snapshots", "backup_id": "backups"}.get(source)
+    made_from = (
+        original.physical_id
+        if collection is None
+        else str(sim.cloud.create(collection, {"volume_id": original.physical_id})["id"])
+    )
     sim.clock.advance(60)
 
     copy = sim.provider.create(VOLUME, {source: made_from}, marker("copy"))

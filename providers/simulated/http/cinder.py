@@ -1,6 +1,6 @@
 """Cinder (block storage v3) over HTTP, under `/volume/v3/{project_id}`: volumes with actions and
-metadata, volume types, backups and snapshots (made, read and deleted); name, status and `metadata` filters (backups: name, status and
-volume_id); microversions up to 3.70.
+metadata, volume types, backups and snapshots (made, read and deleted); name, status and `metadata`
+filters (backups: name, status and volume_id); microversions up to 3.70.
 """
 
 from __future__ import annotations

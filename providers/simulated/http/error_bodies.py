@@ -18,11 +18,19 @@ def error_response(error: CloudError, service: str) -> ApiResponse:
     if service == "neutron":
         kind = "OverQuota" if error.code == "OverQuota" else NEUTRON_TYPES.get(status, "NeutronError")
         body: object = {"NeutronError": {"type": kind, "message": error.message, "detail": ""}}
+    elif service == "swift":
+        title = TITLES.get(status, "Error")
+        response = ApiResponse(status, f"<html><h1>{title}</h1><p>{error.message}</p></html>")
+        response.headers["Content-Type"] = "text/html; charset=UTF-8"
+        return with_retry_after(response, error)
     elif service in ("keystone", "admin"):
         body = {"error": {"code": status, "title": TITLES.get(status, "Error"), "message": error.message}}
     else:
         body = {error.code: {"code": status, "message": error.message}}
-    response = ApiResponse(status, body)
+    return with_retry_after(ApiResponse(status, body), error)
+
+
+def with_retry_after(response: ApiResponse, error: CloudError) -> ApiResponse:
     if error.retry_after is not None:
         response.headers["Retry-After"] = str(max(1, math.ceil(error.retry_after)))
     return response

@@ -38,6 +38,7 @@ CATALOG_ENTRIES = (
     ("block-storage", "cinder", "/volume/v3/{project_id}"),
     ("volumev3", "cinderv3", "/volume/v3/{project_id}"),
     ("image", "glance", "/image"),
+    ("object-store", "swift", "/object-store/v1/AUTH_{project_id}"),
 )
 
 

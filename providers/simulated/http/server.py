@@ -24,6 +24,7 @@ from providers.simulated.http.keystone import Keystone, Unauthorized
 from providers.simulated.http.neutron import Neutron
 from providers.simulated.http.nova import Nova
 from providers.simulated.http.routing import Router
+from providers.simulated.http.swift import Swift
 
 LOG = logging.getLogger(__name__)
 LISTEN_BACKLOG = 256
@@ -39,7 +40,14 @@ class CloudHTTPServer(ThreadingHTTPServer):
         self.cloud = cloud
         self.keystone = Keystone(cloud.settings)
         routes = self.keystone.routes()
-        for service in (Nova(cloud), Neutron(cloud), Cinder(cloud), Glance(cloud), Admin(cloud)):
+        for service in (
+            Nova(cloud),
+            Neutron(cloud),
+            Cinder(cloud),
+            Glance(cloud),
+            Swift(cloud),
+            Admin(cloud),
+        ):
             routes += service.routes()
         self.router = Router(routes)
         super().__init__((host, port), CloudRequestHandler)
@@ -72,6 +80,9 @@ class CloudRequestHandler(BaseHTTPRequestHandler):
 
     def do_PATCH(self) -> None:
         self._handle("PATCH")
+
+    def do_HEAD(self) -> None:
+        self._handle("HEAD")
 
     def log_message(self, format: str, *args: object) -> None:
         LOG.debug("%s %s", self.address_string(), format % args)
@@ -123,11 +134,12 @@ class CloudRequestHandler(BaseHTTPRequestHandler):
     def _write(self, response: ApiResponse) -> None:
         payload = response.encoded()
         self.send_response(response.status)
-        if payload:
+        if payload and "Content-Type" not in response.headers:
             self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))
         self.send_header("X-Openstack-Request-Id", f"req-{uuid.uuid4()}")
         for name, value in response.headers.items():
             self.send_header(name, value)
         self.end_headers()
-        self.wfile.write(payload)
+        if self.command != "HEAD":
+            self.wfile.write(payload)
