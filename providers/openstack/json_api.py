@@ -46,6 +46,11 @@ class JsonApi:
     def put(self, path: str, body: Mapping[str, Any]) -> Any:
         return self._call("PUT", path, body=body)
 
+    def patch(self, path: str, operations: list[dict[str, Any]], content_type: str) -> Any:
+        """A PATCH whose body is a list of operations in a media type of the service's (Glance's)."""
+        response = self._send("PATCH", path, body=operations, headers={"Content-Type": content_type})
+        return response.json() if response.content else {}
+
     def delete(self, path: str) -> None:
         self._call("DELETE", path)
 
@@ -91,7 +96,7 @@ class JsonApi:
         path: str,
         *,
         params: Query | None = None,
-        body: Mapping[str, Any] | None = None,
+        body: Mapping[str, Any] | list[dict[str, Any]] | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> requests.Response:
         action = f"{method} {self.service} {path}"

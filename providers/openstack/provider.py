@@ -23,6 +23,7 @@ from providers.openstack.cloud_apis import (
 from providers.openstack.connection_pools import DEFAULT_CONNECTIONS, size_connection_pools
 from providers.openstack.errors import translated_errors
 from providers.openstack.floating_ip_association import FloatingIPAssociationHandler
+from providers.openstack.glance_image import WebImageHandler
 from providers.openstack.json_api import JsonApi
 from providers.openstack.keypair import KeyPairHandler
 from providers.openstack.network_extensions import NetworkExtensions
@@ -56,6 +57,7 @@ HANDLERS: dict[str, Callable[[CloudApis], TypeHandler]] = {
     "OS::Cinder::Volume": VolumeHandler,
     "OS::Cinder::VolumeAttachment": VolumeAttachmentHandler,
     "OS::Swift::Container": lambda apis: SwiftContainerHandler(service(apis.object_store, "object-store")),
+    "OS::Glance::WebImage": lambda apis: WebImageHandler(apis.image),
 }
 
 

@@ -1,4 +1,4 @@
-"""Cinder's volumes (creating -> available, in-use when attached) and Glance's images.
+"""Cinder's volumes (creating -> available, in-use when attached).
 
 The idempotency marker of a volume is a metadata entry (Cinder volumes carry no tags); the
 collection index covers metadata pairs, so a list filtered by metadata reads an index too.
@@ -141,39 +141,4 @@ def volume_action(world: CloudWorld, volume: Body, action: str, request: Mapping
     raise BadRequest(f"Unsupported volume action {action!r}.")
 
 
-class Images:
-    """Glance images; seeded with the cloud, always active."""
-
-    collection = "images"
-    quota_status = 413
-    building: Building | None = None
-
-    def create(self, world: CloudWorld, request: Mapping[str, Any]) -> Body:
-        now = world.timestamp()
-        return {
-            "id": request.get("id") or world.new_id(),
-            "name": request.get("name"),
-            "status": "active",
-            "visibility": request.get("visibility", "public"),
-            "disk_format": request.get("disk_format", "qcow2"),
-            "container_format": request.get("container_format", "bare"),
-            "size": request.get("size", 21430272),
-            "min_disk": request.get("min_disk", 0),
-            "min_ram": request.get("min_ram", 0),
-            "tags": list(request.get("tags") or ()),
-            "protected": False,
-            "os_hidden": False,
-            "owner": world.settings.project_id,
-            "checksum": None,
-            "created_at": now,
-            "updated_at": now,
-        }
-
-    def update(self, world: CloudWorld, body: Body, request: Mapping[str, Any]) -> Body:
-        return {**body, **request, "updated_at": world.timestamp()}
-
-    def delete(self, world: CloudWorld, body: Body) -> None:
-        return None
-
-
-BEHAVIOURS = (Volumes(), Images())
+BEHAVIOURS = (Volumes(),)

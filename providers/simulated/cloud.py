@@ -44,6 +44,7 @@ from providers.simulated import (
     block_storage,
     compute,
     floating_ips,
+    images,
     network,
     object_storage,
     routers,
@@ -77,6 +78,7 @@ BEHAVIOURS = (
     *security_groups.BEHAVIOURS,
     *floating_ips.BEHAVIOURS,
     *block_storage.BEHAVIOURS,
+    *images.BEHAVIOURS,
     *backups.BEHAVIOURS,
     *volume_snapshots.BEHAVIOURS,
     *object_storage.BEHAVIOURS,
@@ -89,6 +91,7 @@ ITEM_ACTIONS: Mapping[tuple[str, str], ItemAction] = {
         ("volumes", name): block_storage.volume_action
         for name in ("os-extend", "os-retype", "os-set_bootable", "os-update_readonly_flag")
     },
+    ("images", "import"): images.import_image,
 }
 
 
@@ -388,7 +391,9 @@ class SimulatedCloud:
             raise InternalError(f"no collection {collection!r} in this cloud")
         check_fields(collection, request)
         world.check_quota(collection)
-        body = world.start_building(collection, behaviour.create(world, request))
+        body = behaviour.create(world, request)
+        if getattr(behaviour, "builds_on_create", True):
+            body = world.start_building(collection, body)
         shown_once: frozenset[str] = getattr(behaviour, "shown_once", frozenset())
         stored = {key: value for key, value in body.items() if key not in shown_once} if shown_once else body
         world.add(collection, stored)

@@ -16,7 +16,13 @@ from providers.catalog import CATALOG
 from providers.interface import LiveResource, Marker, Permanent, ResourceType
 from providers.simulated.boundary import provider_errors
 from providers.simulated.cloud import SimulatedCloud
-from providers.simulated.heat_types import compute_types, network_types, object_store_types, storage_types
+from providers.simulated.heat_types import (
+    compute_types,
+    image_types,
+    network_types,
+    object_store_types,
+    storage_types,
+)
 from providers.simulated.heat_types.resolving import NameResolver
 
 
@@ -38,7 +44,13 @@ class TypeAdapter(Protocol):
     def find_by_marker(self, cloud: SimulatedCloud, marker: Marker) -> LiveResource | None: ...
 
 
-ADAPTERS = (*compute_types.TYPES, *network_types.TYPES, *storage_types.TYPES, *object_store_types.TYPES)
+ADAPTERS = (
+    *compute_types.TYPES,
+    *network_types.TYPES,
+    *storage_types.TYPES,
+    *object_store_types.TYPES,
+    *image_types.TYPES,
+)
 
 
 class SimulatedProvider:

@@ -148,6 +148,21 @@ def every_type_lives_its_life(sim: CloudUnderTest) -> None:
         marker("container"),
     )
     sim.cloud.update("containers", container.physical_id, {"put_object": ("dir/object", 1)})
+    image_properties = {
+        "location": "https://download.example.org/image.qcow2",
+        "disk_format": "qcow2",
+        "container_format": "bare",
+        "tags": ["a"],
+        "os_distro": "fedora",
+    }
+    image = provider.create("OS::Glance::WebImage", image_properties, marker("image"))
+    sim.clock.advance(60)
+    provider.update(
+        "OS::Glance::WebImage",
+        image.physical_id,
+        {**image_properties, "tags": ["b"], "os_distro": None},
+        frozenset({"tags", "os_distro"}),
+    )
     sim.clock.advance(60)
 
     everything = {
@@ -166,6 +181,7 @@ def every_type_lives_its_life(sim: CloudUnderTest) -> None:
         "OS::Cinder::Volume": volume,
         "OS::Cinder::VolumeAttachment": attachment,
         "OS::Swift::Container": container,
+        "OS::Glance::WebImage": image,
     }
     for type_name, live in everything.items():
         assert live.physical_id in provider.observe(type_name, [live.physical_id]), type_name
