@@ -12,11 +12,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from providers.catalog import cinder, glance, neutron, nova, swift
+from providers.catalog import cinder, designate, glance, neutron, nova, swift
 from providers.interface import ResourceType
 
 CATALOG: Mapping[str, ResourceType] = MappingProxyType(
-    {entry.name: entry for entry in (*nova.TYPES, *neutron.TYPES, *cinder.TYPES, *swift.TYPES, *glance.TYPES)}
+    {
+        entry.name: entry
+        for entry in (
+            *nova.TYPES,
+            *neutron.TYPES,
+            *cinder.TYPES,
+            *swift.TYPES,
+            *glance.TYPES,
+            *designate.TYPES,
+        )
+    }
 )
 
 __all__ = ["CATALOG"]

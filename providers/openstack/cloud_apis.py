@@ -24,6 +24,7 @@ class CloudApis:
     names: NameLookup
     network_extensions: NetworkExtensions
     object_store: JsonApi | None = None
+    dns: JsonApi | None = None
 
 
 def name_lookup_for(compute: JsonApi, network: JsonApi, image: JsonApi) -> NameLookup:

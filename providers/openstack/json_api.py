@@ -46,7 +46,9 @@ class JsonApi:
     def put(self, path: str, body: Mapping[str, Any]) -> Any:
         return self._call("PUT", path, body=body)
 
-    def patch(self, path: str, operations: list[dict[str, Any]], content_type: str) -> Any:
+    def patch(
+        self, path: str, operations: Mapping[str, Any] | list[dict[str, Any]], content_type: str
+    ) -> Any:
         """A PATCH whose body is a list of operations in a media type of the service's (Glance's)."""
         response = self._send("PATCH", path, body=operations, headers={"Content-Type": content_type})
         return response.json() if response.content else {}

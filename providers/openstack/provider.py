@@ -21,6 +21,7 @@ from providers.openstack.cloud_apis import (
     name_lookup_for,
 )
 from providers.openstack.connection_pools import DEFAULT_CONNECTIONS, size_connection_pools
+from providers.openstack.designate import RecordSetHandler, ZoneHandler
 from providers.openstack.errors import translated_errors
 from providers.openstack.floating_ip_association import FloatingIPAssociationHandler
 from providers.openstack.glance_image import WebImageHandler
@@ -58,6 +59,12 @@ HANDLERS: dict[str, Callable[[CloudApis], TypeHandler]] = {
     "OS::Cinder::VolumeAttachment": VolumeAttachmentHandler,
     "OS::Swift::Container": lambda apis: SwiftContainerHandler(service(apis.object_store, "object-store")),
     "OS::Glance::WebImage": lambda apis: WebImageHandler(apis.image),
+    "OS::Designate::Zone": lambda apis: ZoneHandler(service(apis.dns, "dns"), "OS::Designate::Zone"),
+    "OS::Designate::Domain": lambda apis: ZoneHandler(service(apis.dns, "dns"), "OS::Designate::Domain"),
+    "OS::Designate::RecordSet": lambda apis: RecordSetHandler(
+        service(apis.dns, "dns"), "OS::Designate::RecordSet"
+    ),
+    "OS::Designate::Record": lambda apis: RecordSetHandler(service(apis.dns, "dns"), "OS::Designate::Record"),
 }
 
 
@@ -97,6 +104,7 @@ class OpenStackProvider:
             names=name_lookup_for(compute, network, image),
             network_extensions=NetworkExtensions(network),
             object_store=JsonApi(connection.object_store, "object-store"),
+            dns=JsonApi(connection.dns, "dns"),
         )
         self._handlers = {name: build(self.apis) for name, build in HANDLERS.items()}
         self._server_power = ServerPower(self.apis)

@@ -43,6 +43,7 @@ from providers.simulated import (
     backups,
     block_storage,
     compute,
+    dns,
     floating_ips,
     images,
     network,
@@ -82,6 +83,7 @@ BEHAVIOURS = (
     *backups.BEHAVIOURS,
     *volume_snapshots.BEHAVIOURS,
     *object_storage.BEHAVIOURS,
+    *dns.BEHAVIOURS,
 )
 
 ItemAction = Callable[[CloudWorld, Body, str, Mapping[str, Any]], Body]

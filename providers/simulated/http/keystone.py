@@ -39,6 +39,7 @@ CATALOG_ENTRIES = (
     ("volumev3", "cinderv3", "/volume/v3/{project_id}"),
     ("image", "glance", "/image"),
     ("object-store", "swift", "/object-store/v1/AUTH_{project_id}"),
+    ("dns", "designate", "/dns"),
 )
 
 

@@ -17,6 +17,7 @@ from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.errors import BadRequest, CallTimedOut, CloudError
 from providers.simulated.http.admin import Admin
 from providers.simulated.http.cinder import Cinder
+from providers.simulated.http.designate import Designate
 from providers.simulated.http.error_bodies import error_response, method_not_allowed, not_found
 from providers.simulated.http.exchange import ApiRequest, ApiResponse
 from providers.simulated.http.glance import Glance
@@ -46,6 +47,7 @@ class CloudHTTPServer(ThreadingHTTPServer):
             Cinder(cloud),
             Glance(cloud),
             Swift(cloud),
+            Designate(cloud),
             Admin(cloud),
         ):
             routes += service.routes()
