@@ -18,6 +18,7 @@ from providers.simulated.boundary import provider_errors
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.heat_types import (
     compute_types,
+    dns_types,
     image_types,
     network_types,
     object_store_types,
@@ -50,6 +51,7 @@ ADAPTERS = (
     *storage_types.TYPES,
     *object_store_types.TYPES,
     *image_types.TYPES,
+    *dns_types.TYPES,
 )
 
 

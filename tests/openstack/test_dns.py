@@ -17,7 +17,9 @@ RECORD = "OS::Designate::Record"
 
 def test_a_zone_is_pending_then_active_and_carries_its_marker_as_description(sim: CloudUnderTest) -> None:
     example = marker("zone")
-    created = sim.provider.create(ZONE, {"name": "example.org.", "email": "ops@example.org", "ttl": 600}, example)
+    created = sim.provider.create(
+        ZONE, {"name": "example.org.", "email": "ops@example.org", "ttl": 600}, example
+    )
 
     assert created.status is LiveStatus.IN_PROGRESS
     sim.clock.advance(60)

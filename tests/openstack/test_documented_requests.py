@@ -50,6 +50,7 @@ def service_prefixes(sim: CloudUnderTest) -> dict[str, str]:
         "block-storage": connection.block_storage,
         "image": connection.image,
         "object-store": connection.object_store,
+        "dns": connection.dns,
     }
     return {service: urlsplit(proxy.get_endpoint()).path.rstrip("/") for service, proxy in proxies.items()}
 
@@ -156,7 +157,24 @@ def every_type_lives_its_life(sim: CloudUnderTest) -> None:
         "os_distro": "fedora",
     }
     image = provider.create("OS::Glance::WebImage", image_properties, marker("image"))
+    zone = provider.create(
+        "OS::Designate::Zone", {"name": "example.org.", "email": "a@example.org"}, marker("z")
+    )
     sim.clock.advance(60)
+    provider.update("OS::Designate::Zone", zone.physical_id, {"ttl": 60}, frozenset({"ttl"}))
+    www = marker("www")
+    record_set = provider.create(
+        "OS::Designate::RecordSet",
+        {"zone": "example.org.", "name": "www.example.org.", "type": "A", "records": ["192.0.2.1"]},
+        www,
+    )
+    provider.create(  # a create repeated after a crash adopts what the first one made
+        "OS::Designate::RecordSet",
+        {"zone": zone.physical_id, "name": "www.example.org.", "type": "A", "records": ["192.0.2.1"]},
+        www,
+    )
+    sim.clock.advance(60)
+    provider.update("OS::Designate::RecordSet", record_set.physical_id, {"ttl": 60}, frozenset({"ttl"}))
     provider.update(
         "OS::Glance::WebImage",
         image.physical_id,
@@ -182,6 +200,8 @@ def every_type_lives_its_life(sim: CloudUnderTest) -> None:
         "OS::Cinder::VolumeAttachment": attachment,
         "OS::Swift::Container": container,
         "OS::Glance::WebImage": image,
+        "OS::Designate::Zone": zone,
+        "OS::Designate::RecordSet": record_set,
     }
     for type_name, live in everything.items():
         assert live.physical_id in provider.observe(type_name, [live.physical_id]), type_name
