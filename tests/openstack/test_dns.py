@@ -56,14 +56,20 @@ def test_a_zone_taken_by_someone_else_fails_and_ours_is_adopted(sim: CloudUnderT
 def test_record_sets_live_in_their_zone_and_are_observed_in_one_list(sim: CloudUnderTest) -> None:
     zone = sim.provider.create(ZONE, {"name": "example.org.", "email": "ops@example.org"}, marker("zone"))
     sim.clock.advance(60)
-    www = sim.provider.create(
-        RECORD_SET, {"zone": "example.org.", "name": "www.example.org.", "type": "A", "records": ["192.0.2.1"]},
-        marker("www"),
-    )  # fmt: skip
-    mail = sim.provider.create(
-        RECORD_SET, {"zone": zone.physical_id, "name": "example.org.", "type": "MX", "records": ["10 mx.example.org."]},
-        marker("mx"),
-    )  # fmt: skip
+    www_properties = {
+        "zone": "example.org.",
+        "name": "www.example.org.",
+        "type": "A",
+        "records": ["192.0.2.1"],
+    }
+    mx_properties = {
+        "zone": zone.physical_id,
+        "name": "example.org.",
+        "type": "MX",
+        "records": ["10 mx.org."],
+    }
+    www = sim.provider.create(RECORD_SET, www_properties, marker("www"))
+    mail = sim.provider.create(RECORD_SET, mx_properties, marker("mx"))
     sim.clock.advance(60)
     sim.log.clear()
 
@@ -76,10 +82,8 @@ def test_record_sets_live_in_their_zone_and_are_observed_in_one_list(sim: CloudU
     assert all(live.status is LiveStatus.READY for live in seen.values())
     assert changed.properties["records"] == ["192.0.2.2"]
     with pytest.raises(Permanent, match="not within zone"):
-        sim.provider.create(
-            RECORD_SET, {"zone": zone.physical_id, "name": "www.other.org.", "type": "A", "records": ["192.0.2.9"]},
-            marker("stray"),
-        )  # fmt: skip
+        stray = {"zone": zone.physical_id, "name": "www.other.org.", "type": "A", "records": ["192.0.2.9"]}
+        sim.provider.create(RECORD_SET, stray, marker("stray"))
     sim.provider.delete(RECORD_SET, www.physical_id)
     with pytest.raises(NotFound):
         sim.provider.delete(RECORD_SET, www.physical_id)
