@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from providers.catalog import cinder, designate, glance, neutron, nova, swift
+from providers.catalog import barbican, cinder, designate, glance, neutron, nova, swift
 from providers.interface import ResourceType
 
 CATALOG: Mapping[str, ResourceType] = MappingProxyType(
@@ -25,6 +25,7 @@ CATALOG: Mapping[str, ResourceType] = MappingProxyType(
             *swift.TYPES,
             *glance.TYPES,
             *designate.TYPES,
+            *barbican.TYPES,
         )
     }
 )

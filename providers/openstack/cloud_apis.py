@@ -25,6 +25,7 @@ class CloudApis:
     network_extensions: NetworkExtensions
     object_store: JsonApi | None = None
     dns: JsonApi | None = None
+    key_manager: JsonApi | None = None
 
 
 def name_lookup_for(compute: JsonApi, network: JsonApi, image: JsonApi) -> NameLookup:

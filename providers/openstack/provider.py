@@ -14,6 +14,7 @@ from typing import Any
 
 from providers.catalog import CATALOG
 from providers.interface import LiveResource, Marker, Permanent, ResourceType
+from providers.openstack.barbican import ContainerHandler, SecretHandler
 from providers.openstack.cloud_apis import (
     BLOCK_STORAGE_MICROVERSION,
     COMPUTE_MICROVERSION,
@@ -59,6 +60,16 @@ HANDLERS: dict[str, Callable[[CloudApis], TypeHandler]] = {
     "OS::Cinder::VolumeAttachment": VolumeAttachmentHandler,
     "OS::Swift::Container": lambda apis: SwiftContainerHandler(service(apis.object_store, "object-store")),
     "OS::Glance::WebImage": lambda apis: WebImageHandler(apis.image),
+    "OS::Barbican::Secret": lambda apis: SecretHandler(service(apis.key_manager, "key-manager")),
+    "OS::Barbican::GenericContainer": lambda apis: ContainerHandler(
+        service(apis.key_manager, "key-manager"), "generic"
+    ),
+    "OS::Barbican::CertificateContainer": lambda apis: ContainerHandler(
+        service(apis.key_manager, "key-manager"), "certificate"
+    ),
+    "OS::Barbican::RSAContainer": lambda apis: ContainerHandler(
+        service(apis.key_manager, "key-manager"), "rsa"
+    ),
     "OS::Designate::Zone": lambda apis: ZoneHandler(service(apis.dns, "dns"), "OS::Designate::Zone"),
     "OS::Designate::Domain": lambda apis: ZoneHandler(service(apis.dns, "dns"), "OS::Designate::Domain"),
     "OS::Designate::RecordSet": lambda apis: RecordSetHandler(
@@ -105,6 +116,7 @@ class OpenStackProvider:
             network_extensions=NetworkExtensions(network),
             object_store=JsonApi(connection.object_store, "object-store"),
             dns=JsonApi(connection.dns, "dns"),
+            key_manager=JsonApi(connection.key_manager, "key-manager"),
         )
         self._handlers = {name: build(self.apis) for name, build in HANDLERS.items()}
         self._server_power = ServerPower(self.apis)

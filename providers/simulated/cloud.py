@@ -46,6 +46,7 @@ from providers.simulated import (
     dns,
     floating_ips,
     images,
+    key_manager,
     network,
     object_storage,
     routers,
@@ -84,6 +85,7 @@ BEHAVIOURS = (
     *volume_snapshots.BEHAVIOURS,
     *object_storage.BEHAVIOURS,
     *dns.BEHAVIOURS,
+    *key_manager.BEHAVIOURS,
 )
 
 ItemAction = Callable[[CloudWorld, Body, str, Mapping[str, Any]], Body]

@@ -17,7 +17,6 @@ from reconciler.templates import (
     load_stack,
 )
 from reconciler.templates.definition import resource_definition
-from reconciler.templates.errors import ResolutionError
 from reconciler.templates.stack_identity import stack_id
 
 from .snippets import EmptyCloud, ReadyCloud
@@ -109,7 +108,7 @@ def test_pseudo_parameters_are_given_by_the_caller_and_fail_with_their_name_othe
     source = MemorySource({"t.yaml": yaml.safe_dump(template)})
     known = load_stack(source, "t.yaml", pseudo_parameters={"OS::stack_id": "stack-1"})
     assert known.resolve_properties("r", EmptyCloud()) == {"value": "stack-1"}
-    with pytest.raises(ResolutionError, match=r"The Parameter \(OS::stack_id\) has no value"):
+    with pytest.raises(FunctionError, match=r"The Parameter \(OS::stack_id\) has no value"):
         load_stack(source, "t.yaml").resolve_properties("r", ReadyCloud())
     named = load_stack(source, "t.yaml", stack_name="app").resolve_properties("r", ReadyCloud())
     assert named == {"value": stack_id("app")}

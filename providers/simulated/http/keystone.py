@@ -40,6 +40,7 @@ CATALOG_ENTRIES = (
     ("image", "glance", "/image"),
     ("object-store", "swift", "/object-store/v1/AUTH_{project_id}"),
     ("dns", "designate", "/dns"),
+    ("key-manager", "barbican", "/key-manager"),
 )
 
 

@@ -16,6 +16,7 @@ from urllib.parse import parse_qs, urlsplit
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.errors import BadRequest, CallTimedOut, CloudError
 from providers.simulated.http.admin import Admin
+from providers.simulated.http.barbican import Barbican
 from providers.simulated.http.cinder import Cinder
 from providers.simulated.http.designate import Designate
 from providers.simulated.http.error_bodies import error_response, method_not_allowed, not_found
@@ -48,6 +49,7 @@ class CloudHTTPServer(ThreadingHTTPServer):
             Glance(cloud),
             Swift(cloud),
             Designate(cloud),
+            Barbican(cloud),
             Admin(cloud),
         ):
             routes += service.routes()
