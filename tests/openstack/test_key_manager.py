@@ -38,11 +38,10 @@ def test_a_payload_without_its_content_type_is_refused_without_showing_the_paylo
 
 
 def test_containers_name_secrets_by_reference_and_are_observed_in_pages(sim: CloudUnderTest) -> None:
+    plain = {"payload": "x", "payload_content_type": "text/plain"}
     secrets = [
-        sim.provider.create(SECRET, {"name": f"s{index}", "payload": "x", "payload_content_type": "text/plain"},
-                            marker(f"s{index}"))
-        for index in range(3)
-    ]  # fmt: skip
+        sim.provider.create(SECRET, {**plain, "name": f"s{index}"}, marker(f"s{index}")) for index in range(3)
+    ]
     generic = sim.provider.create(
         "OS::Barbican::GenericContainer",
         {
