@@ -20,6 +20,7 @@ from providers.simulated.heat_types import (
     compute_types,
     dns_types,
     image_types,
+    key_manager_types,
     network_types,
     object_store_types,
     storage_types,
@@ -52,6 +53,7 @@ ADAPTERS = (
     *object_store_types.TYPES,
     *image_types.TYPES,
     *dns_types.TYPES,
+    *key_manager_types.TYPES,
 )
 
 

@@ -51,6 +51,7 @@ def service_prefixes(sim: CloudUnderTest) -> dict[str, str]:
         "image": connection.image,
         "object-store": connection.object_store,
         "dns": connection.dns,
+        "key-manager": connection.key_manager,
     }
     return {service: urlsplit(proxy.get_endpoint()).path.rstrip("/") for service, proxy in proxies.items()}
 
@@ -175,6 +176,12 @@ def every_type_lives_its_life(sim: CloudUnderTest) -> None:
     )
     sim.clock.advance(60)
     provider.update("OS::Designate::RecordSet", record_set.physical_id, {"ttl": 60}, frozenset({"ttl"}))
+    secret = provider.create(
+        "OS::Barbican::Secret", {"payload": "p", "payload_content_type": "text/plain"}, marker("secret")
+    )
+    rsa_container = provider.create(
+        "OS::Barbican::RSAContainer", {"private_key_ref": secret.physical_id}, marker("rsa_container")
+    )
     provider.update(
         "OS::Glance::WebImage",
         image.physical_id,
@@ -202,6 +209,8 @@ def every_type_lives_its_life(sim: CloudUnderTest) -> None:
         "OS::Glance::WebImage": image,
         "OS::Designate::Zone": zone,
         "OS::Designate::RecordSet": record_set,
+        "OS::Barbican::RSAContainer": rsa_container,
+        "OS::Barbican::Secret": secret,
     }
     for type_name, live in everything.items():
         assert live.physical_id in provider.observe(type_name, [live.physical_id]), type_name
