@@ -1,5 +1,5 @@
-"""Key manager types served by the cloud providers: OS::Barbican::Secret and the generic,
-certificate and RSA containers.
+"""Key manager types served by the cloud providers: OS::Barbican::Secret, Order (PENDING, then
+ACTIVE) and the generic, certificate and RSA containers.
 
 Their schemas are data (`schemas/resource_types/barbican.yaml`); nothing of them changes in place.
 """
@@ -13,4 +13,6 @@ GENERIC_CONTAINER = from_schema("OS::Barbican::GenericContainer")
 CERTIFICATE_CONTAINER = from_schema("OS::Barbican::CertificateContainer")
 RSA_CONTAINER = from_schema("OS::Barbican::RSAContainer")
 
-TYPES = (SECRET, GENERIC_CONTAINER, CERTIFICATE_CONTAINER, RSA_CONTAINER)
+ORDER = from_schema("OS::Barbican::Order", asynchronous=True)
+
+TYPES = (SECRET, GENERIC_CONTAINER, CERTIFICATE_CONTAINER, RSA_CONTAINER, ORDER)

@@ -197,3 +197,82 @@ class ContainerHandler:
             attributes=attributes,
             marker=marker,
         )
+
+
+ORDER_TYPE = "OS::Barbican::Order"
+ORDER_META_KEYS = ("name", "algorithm", "bit_length", "mode", "payload_content_type", "expiration",
+                   "request_type", "subject_dn", "source_container_ref", "ca_id", "profile", "request_data",
+                   "pass_phrase")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class OrderHandler:
+    """An order's physical id is its `order_ref`; it is PENDING until Barbican has made what it asks
+    for (a key: a secret; an asymmetric or certificate order: a container). Orders hold no metadata:
+    an unnamed one is given Heat's default name, which `find_by_marker` looks for."""
+
+    api: JsonApi
+
+    def create(self, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
+        meta = {key: properties[key] for key in ORDER_META_KEYS if properties.get(key) is not None}
+        meta["name"] = properties.get("name") or physical_name(marker)
+        reference = str(self.api.post("/orders", {"type": properties["type"], "meta": meta})["order_ref"])
+        return live_order(self.api.get(path_of(reference, "orders")), marker)
+
+    def update(
+        self, physical_id: str, properties: Mapping[str, Any], changed: frozenset[str]
+    ) -> LiveResource:
+        raise Permanent(f"{ORDER_TYPE} has no property that changes in place ({sorted(changed)})")
+
+    def delete(self, physical_id: str) -> None:
+        self.api.delete(path_of(physical_id, "orders"))
+
+    def observe(self, physical_ids: Collection[str]) -> Mapping[str, LiveResource]:
+        wanted = {physical_id.rsplit("/", 1)[-1]: physical_id for physical_id in physical_ids}
+        if not wanted:
+            return {}
+        found = {}
+        for order in listed(self.api, "/orders", "orders"):
+            uuid = str(order["order_ref"]).rsplit("/", 1)[-1]
+            if uuid in wanted:
+                found[wanted[uuid]] = live_order(order, None, wanted[uuid])
+        return found
+
+    def find_by_marker(self, marker: Marker) -> LiveResource | None:
+        name = physical_name(marker)
+        found = next(
+            (
+                order
+                for order in listed(self.api, "/orders", "orders")
+                if (order.get("meta") or {}).get("name") == name
+            ),
+            None,
+        )
+        return None if found is None else live_order(found, marker)
+
+
+def live_order(
+    order: Mapping[str, Any], marker: Marker | None, physical_id: str | None = None
+) -> LiveResource:
+    status = str(order.get("status"))
+    meta = order.get("meta") or {}
+    attributes = {
+        "status": status,
+        "order_ref": order.get("order_ref"),
+        "secret_ref": order.get("secret_ref"),
+        "container_ref": order.get("container_ref"),
+        "show": dict(order),
+    }
+    properties = {
+        "type": order.get("type"),
+        **{key: meta.get(key) for key in ("name", "algorithm", "bit_length", "mode")},
+    }
+    return LiveResource(
+        physical_id=physical_id or str(order["order_ref"]),
+        type=ORDER_TYPE,
+        status=STATUSES.get(status, LiveStatus.IN_PROGRESS),
+        properties=properties,
+        attributes=attributes,
+        marker=marker,
+        status_reason=str(order.get("error_reason") or "") if status == "ERROR" else "",
+    )

@@ -14,7 +14,7 @@ from typing import Any
 
 from providers.catalog import CATALOG
 from providers.interface import LiveResource, Marker, Permanent, ResourceType
-from providers.openstack.barbican import ContainerHandler, SecretHandler
+from providers.openstack.barbican import ContainerHandler, OrderHandler, SecretHandler
 from providers.openstack.cloud_apis import (
     BLOCK_STORAGE_MICROVERSION,
     COMPUTE_MICROVERSION,
@@ -61,6 +61,7 @@ HANDLERS: dict[str, Callable[[CloudApis], TypeHandler]] = {
     "OS::Swift::Container": lambda apis: SwiftContainerHandler(service(apis.object_store, "object-store")),
     "OS::Glance::WebImage": lambda apis: WebImageHandler(apis.image),
     "OS::Barbican::Secret": lambda apis: SecretHandler(service(apis.key_manager, "key-manager")),
+    "OS::Barbican::Order": lambda apis: OrderHandler(service(apis.key_manager, "key-manager")),
     "OS::Barbican::GenericContainer": lambda apis: ContainerHandler(
         service(apis.key_manager, "key-manager"), "generic"
     ),

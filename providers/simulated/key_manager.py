@@ -116,4 +116,61 @@ class Containers:
         return None
 
 
-BEHAVIOURS = (Secrets(), Containers())
+ORDER_BUILDING = Building(building="PENDING", ready="ACTIVE", error="ERROR")
+ORDER_TYPES = frozenset({"key", "asymmetric", "certificate"})
+SECRET_TYPE_OF = {"private_key": "private", "public_key": "public", "certificate": "certificate"}
+
+
+class Orders:
+    """An order makes what it asks for at once; its status goes PENDING to ACTIVE, and only an active
+    order shows what it made (`_secret_id`, `_container_id`)."""
+
+    collection = "orders"
+    quota_status = BARBICAN_QUOTA_STATUS
+    building: Building | None = ORDER_BUILDING
+
+    def create(self, world: CloudWorld, request: Mapping[str, Any]) -> Body:
+        kind = request.get("type")
+        if kind not in ORDER_TYPES:
+            raise BadRequest(f"Invalid input for field 'type': '{kind}' is not one of {sorted(ORDER_TYPES)}")
+        meta = dict(request.get("meta") or {})
+        if kind in ("key", "asymmetric") and not (meta.get("algorithm") and meta.get("bit_length")):
+            raise BadRequest(
+                f"Provided object does not match schema 'Order': a {kind} order needs algorithm "
+                "and bit_length"
+            )
+        made: Body = {}
+        if kind == "key":
+            made["_secret_id"] = self._secret(world, meta, "symmetric", meta.get("name"))["id"]
+        else:
+            made["_container_id"] = self._container(world, meta, kind)["id"]
+        now = world.timestamp()
+        return {"id": world.new_id(), "type": kind, "meta": meta, "status": ORDER_BUILDING.building,
+                "sub_status": "Unknown", "created": now, "updated": now, **made}  # fmt: skip
+
+    def _secret(self, world: CloudWorld, meta: Mapping[str, Any], kind: str, name: Any) -> Body:
+        bits = int(meta.get("bit_length") or 256)
+        material = world.random.getrandbits(bits).to_bytes((bits + 7) // 8, "big").hex()
+        request = {"name": name, "secret_type": kind, "payload": material,
+                   "payload_content_type": "application/octet-stream", "algorithm": meta.get("algorithm"),
+                   "bit_length": meta.get("bit_length"), "mode": meta.get("mode")}  # fmt: skip
+        return world.add("secrets", world.behaviours["secrets"].create(world, request))
+
+    def _container(self, world: CloudWorld, meta: Mapping[str, Any], kind: str) -> Body:
+        names = ("private_key", "public_key") if kind == "asymmetric" else ("certificate", "private_key")
+        references = [
+            {"name": name, "secret_ref": self._secret(world, meta, SECRET_TYPE_OF[name], name)["id"]}
+            for name in names
+        ]
+        container_type = "rsa" if kind == "asymmetric" else "certificate"
+        request = {"name": meta.get("name"), "type": container_type, "secret_refs": references}
+        return world.add("secret_containers", world.behaviours["secret_containers"].create(world, request))
+
+    def update(self, world: CloudWorld, body: Body, request: Mapping[str, Any]) -> Body:
+        raise BadRequest("An order does not change after it is placed.")
+
+    def delete(self, world: CloudWorld, body: Body) -> None:
+        return None
+
+
+BEHAVIOURS = (Secrets(), Containers(), Orders())

@@ -70,3 +70,29 @@ def test_a_secret_deleted_by_hand_is_stored_again(tmp_path: Path, sqlite_url: st
     assert again["id"] != first["id"] and again["payload"] == "s3cr3t"
     assert world.outputs("vault")["payload"] == "s3cr3t"
     world.close()
+
+
+ORDER_TEMPLATE = """
+heat_template_version: 2015-04-30
+resources:
+  order:
+    type: OS::Barbican::Order
+    properties: {name: test_order, type: key, algorithm: aes, bit_length: 256, mode: cbc}
+outputs:
+  status: {value: {get_attr: [order, status]}}
+  secret_ref: {value: {get_attr: [order, secret_ref]}}
+"""
+
+
+def test_an_order_is_waited_for_until_barbican_has_made_its_key(tmp_path: Path, sqlite_url: str) -> None:
+    world = World(tmp_path, sqlite_url, observe_interval=OBSERVE_INTERVAL)
+    world.commit({"stack.yaml": ORDER_TEMPLATE})
+    world.submit("keys", "stack.yaml")
+
+    report = world.converge("keys")["keys"]
+
+    assert report.status is StackStatus.CONVERGED, report.failures
+    outputs = world.outputs("keys")
+    (secret,) = world.live("secrets")
+    assert outputs["status"] == "ACTIVE" and outputs["secret_ref"].endswith(secret["id"])
+    world.close()

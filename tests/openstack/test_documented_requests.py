@@ -179,6 +179,9 @@ def every_type_lives_its_life(sim: CloudUnderTest) -> None:
     secret = provider.create(
         "OS::Barbican::Secret", {"payload": "p", "payload_content_type": "text/plain"}, marker("secret")
     )
+    order = provider.create(
+        "OS::Barbican::Order", {"type": "key", "algorithm": "aes", "bit_length": 256}, marker("order")
+    )
     rsa_container = provider.create(
         "OS::Barbican::RSAContainer", {"private_key_ref": secret.physical_id}, marker("rsa_container")
     )
@@ -211,6 +214,7 @@ def every_type_lives_its_life(sim: CloudUnderTest) -> None:
         "OS::Designate::RecordSet": record_set,
         "OS::Barbican::RSAContainer": rsa_container,
         "OS::Barbican::Secret": secret,
+        "OS::Barbican::Order": order,
     }
     for type_name, live in everything.items():
         assert live.physical_id in provider.observe(type_name, [live.physical_id]), type_name

@@ -78,3 +78,25 @@ def test_containers_name_secrets_by_reference_and_are_observed_in_pages(sim: Clo
             {"secrets": [{"name": "gone", "ref": generic.physical_id.replace("containers", "secrets")}]},
             marker("broken"),
         )
+
+
+def test_an_order_is_pending_then_active_and_shows_what_it_made(sim: CloudUnderTest) -> None:
+    key = sim.provider.create(
+        "OS::Barbican::Order",
+        {"type": "key", "algorithm": "aes", "bit_length": 256, "mode": "cbc"},
+        marker("key"),
+    )
+    pair = sim.provider.create(
+        "OS::Barbican::Order", {"type": "asymmetric", "algorithm": "rsa", "bit_length": 2048}, marker("pair")
+    )
+
+    assert key.status is LiveStatus.IN_PROGRESS and key.attributes["secret_ref"] is None
+    sim.clock.advance(60)
+    seen = sim.provider.observe("OS::Barbican::Order", [key.physical_id, pair.physical_id])
+    assert seen[key.physical_id].status is LiveStatus.READY
+    assert "/secrets/" in seen[key.physical_id].attributes["secret_ref"]
+    assert "/containers/" in seen[pair.physical_id].attributes["container_ref"]
+    found = sim.provider.find_by_marker("OS::Barbican::Order", pair.marker or marker("none"))
+    assert found is not None and found.physical_id == pair.physical_id
+    with pytest.raises(Permanent, match="needs algorithm"):
+        sim.provider.create("OS::Barbican::Order", {"type": "key"}, marker("bad"))

@@ -168,4 +168,63 @@ class RSAContainer(GenericContainer):
     kind: ClassVar[str] = "rsa"
 
 
-TYPES = (Secret, GenericContainer, CertificateContainer, RSAContainer)
+ORDER_META_KEYS = ("name", "algorithm", "bit_length", "mode", "payload_content_type", "expiration",
+                   "request_type", "subject_dn", "source_container_ref", "ca_id", "profile", "request_data",
+                   "pass_phrase")  # fmt: skip
+STATUSES = {"ACTIVE": LiveStatus.READY, "PENDING": LiveStatus.IN_PROGRESS, "ERROR": LiveStatus.FAILED}
+
+
+class Order:
+    type_name: ClassVar[str] = "OS::Barbican::Order"
+
+    def __init__(self, resolver: NameResolver) -> None:
+        self.resolver = resolver
+
+    def create(self, cloud: SimulatedCloud, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
+        meta = {key: properties[key] for key in ORDER_META_KEYS if properties.get(key) is not None}
+        meta["name"] = properties.get("name") or default_name(marker)
+        return self.live(cloud.create("orders", {"type": properties.get("type"), "meta": meta}), marker)
+
+    def update(
+        self, cloud: SimulatedCloud, physical_id: str, properties: Mapping[str, Any], changed: frozenset[str]
+    ) -> LiveResource:
+        raise Permanent(f"{self.type_name} has no property that changes in place ({sorted(changed)})")
+
+    def delete(self, cloud: SimulatedCloud, physical_id: str) -> None:
+        cloud.delete("orders", uuid_of(physical_id))
+
+    def observe(self, cloud: SimulatedCloud, physical_ids: Collection[str]) -> Mapping[str, LiveResource]:
+        wanted = {uuid_of(physical_id) for physical_id in physical_ids}
+        found = (self.live(body, None) for body in cloud.list("orders") if body["id"] in wanted)
+        return {live.physical_id: live for live in found}
+
+    def find_by_marker(self, cloud: SimulatedCloud, marker: Marker) -> LiveResource | None:
+        name = default_name(marker)
+        found = [body for body in cloud.list("orders") if body["meta"].get("name") == name]
+        return self.live(found[0], marker) if found else None
+
+    def live(self, body: Body, marker: Marker | None) -> LiveResource:
+        active = body["status"] == "ACTIVE"
+        attributes = {
+            "status": body["status"],
+            "order_ref": f"{ROOT}/orders/{body['id']}",
+            "secret_ref": f"{ROOT}/secrets/{body['_secret_id']}"
+            if active and body.get("_secret_id")
+            else None,
+            "container_ref": (
+                f"{ROOT}/containers/{body['_container_id']}" if active and body.get("_container_id") else None
+            ),
+            "show": shown(body),
+        }
+        meta = body["meta"]
+        properties = {
+            "type": body["type"],
+            **{key: meta.get(key) for key in ("name", "algorithm", "bit_length", "mode")},
+        }
+        status = STATUSES.get(body["status"], LiveStatus.IN_PROGRESS)
+        return LiveResource(
+            f"{ROOT}/orders/{body['id']}", self.type_name, status, properties, attributes, marker
+        )
+
+
+TYPES = (Secret, GenericContainer, CertificateContainer, RSAContainer, Order)

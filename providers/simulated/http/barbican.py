@@ -40,6 +40,10 @@ class Barbican:
             Route.of("GET", ROOT + "/containers", self.list_containers, SERVICE),
             Route.of("GET", ROOT + "/containers/{id}", self.get_container, SERVICE),
             Route.of("DELETE", ROOT + "/containers/{id}", self.delete_container, SERVICE),
+            Route.of("POST", ROOT + "/orders", self.create_order, SERVICE),
+            Route.of("GET", ROOT + "/orders", self.list_orders, SERVICE),
+            Route.of("GET", ROOT + "/orders/{id}", self.get_order, SERVICE),
+            Route.of("DELETE", ROOT + "/orders/{id}", self.delete_order, SERVICE),
         ]
 
     def versions(self, request: ApiRequest, _: Mapping[str, str]) -> ApiResponse:
@@ -100,6 +104,30 @@ class Barbican:
         self.cloud.delete("secret_containers", params["id"])
         return reply(204)
 
+    # orders
+    def create_order(self, request: ApiRequest, _: Mapping[str, str]) -> ApiResponse:
+        created = self.cloud.create("orders", self._body(request))
+        return reply(202, {"order_ref": self._ref(request, "orders", created["id"])})
+
+    def list_orders(self, request: ApiRequest, _: Mapping[str, str]) -> ApiResponse:
+        return self._listed(request, "orders", self._order)
+
+    def get_order(self, request: ApiRequest, params: Mapping[str, str]) -> ApiResponse:
+        return reply(200, self._order(request, self.cloud.get("orders", params["id"])))
+
+    def delete_order(self, request: ApiRequest, params: Mapping[str, str]) -> ApiResponse:
+        self.cloud.delete("orders", params["id"])
+        return reply(204)
+
+    def _order(self, request: ApiRequest, body: Body) -> Body:
+        shown = {key: value for key, value in body.items() if key != "id" and not key.startswith("_")}
+        shown["order_ref"] = self._ref(request, "orders", body["id"])
+        if body["status"] == "ACTIVE" and body.get("_secret_id"):
+            shown["secret_ref"] = self._ref(request, "secrets", body["_secret_id"])
+        if body["status"] == "ACTIVE" and body.get("_container_id"):
+            shown["container_ref"] = self._ref(request, "containers", body["_container_id"])
+        return shown
+
     # shared
     def _listed(self, request: ApiRequest, collection: str, show: Any) -> ApiResponse:
         try:
@@ -110,7 +138,7 @@ class Barbican:
         name = request.first("name")
         everything = self.cloud.list(collection, name=name) if name else self.cloud.list(collection)
         page = everything[offset : offset + limit]
-        key = "containers" if collection == "secret_containers" else "secrets"
+        key = {"secret_containers": "containers"}.get(collection, collection)
         body: dict[str, Any] = {key: [show(request, item) for item in page], "total": len(everything)}
         if offset + limit < len(everything):
             query = {
@@ -127,6 +155,11 @@ class Barbican:
 
     def _container(self, request: ApiRequest, body: Body) -> Body:
         shown = {key: value for key, value in body.items() if key != "id"}
+        shown["secret_refs"] = [
+            {**item, "secret_ref": item["secret_ref"] if "/" in item["secret_ref"] else
+             self._ref(request, "secrets", item["secret_ref"])}
+            for item in body["secret_refs"]
+        ]  # fmt: skip
         return {**shown, "container_ref": self._ref(request, "containers", body["id"])}
 
     @staticmethod
