@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from providers.catalog import barbican, cinder, designate, glance, neutron, nova, swift
+from providers.catalog import barbican, cinder, designate, glance, neutron, nova, swift, zaqar
 from providers.interface import ResourceType
 
 CATALOG: Mapping[str, ResourceType] = MappingProxyType(
@@ -26,6 +26,7 @@ CATALOG: Mapping[str, ResourceType] = MappingProxyType(
             *glance.TYPES,
             *designate.TYPES,
             *barbican.TYPES,
+            *zaqar.TYPES,
         )
     }
 )

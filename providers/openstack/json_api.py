@@ -63,9 +63,11 @@ class JsonApi:
         *,
         headers: Mapping[str, str] | None = None,
         params: Query | None = None,
+        body: Mapping[str, Any] | list[dict[str, Any]] | None = None,
     ) -> tuple[Mapping[str, str], Any]:
-        """A call whose data travels in headers (Swift's metadata): the answer's headers and body."""
-        response = self._send(method, path, params=params, headers=headers)
+        """A call with headers of its own (Swift's metadata, Zaqar's Client-ID): the answer's headers
+        and body."""
+        response = self._send(method, path, params=params, headers=headers, body=body)
         return response.headers, (response.json() if response.content else None)
 
     def list_all(self, path: str, key: str, params: Query | None = None) -> Iterator[dict[str, Any]]:

@@ -42,6 +42,7 @@ from providers.openstack.swift_container import SwiftContainerHandler
 from providers.openstack.type_handler import TypeHandler
 from providers.openstack.volume import VolumeHandler
 from providers.openstack.volume_attachment import VolumeAttachmentHandler
+from providers.openstack.zaqar_queue import QueueHandler
 
 HANDLERS: dict[str, Callable[[CloudApis], TypeHandler]] = {
     "OS::Nova::Server": ServerHandler,
@@ -71,6 +72,7 @@ HANDLERS: dict[str, Callable[[CloudApis], TypeHandler]] = {
     "OS::Barbican::RSAContainer": lambda apis: ContainerHandler(
         service(apis.key_manager, "key-manager"), "rsa"
     ),
+    "OS::Zaqar::Queue": lambda apis: QueueHandler(service(apis.messaging, "messaging")),
     "OS::Designate::Zone": lambda apis: ZoneHandler(service(apis.dns, "dns"), "OS::Designate::Zone"),
     "OS::Designate::Domain": lambda apis: ZoneHandler(service(apis.dns, "dns"), "OS::Designate::Domain"),
     "OS::Designate::RecordSet": lambda apis: RecordSetHandler(
@@ -118,6 +120,7 @@ class OpenStackProvider:
             object_store=JsonApi(connection.object_store, "object-store"),
             dns=JsonApi(connection.dns, "dns"),
             key_manager=JsonApi(connection.key_manager, "key-manager"),
+            messaging=JsonApi(connection.message, "messaging"),
         )
         self._handlers = {name: build(self.apis) for name, build in HANDLERS.items()}
         self._server_power = ServerPower(self.apis)

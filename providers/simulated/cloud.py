@@ -47,6 +47,7 @@ from providers.simulated import (
     floating_ips,
     images,
     key_manager,
+    messaging,
     network,
     object_storage,
     routers,
@@ -86,6 +87,7 @@ BEHAVIOURS = (
     *object_storage.BEHAVIOURS,
     *dns.BEHAVIOURS,
     *key_manager.BEHAVIOURS,
+    *messaging.BEHAVIOURS,
 )
 
 ItemAction = Callable[[CloudWorld, Body, str, Mapping[str, Any]], Body]

@@ -21,6 +21,7 @@ from providers.simulated.heat_types import (
     dns_types,
     image_types,
     key_manager_types,
+    messaging_types,
     network_types,
     object_store_types,
     storage_types,
@@ -54,6 +55,7 @@ ADAPTERS = (
     *image_types.TYPES,
     *dns_types.TYPES,
     *key_manager_types.TYPES,
+    *messaging_types.TYPES,
 )
 
 

@@ -27,7 +27,7 @@ NEUTRON_COLLECTIONS = {
     "security-group-rules": "security_group_rule",
     "floatingips": "floatingip",
 }
-SERVICES = ("compute", "network", "block-storage", "image", "object-store", "dns", "key-manager")
+SERVICES = ("compute", "network", "block-storage", "image", "object-store", "dns", "key-manager", "messaging")
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,7 @@ def service_prefixes(sim: CloudUnderTest) -> dict[str, str]:
         "object-store": connection.object_store,
         "dns": connection.dns,
         "key-manager": connection.key_manager,
+        "messaging": connection.message,
     }
     return {service: urlsplit(proxy.get_endpoint()).path.rstrip("/") for service, proxy in proxies.items()}
 
@@ -182,6 +183,8 @@ def every_type_lives_its_life(sim: CloudUnderTest) -> None:
     order = provider.create(
         "OS::Barbican::Order", {"type": "key", "algorithm": "aes", "bit_length": 256}, marker("order")
     )
+    queue = provider.create("OS::Zaqar::Queue", {}, marker("queue"))
+    provider.update("OS::Zaqar::Queue", queue.physical_id, {"metadata": {"c": "d"}}, frozenset({"metadata"}))
     rsa_container = provider.create(
         "OS::Barbican::RSAContainer", {"private_key_ref": secret.physical_id}, marker("rsa_container")
     )
@@ -215,6 +218,7 @@ def every_type_lives_its_life(sim: CloudUnderTest) -> None:
         "OS::Barbican::RSAContainer": rsa_container,
         "OS::Barbican::Secret": secret,
         "OS::Barbican::Order": order,
+        "OS::Zaqar::Queue": queue,
     }
     for type_name, live in everything.items():
         assert live.physical_id in provider.observe(type_name, [live.physical_id]), type_name

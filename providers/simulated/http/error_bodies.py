@@ -23,6 +23,8 @@ def error_response(error: CloudError, service: str) -> ApiResponse:
         response = ApiResponse(status, f"<html><h1>{title}</h1><p>{error.message}</p></html>")
         response.headers["Content-Type"] = "text/html; charset=UTF-8"
         return with_retry_after(response, error)
+    elif service == "zaqar":
+        body = {"title": TITLES.get(status, "Error"), "description": error.message}
     elif service == "barbican":
         body = {"code": status, "title": TITLES.get(status, "Error"), "description": error.message}
     elif service == "designate":

@@ -41,6 +41,7 @@ CATALOG_ENTRIES = (
     ("object-store", "swift", "/object-store/v1/AUTH_{project_id}"),
     ("dns", "designate", "/dns"),
     ("key-manager", "barbican", "/key-manager"),
+    ("messaging", "zaqar", "/messaging"),
 )
 
 

@@ -27,6 +27,7 @@ from providers.simulated.http.neutron import Neutron
 from providers.simulated.http.nova import Nova
 from providers.simulated.http.routing import Router
 from providers.simulated.http.swift import Swift
+from providers.simulated.http.zaqar import Zaqar
 
 LOG = logging.getLogger(__name__)
 LISTEN_BACKLOG = 256
@@ -50,6 +51,7 @@ class CloudHTTPServer(ThreadingHTTPServer):
             Swift(cloud),
             Designate(cloud),
             Barbican(cloud),
+            Zaqar(cloud),
             Admin(cloud),
         ):
             routes += service.routes()
