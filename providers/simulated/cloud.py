@@ -1,5 +1,6 @@
-"""The simulated cloud: one in-process model of Nova, Neutron, Cinder and Glance, shared by the
-in-process `SimulatedProvider` and the OpenStack-compatible HTTP face.
+"""The simulated cloud: one in-process model of Nova, Neutron, Cinder, Glance, Swift, Designate,
+Barbican and Zaqar, shared by the in-process `SimulatedProvider` and the OpenStack-compatible HTTP
+face.
 
 Every API call goes through one pipeline: a slot under the concurrency limit (wait for one, or a
 429 with Retry-After), the configured latency (an injected `sleep`), the call fault drawn from the
@@ -20,8 +21,10 @@ Limits, on purpose:
   checks between a floating IP's network and the port's router; no default security group.
 - Names, tags and metadata are held to the services' limits (see `field_limits`); nothing else of a
   request's text is.
-- No snapshots, backups, volume types, image uploads or server metadata items; key pairs belong
-  to the one user.
+- No volume types, image uploads (an image's data is imported from a URL it never reads) or server
+  metadata items; snapshots are made only through the API; key pairs belong to the one user.
+- Swift objects are names and sizes without content; Zaqar queues hold no messages; Barbican makes
+  an order's key material from the cloud's random source and knows no certificate authority.
 - The saved file is written whole by `save()`; two processes must not hold the same cloud open for
   writing at once (the reconciler's runs are sequential; a served cloud is one process).
 """
