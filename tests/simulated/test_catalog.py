@@ -22,6 +22,18 @@ EXPECTED_TYPES = {
     "OS::Neutron::FloatingIPAssociation",
     "OS::Cinder::Volume",
     "OS::Cinder::VolumeAttachment",
+    "OS::Swift::Container",
+    "OS::Glance::WebImage",
+    "OS::Designate::Zone",
+    "OS::Designate::RecordSet",
+    "OS::Designate::Domain",
+    "OS::Designate::Record",
+    "OS::Barbican::Secret",
+    "OS::Barbican::Order",
+    "OS::Barbican::GenericContainer",
+    "OS::Barbican::CertificateContainer",
+    "OS::Barbican::RSAContainer",
+    "OS::Zaqar::Queue",
 }
 
 
@@ -126,4 +138,10 @@ def test_asynchronous_types_are_those_that_build() -> None:
         "OS::Nova::Server",
         "OS::Cinder::Volume",
         "OS::Cinder::VolumeAttachment",
+        "OS::Glance::WebImage",
+        "OS::Designate::Zone",
+        "OS::Designate::RecordSet",
+        "OS::Designate::Domain",
+        "OS::Designate::Record",
+        "OS::Barbican::Order",
     }
