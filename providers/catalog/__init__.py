@@ -12,7 +12,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from providers.catalog import aodh, cinder, keystone, neutron, nova, octavia
+from providers.catalog import (
+    aodh,
+    barbican,
+    cinder,
+    designate,
+    glance,
+    keystone,
+    neutron,
+    nova,
+    octavia,
+    swift,
+    zaqar,
+)
 from providers.interface import ResourceType
 
 CATALOG: Mapping[str, ResourceType] = MappingProxyType(
@@ -25,6 +37,11 @@ CATALOG: Mapping[str, ResourceType] = MappingProxyType(
             *octavia.TYPES,
             *aodh.TYPES,
             *keystone.TYPES,
+            *swift.TYPES,
+            *glance.TYPES,
+            *designate.TYPES,
+            *barbican.TYPES,
+            *zaqar.TYPES,
         )
     }
 )

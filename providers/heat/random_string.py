@@ -45,10 +45,32 @@ def _pools(properties: Mapping[str, Any]) -> list[tuple[str, int]]:
     return pools
 
 
+MIN_LENGTH, MAX_LENGTH, DEFAULT_LENGTH = 1, 512, 32
+
+
+def requested_length(properties: Mapping[str, Any]) -> int:
+    """The `length` asked for, held to Heat's schema (an integer from 1 to 512), with its messages."""
+    value = properties.get("length")
+    if value is None:
+        return DEFAULT_LENGTH
+    try:
+        length = int(str(value).strip()) if not isinstance(value, bool) else None
+    except ValueError:
+        length = None
+    if length is None:
+        raise RandomStringError(f"length: Value '{value}' is not an integer")
+    if not MIN_LENGTH <= length <= MAX_LENGTH:
+        raise RandomStringError(f"length: {length} is out of range (min: {MIN_LENGTH}, max: {MAX_LENGTH})")
+    return length
+
+
 def generate_random_string(properties: Mapping[str, Any], random: RandomSource) -> str:
     """A string of `length` characters holding at least `min` of every requested class and sequence."""
-    length = int(properties.get("length") or 32)
-    pools = _pools(properties)
+    length = requested_length(properties)
+    try:
+        pools = _pools(properties)
+    except (ValueError, TypeError, KeyError, AttributeError) as error:
+        raise RandomStringError(f"character classes or sequences are malformed: {error}") from error
     minimum = sum(count for _, count in pools)
     if minimum > length:
         raise RandomStringError(f"length {length} is shorter than the {minimum} characters the minimums need")

@@ -28,6 +28,10 @@ class CloudApis:
     alarming: JsonApi
     identity: JsonApi
     identity_names: NameLookup
+    object_store: JsonApi | None = None
+    dns: JsonApi | None = None
+    key_manager: JsonApi | None = None
+    messaging: JsonApi | None = None
 
 
 def name_lookup_for(compute: JsonApi, network: JsonApi, image: JsonApi) -> NameLookup:

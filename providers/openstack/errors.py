@@ -32,7 +32,7 @@ from providers.interface import NotFound, Permanent, ProviderError, Retryable
 
 QUOTA_WORDS = ("quota", "overlimit", "over limit", "limitexceeded")
 # Request body keys whose values are secrets; a cloud may echo them in a validation message.
-SECRET_KEYS = frozenset({"adminPass", "user_data", "password", "private_key", "admin_pass"})
+SECRET_KEYS = frozenset({"adminPass", "user_data", "password", "private_key", "admin_pass", "payload"})
 REDACTED = "<redacted>"
 
 
@@ -47,7 +47,7 @@ def raise_for_response(response: requests.Response, action: str) -> None:
 def error_for(action: str, response: requests.Response, cause: sdk_errors.HttpException) -> ProviderError:
     """The interface error for one failed HTTP response (the SDK has parsed its message)."""
     status = response.status_code
-    message = f"{action}: HTTP {status}: {cloud_message(cause)}"
+    message = f"{action}: HTTP {status}: {body_description(response) or cloud_message(cause)}"
     if status == 404:
         return NotFound(message)
     if names_a_quota(message):
@@ -65,6 +65,16 @@ def cloud_message(error: sdk_errors.HttpException) -> str:
     """The cloud's own words for a failure, as the SDK extracted them from the error body."""
     details = (error.details or "").strip()
     return details or "no message"
+
+
+def body_description(response: requests.Response) -> str | None:
+    """Barbican's own words, which it writes as `description` where the SDK looks for `message`."""
+    try:
+        body = response.json()
+    except ValueError:
+        return None
+    description = body.get("description") if isinstance(body, dict) else None
+    return description.strip() or None if isinstance(description, str) else None
 
 
 def names_a_quota(message: str) -> bool:

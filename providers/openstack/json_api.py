@@ -46,11 +46,36 @@ class JsonApi:
     def put(self, path: str, body: Mapping[str, Any]) -> Any:
         return self._call("PUT", path, body=body)
 
-    def patch(self, path: str, body: Mapping[str, Any]) -> Any:
-        return self._call("PATCH", path, body=body)
+    def patch(
+        self,
+        path: str,
+        body: Mapping[str, Any] | list[dict[str, Any]],
+        content_type: str | None = None,
+    ) -> Any:
+        """A PATCH of JSON (Keystone), or of a list of operations in a media type of the service's
+        (Glance's) when `content_type` names one."""
+        if content_type is None and not isinstance(body, list):
+            return self._call("PATCH", path, body=body)
+        headers = {"Content-Type": content_type or "application/json"}
+        response = self._send("PATCH", path, body=body, headers=headers)
+        return response.json() if response.content else {}
 
     def delete(self, path: str) -> None:
         self._call("DELETE", path)
+
+    def with_headers(
+        self,
+        method: str,
+        path: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        params: Query | None = None,
+        body: Mapping[str, Any] | list[dict[str, Any]] | None = None,
+    ) -> tuple[Mapping[str, str], Any]:
+        """A call with headers of its own (Swift's metadata, Zaqar's Client-ID): the answer's headers
+        and body."""
+        response = self._send(method, path, params=params, headers=headers, body=body)
+        return response.headers, (response.json() if response.content else None)
 
     def list_all(self, path: str, key: str, params: Query | None = None) -> Iterator[dict[str, Any]]:
         """Every item of a paged collection, one request per page."""
@@ -71,6 +96,20 @@ class JsonApi:
         params: Query | None = None,
         body: Mapping[str, Any] | None = None,
     ) -> Any:
+        response = self._send(method, path, params=params, body=body)
+        if not response.content:
+            return {}
+        return response.json()
+
+    def _send(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Query | None = None,
+        body: Mapping[str, Any] | list[dict[str, Any]] | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> requests.Response:
         action = f"{method} {self.service} {path}"
         # log=False: keystoneauth would log whole request and response bodies at DEBUG, and those
         # hold admin passwords, user data and generated private keys. One line per call instead.
@@ -79,6 +118,8 @@ class JsonApi:
             kwargs["params"] = params
         if body is not None:
             kwargs["json"] = body
+        if headers:
+            kwargs["headers"] = dict(headers)
         if self.microversion:
             kwargs["microversion"] = self.microversion
         with translated_errors(action):
@@ -91,9 +132,7 @@ class JsonApi:
             if safe is error:
                 raise
             raise safe from error.__cause__
-        if not response.content:
-            return {}
-        return response.json()
+        return response
 
     @staticmethod
     def _next_marker(page: Mapping[str, Any], key: str) -> str | None:

@@ -68,7 +68,10 @@ def adopted(existing: Mapping[str, Any], properties: Mapping[str, Any]) -> LiveR
     """The key pair already there, when it is the template's (same public key); else Permanent."""
     if properties.get("public_key") and same_key(existing.get("public_key"), properties["public_key"]):
         return live_keypair(existing)
-    raise Permanent(f"a key pair named {properties['name']!r} already exists with another key")
+    raise Permanent(
+        f"a key pair named {properties['name']!r} already exists with another key (key pairs hold no "
+        "marker: give its public_key to adopt it, or choose another name)"
+    )
 
 
 def same_key(left: Any, right: Any) -> bool:

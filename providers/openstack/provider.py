@@ -1,5 +1,5 @@
 """OpenStackProvider: the provider interface over openstacksdk, for the Nova, Neutron, Cinder,
-Octavia, Aodh and Keystone types.
+Octavia, Aodh, Keystone, Swift, Glance, Designate, Barbican and Zaqar types.
 
 Build one per cloud with `OpenStackProvider.from_cloud(name)`: credentials, region and endpoints
 come from `clouds.yaml` (or `OS_CLOUD` / `OS_*` variables) exactly as for the `openstack` command;
@@ -18,6 +18,7 @@ from providers.catalog.alarm_bodies import ALARM_KINDS
 from providers.catalog.identity_bodies import ENTITIES, GRANT_TYPES
 from providers.interface import LiveResource, Marker, Permanent, ResourceType
 from providers.openstack.alarm import AlarmHandler
+from providers.openstack.barbican import ContainerHandler, OrderHandler, SecretHandler
 from providers.openstack.cloud_apis import (
     BLOCK_STORAGE_MICROVERSION,
     COMPUTE_MICROVERSION,
@@ -26,9 +27,11 @@ from providers.openstack.cloud_apis import (
     name_lookup_for,
 )
 from providers.openstack.connection_pools import DEFAULT_CONNECTIONS, size_connection_pools
+from providers.openstack.designate import RecordSetHandler, ZoneHandler
 from providers.openstack.ec2_security_group import Ec2SecurityGroupHandler
 from providers.openstack.errors import translated_errors
 from providers.openstack.floating_ip_association import FloatingIPAssociationHandler
+from providers.openstack.glance_image import WebImageHandler
 from providers.openstack.host_aggregate import HostAggregateHandler
 from providers.openstack.identity import IdentityHandler
 from providers.openstack.json_api import JsonApi
@@ -46,11 +49,13 @@ from providers.openstack.server import ServerHandler
 from providers.openstack.server_group import ServerGroupHandler
 from providers.openstack.server_live import SERVER_TYPE
 from providers.openstack.server_power import ServerPower
+from providers.openstack.swift_container import SwiftContainerHandler
 from providers.openstack.trunk import TrunkHandler
 from providers.openstack.type_handler import TypeHandler
 from providers.openstack.volume import VolumeHandler
 from providers.openstack.volume_attachment import VolumeAttachmentHandler
 from providers.openstack.volume_type import EncryptedVolumeTypeHandler, VolumeTypeHandler
+from providers.openstack.zaqar_queue import QueueHandler
 
 
 def for_each(
@@ -89,7 +94,34 @@ HANDLERS: dict[str, Callable[[CloudApis], TypeHandler]] = {
     **for_each(ALARM_KINDS, AlarmHandler),
     **for_each(ENTITIES, IdentityHandler),
     **for_each(GRANT_TYPES, RoleAssignmentHandler),
+    "OS::Swift::Container": lambda apis: SwiftContainerHandler(service(apis.object_store, "object-store")),
+    "OS::Glance::WebImage": lambda apis: WebImageHandler(apis.image),
+    "OS::Barbican::Secret": lambda apis: SecretHandler(service(apis.key_manager, "key-manager")),
+    "OS::Barbican::Order": lambda apis: OrderHandler(service(apis.key_manager, "key-manager")),
+    "OS::Barbican::GenericContainer": lambda apis: ContainerHandler(
+        service(apis.key_manager, "key-manager"), "generic"
+    ),
+    "OS::Barbican::CertificateContainer": lambda apis: ContainerHandler(
+        service(apis.key_manager, "key-manager"), "certificate"
+    ),
+    "OS::Barbican::RSAContainer": lambda apis: ContainerHandler(
+        service(apis.key_manager, "key-manager"), "rsa"
+    ),
+    "OS::Zaqar::Queue": lambda apis: QueueHandler(service(apis.messaging, "messaging")),
+    "OS::Designate::Zone": lambda apis: ZoneHandler(service(apis.dns, "dns"), "OS::Designate::Zone"),
+    "OS::Designate::Domain": lambda apis: ZoneHandler(service(apis.dns, "dns"), "OS::Designate::Domain"),
+    "OS::Designate::RecordSet": lambda apis: RecordSetHandler(
+        service(apis.dns, "dns"), "OS::Designate::RecordSet"
+    ),
+    "OS::Designate::Record": lambda apis: RecordSetHandler(service(apis.dns, "dns"), "OS::Designate::Record"),
 }
+
+
+def service(api: JsonApi | None, name: str) -> JsonApi:
+    """A service's client, which every cloud this provider is built for has (see `__init__`)."""
+    if api is None:
+        raise Permanent(f"the cloud has no {name} service")
+    return api
 
 
 def with_defaults(type_name: str, properties: Mapping[str, Any]) -> dict[str, Any]:
@@ -124,6 +156,10 @@ class OpenStackProvider:
             alarming=JsonApi(connection.alarm, "alarming"),
             identity=identity,
             identity_names=identity_lookup_for(identity),
+            object_store=JsonApi(connection.object_store, "object-store"),
+            dns=JsonApi(connection.dns, "dns"),
+            key_manager=JsonApi(connection.key_manager, "key-manager"),
+            messaging=JsonApi(connection.message, "messaging"),
         )
         self._handlers = {name: build(self.apis) for name, build in HANDLERS.items()}
         self._handlers.update(load_balancing_handlers(connection, self.apis))

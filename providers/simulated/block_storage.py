@@ -1,4 +1,4 @@
-"""Cinder's volumes (creating -> available, in-use when attached) and Glance's images.
+"""Cinder's volumes (creating -> available, in-use when attached).
 
 The idempotency marker of a volume is a metadata entry (Cinder volumes carry no tags); the
 collection index covers metadata pairs, so a list filtered by metadata reads an index too.
@@ -25,15 +25,11 @@ class Volumes:
     building: Building | None = VOLUME_BUILDING
 
     def create(self, world: CloudWorld, request: Mapping[str, Any]) -> Body:
-        size = request.get("size")
-        if not isinstance(size, int) or size < 1:
-            raise BadRequest(f"Invalid input received: 'size' must be a positive integer, got {size!r}.")
+        size = self._size(world, request)
         self._check_gigabytes(world, size)
         image = request.get("imageRef")
         if image and image not in world.inventory("images"):
             raise BadRequest(f"Invalid image identifier or unable to access requested image {image}.")
-        if request.get("source_volid"):
-            world.require("volumes", request["source_volid"], "Volume")
         volume_type = _volume_type(world, request.get("volume_type"))
         now = world.timestamp()
         return {
@@ -51,6 +47,7 @@ class Volumes:
             "attachments": [],
             "snapshot_id": request.get("snapshot_id"),
             "source_volid": request.get("source_volid"),
+            "backup_id": request.get("backup_id"),
             "consistencygroup_id": None,
             "replication_status": None,
             "os-vol-tenant-attr:tenant_id": world.settings.project_id,
@@ -76,6 +73,25 @@ class Volumes:
             )
 
     @staticmethod
+    def _size(world: CloudWorld, request: Mapping[str, Any]) -> int:
+        """The size asked for; a volume made from a snapshot, a backup or another volume takes its
+        source's size when none is given, and may not be smaller."""
+        size = request.get("size")
+        source = _source_of(world, request)
+        if source is not None:
+            kind, body = source
+            if size is None:
+                return int(body["size"])
+            if isinstance(size, int) and size < body["size"]:
+                raise BadRequest(
+                    f"Invalid input received: Volume size '{size}'GB cannot be smaller than the {kind} "
+                    f"size {body['size']}GB. They must be >= original {kind} size."
+                )
+        if not isinstance(size, int) or size < 1:
+            raise BadRequest(f"Invalid input received: 'size' must be a positive integer, got {size!r}.")
+        return size
+
+    @staticmethod
     def _check_gigabytes(world: CloudWorld, size: int) -> None:
         limit = world.settings.quotas.get("gigabytes")
         if limit is None:
@@ -97,6 +113,19 @@ def _volume_type(world: CloudWorld, wanted: Any) -> Body | None:
     if found is None:
         raise ItemNotFound(f"Volume type with name {wanted} could not be found.")
     return found
+
+
+def _source_of(world: CloudWorld, request: Mapping[str, Any]) -> tuple[str, Body] | None:
+    """What a new volume is made from (snapshot, backup or volume), if anything."""
+    for key, collection, kind in (
+        ("snapshot_id", "snapshots", "snapshot"),
+        ("backup_id", "backups", "backup"),
+        ("source_volid", "volumes", "source volume"),
+    ):
+        if request.get(key):
+            body = world.require(collection, str(request[key]), kind.capitalize())
+            return kind, body
+    return None
 
 
 def volume_action(world: CloudWorld, volume: Body, action: str, request: Mapping[str, Any]) -> Body:
@@ -123,39 +152,4 @@ def volume_action(world: CloudWorld, volume: Body, action: str, request: Mapping
     raise BadRequest(f"Unsupported volume action {action!r}.")
 
 
-class Images:
-    """Glance images; seeded with the cloud, always active."""
-
-    collection = "images"
-    quota_status = 413
-    building: Building | None = None
-
-    def create(self, world: CloudWorld, request: Mapping[str, Any]) -> Body:
-        now = world.timestamp()
-        return {
-            "id": request.get("id") or world.new_id(),
-            "name": request.get("name"),
-            "status": "active",
-            "visibility": request.get("visibility", "public"),
-            "disk_format": request.get("disk_format", "qcow2"),
-            "container_format": request.get("container_format", "bare"),
-            "size": request.get("size", 21430272),
-            "min_disk": request.get("min_disk", 0),
-            "min_ram": request.get("min_ram", 0),
-            "tags": list(request.get("tags") or ()),
-            "protected": False,
-            "os_hidden": False,
-            "owner": world.settings.project_id,
-            "checksum": None,
-            "created_at": now,
-            "updated_at": now,
-        }
-
-    def update(self, world: CloudWorld, body: Body, request: Mapping[str, Any]) -> Body:
-        return {**body, **request, "updated_at": world.timestamp()}
-
-    def delete(self, world: CloudWorld, body: Body) -> None:
-        return None
-
-
-BEHAVIOURS = (Volumes(), Images())
+BEHAVIOURS = (Volumes(),)

@@ -1,6 +1,6 @@
-"""The simulated cloud: one in-process model of Nova, Neutron, Cinder, Glance, Octavia, Aodh and
-Keystone's admin collections, shared by the in-process `SimulatedProvider` and the
-OpenStack-compatible HTTP face.
+"""The simulated cloud: one in-process model of Nova, Neutron, Cinder, Glance, Octavia, Aodh,
+Keystone's admin collections, Swift, Designate, Barbican and Zaqar, shared by the in-process
+`SimulatedProvider` and the OpenStack-compatible HTTP face.
 
 Every API call goes through one pipeline: a slot under the concurrency limit (wait for one, or a
 429 with Retry-After), the configured latency (an injected `sleep`), the call fault drawn from the
@@ -24,8 +24,10 @@ Limits, on purpose:
   checks between a floating IP's network and the port's router; no default security group.
 - Names, tags and metadata are held to the services' limits (see `field_limits`); nothing else of a
   request's text is.
-- No snapshots, backups, volume types, image uploads or server metadata items; key pairs belong
-  to the one user.
+- No volume types, image uploads (an image's data is imported from a URL it never reads) or server
+  metadata items; snapshots are made only through the API; key pairs belong to the one user.
+- Swift objects are names and sizes without content; Zaqar queues hold no messages; Barbican makes
+  an order's key material from the cloud's random source and knows no certificate authority.
 - The saved file is written whole by `save()`; two processes must not hold the same cloud open for
   writing at once (the reconciler's runs are sequential; a served cloud is one process).
 """
@@ -49,14 +51,20 @@ from providers.simulated import (
     backups,
     block_storage,
     compute,
+    dns,
     floating_ips,
     identity,
+    images,
+    key_manager,
     load_balancing,
+    messaging,
     network,
+    object_storage,
     routers,
     security_groups,
     seeds,
     trunks,
+    volume_snapshots,
     volume_types,
 )
 from providers.simulated.errors import (
@@ -86,6 +94,7 @@ BEHAVIOURS = (
     *security_groups.BEHAVIOURS,
     *floating_ips.BEHAVIOURS,
     *block_storage.BEHAVIOURS,
+    *images.BEHAVIOURS,
     *backups.BEHAVIOURS,
     *volume_types.BEHAVIOURS,
     *trunks.BEHAVIOURS,
@@ -93,6 +102,11 @@ BEHAVIOURS = (
     *load_balancing.BEHAVIOURS,
     *alarms.BEHAVIOURS,
     *identity.BEHAVIOURS,
+    *volume_snapshots.BEHAVIOURS,
+    *object_storage.BEHAVIOURS,
+    *dns.BEHAVIOURS,
+    *key_manager.BEHAVIOURS,
+    *messaging.BEHAVIOURS,
 )
 
 ItemAction = Callable[[CloudWorld, Body, str, Mapping[str, Any]], Body]
@@ -105,6 +119,7 @@ ITEM_ACTIONS: Mapping[tuple[str, str], ItemAction] = {
     **{("aggregates", name): aggregates.aggregate_action for name in aggregates.AGGREGATE_ACTIONS},
     **{("trunks", name): trunks.trunk_action for name in trunks.TRUNK_ACTIONS},
     **{("volume_types", name): volume_types.volume_type_action for name in volume_types.VOLUME_TYPE_ACTIONS},
+    ("images", "import"): images.import_image,
 }
 
 
@@ -421,7 +436,9 @@ class SimulatedCloud:
             raise InternalError(f"no collection {collection!r} in this cloud")
         check_fields(collection, request)
         world.check_quota(collection)
-        body = world.start_building(collection, behaviour.create(world, request))
+        body = behaviour.create(world, request)
+        if getattr(behaviour, "builds_on_create", True):
+            body = world.start_building(collection, body)
         shown_once: frozenset[str] = getattr(behaviour, "shown_once", frozenset())
         stored = {key: value for key, value in body.items() if key not in shown_once} if shown_once else body
         world.add(collection, stored)

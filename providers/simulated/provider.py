@@ -20,11 +20,16 @@ from providers.simulated.heat_types import (
     aggregate_type,
     alarm_types,
     compute_types,
+    dns_types,
     ec2_security_group,
     identity_types,
+    image_types,
+    key_manager_types,
     load_balancing_types,
+    messaging_types,
     network_types,
     nova_floating_ips,
+    object_store_types,
     storage_types,
     trunk_type,
     volume_types,
@@ -65,6 +70,11 @@ ADAPTERS = (
     *load_balancing_types.TYPES,
     *alarm_types.TYPES,
     *identity_types.TYPES,
+    *object_store_types.TYPES,
+    *image_types.TYPES,
+    *dns_types.TYPES,
+    *key_manager_types.TYPES,
+    *messaging_types.TYPES,
 )
 
 

@@ -31,7 +31,7 @@ def seed(world: CloudWorld) -> None:
         request = {"id": flavor_id, "name": name, "ram": ram, "vcpus": vcpus, "disk": disk}
         world.add("flavors", behaviours["flavors"].create(world, request))
     for name in IMAGES:
-        request = {"id": str(uuid.uuid5(_NAMESPACE, name)), "name": name}
+        request = {"id": str(uuid.uuid5(_NAMESPACE, name)), "name": name, "status": "active"}
         world.add("images", behaviours["images"].create(world, request))
     network = behaviours["networks"].create(world, {"name": PUBLIC_NETWORK, "router:external": True})
     world.add("networks", network)

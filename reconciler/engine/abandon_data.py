@@ -13,16 +13,14 @@ given; a nested stack's are left empty (its definition is made from its parent's
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from reconciler.engine.resource_state import RecordStatus
 from reconciler.engine.stack_check import current_records
+from reconciler.templates.stack_identity import stack_id
 from state.records import RecordedResource
 from state.stacks import StackState, StackStatus
-
-STACK_IDS = uuid.UUID("6f1f3d1c-2b52-5d0e-9a57-0c5b1e0f6a11")  # the namespace stack ids are made in
 
 # A stack's status -> Heat's (action, status) pair; the action of a settled stack is CREATE or UPDATE.
 STACK_STATES: Mapping[StackStatus, tuple[str | None, str]] = {
@@ -37,10 +35,6 @@ RESOURCE_STATES: Mapping[str, tuple[str, str]] = {
     RecordStatus.UPDATE_IN_PROGRESS.value: ("UPDATE", "IN_PROGRESS"),
     RecordStatus.FAILED.value: ("CREATE", "FAILED"),
 }
-
-
-def stack_id(stack: str) -> str:
-    return str(uuid.uuid5(STACK_IDS, stack))
 
 
 def abandon_data(

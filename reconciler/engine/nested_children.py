@@ -21,6 +21,7 @@ from reconciler.engine.run_spec import RunSpec
 from reconciler.engine.stack_status import AT_REST, StackStatus
 from reconciler.templates.errors import Unresolved
 from reconciler.templates.removal_policies import with_removed_names
+from reconciler.templates.stack_identity import nested_stack_name, stack_pseudo_parameters
 
 if TYPE_CHECKING:
     from reconciler.engine.stack_run import StackRun
@@ -88,14 +89,14 @@ class NestedChildren:
         run = self._run
         definition = run.definition
         assert definition is not None
-        child = f"{run.name}/{name}"
+        child = nested_stack_name(run.name, name)
         if definition.resources[name].nested_kind == "group":
             recorded = state.properties if state is not None else None
             desired = with_removed_names(desired, recorded, run.values.member_references(child))
         resource = definition.resources[name]
         # a scaling group's nested stack has its runtime size; its record keeps what git declared
         sized = run.scaling.sized(name, desired) if resource.nested_kind == "autoscaling" else desired
-        nested = definition.nested(name, sized)
+        nested = definition.nested(name, sized, pseudo_parameters=stack_pseudo_parameters(child))
         if nested is None:
             run.actions.fail(name, f"{type_name} has no nested definition")
             return

@@ -27,6 +27,7 @@ from reconciler.engine.desired import DesiredStack
 from reconciler.engine.report import StackReport, parse_failure
 from reconciler.engine.resource_state import RecordStatus
 from reconciler.engine.run_spec import Lineage, RunSpec
+from reconciler.templates.stack_identity import nested_stack_name, stack_pseudo_parameters
 from state.stacks import GenerationSeen, StackState
 from state.store import Store
 
@@ -37,10 +38,12 @@ _ON_THEIR_WAY_OUT = frozenset({RecordStatus.RETIRED.value, RecordStatus.DELETE_I
 def rebuild(root: DesiredStack, lineage: Lineage) -> DesiredStack | None:
     """The nested definition `lineage` makes from the root's definition (None if it makes none)."""
     definition: DesiredStack | None = root
+    stack = lineage.root
     for resource, properties in lineage.path:
         if definition is None or resource not in definition.resources:
             return None
-        definition = definition.nested(resource, properties)
+        stack = nested_stack_name(stack, resource)
+        definition = definition.nested(resource, properties, pseudo_parameters=stack_pseudo_parameters(stack))
     return definition
 
 

@@ -23,6 +23,7 @@ from reconciler.templates.evaluation import OMITTED, UNKNOWN, AttributeSource, E
 from reconciler.templates.hidden_values import hidden_values, redact
 from reconciler.templates.nodes import Parser, References
 from reconciler.templates.parameters import ParameterSchema
+from reconciler.templates.property_translation import translated_properties
 
 if TYPE_CHECKING:
     from reconciler.templates.loading import LoadContext
@@ -205,7 +206,9 @@ class StackDefinition:
         if parsed is None:
             parsed = self.resources[name].properties
         value = self._evaluate(self._scope(source), parsed)
-        return dict(value) if isinstance(value, Mapping) else {}
+        if not isinstance(value, Mapping):
+            return {}
+        return translated_properties(self.resources[name].type, value)
 
     def resolve_properties_known(self, name: str, source: AttributeSource) -> dict[str, Any]:
         """The properties of resource `name` as far as `source` knows them: a value it cannot give

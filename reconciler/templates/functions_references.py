@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from reconciler.templates.errors import FunctionError, Unresolved
+from reconciler.templates.errors import FunctionError, ResolutionError, Unresolved
 from reconciler.templates.evaluation import UNKNOWN, Evaluation
 
 PSEUDO_PARAMETERS = ("OS::stack_name", "OS::stack_id", "OS::project_id")
@@ -34,6 +34,9 @@ def get_param(args: Any, scope: Evaluation) -> Any:
     if value is UNKNOWN:
         if scope.validating:
             return UNKNOWN
+        if name in PSEUDO_PARAMETERS:
+            # No later moment gives a pseudo parameter a value: waiting for one would never end.
+            raise ResolutionError(f"The Parameter ({name}) has no value where this stack is resolved")
         raise Unresolved(name)
     return _select_path(value, path)
 

@@ -24,6 +24,7 @@ from reconciler.templates.file_source import FileSource, IdentifiedFileSource, r
 from reconciler.templates.limits import Limits
 from reconciler.templates.repository_config import StackOutputRef
 from reconciler.templates.resource_checks import resource_problems
+from reconciler.templates.stack_identity import stack_pseudo_parameters
 from reconciler.templates.template_model import TemplateModel, build_model
 
 
@@ -228,7 +229,7 @@ def _load_stack(
     model = context.model(template_path)
     from reconciler.templates.nested_checks import check_nested_tree
 
-    pseudo = {**({"OS::stack_name": stack_name} if stack_name else {}), **pseudo_parameters}
+    pseudo = {**(stack_pseudo_parameters(stack_name) if stack_name else {}), **pseudo_parameters}
     definition = bind(model, context, Binding(values=dict(values), pseudo=pseudo))
     definition.identify_by_inputs(
         {"template": template_path, "environments": list(environments), "values": values, "pseudo": pseudo}

@@ -133,7 +133,9 @@ class World:
         adoption: Adoption | None = None,
     ) -> int | None:
         """`adoption`: existing resources taken instead of created (Heat's adopt)."""
-        definition = load_stack(DirectorySource(self.repo_dir), template, parameters=parameters or {})
+        definition = load_stack(
+            DirectorySource(self.repo_dir), template, parameters=parameters or {}, stack_name=stack
+        )
         commit = self.repo.head.commit.hexsha
         return self.engine.submit(stack, DesiredGeneration(commit, self.policy, definition, adoption))
 

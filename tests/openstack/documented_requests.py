@@ -1,6 +1,7 @@
 """The request table of docs/openstack-api.md, read as data: which calls the provider may send.
 
-Each row allows one method on one path template (`{id}` is one segment, `{collection}` each of the
+Each row allows one method on one path template (`{id}` is one segment, `{object}` a Swift object
+name, "/" and all, `{collection}` each of the
 Neutron collections) with a set of body keys. A key with listed keys under it (`server` with
 `server.name`) is a wrapper: only those may be sent inside it; any other key's value is data
 (`metadata`, `os:scheduler_hints`) whose own keys are the template's. Keys written
@@ -29,7 +30,17 @@ NEUTRON_COLLECTIONS = {
     "floatingips": "floatingip",
     "trunks": "trunk",
 }
-SERVICES = ("compute", "network", "block-storage", "image", "load-balancer")
+SERVICES = (
+    "compute",
+    "network",
+    "block-storage",
+    "image",
+    "load-balancer",
+    "object-store",
+    "dns",
+    "key-manager",
+    "messaging",
+)
 IDENTITY_ENTITIES = {
     "domains": "domain",
     "projects": "project",
@@ -79,7 +90,11 @@ def documented_calls(document: Path = DOCUMENT) -> list[DocumentedCall]:
             body_keys = {key.replace("{singular}", singular) for key in _keys(keys)}
             if f"{singular}.*" in body_keys:
                 body_keys |= creates.get(f"/{collection}", frozenset())
-            pattern = re.compile(re.escape(expanded_path).replace(re.escape("{id}"), "[^/]+"))
+            pattern = re.compile(
+                re.escape(expanded_path)
+                .replace(re.escape("{id}"), "[^/]+")
+                .replace(re.escape("{object}"), ".+")
+            )
             calls.append(DocumentedCall(service, method, pattern, frozenset(body_keys), f"{method} {path}"))
     return calls
 
@@ -124,6 +139,10 @@ def service_prefixes(sim: CloudUnderTest) -> dict[str, str]:
         "block-storage": connection.block_storage,
         "image": connection.image,
         "load-balancer": connection.load_balancer,
+        "object-store": connection.object_store,
+        "dns": connection.dns,
+        "key-manager": connection.key_manager,
+        "messaging": connection.message,
     }
     return {service: urlsplit(proxy.get_endpoint()).path.rstrip("/") for service, proxy in proxies.items()}
 

@@ -115,3 +115,26 @@ def test_a_snapshot_of_a_type_that_cannot_be_copied_is_refused(sim: CloudUnderTe
 
     with pytest.raises(Permanent, match='"Snapshot" deletion policy not supported'):
         sim.provider.snapshot("OS::Neutron::Net", net.physical_id, marker("net"))
+
+
+@pytest.mark.parametrize("source", ["snapshot_id", "backup_id", "source_volid"])
+def test_a_volume_made_from_a_snapshot_backup_or_volume_takes_its_size_when_given_none(
+    sim: CloudUnderTest, source: str
+) -> None:
+    original = sim.provider.create(VOLUME, {"size": 3}, marker("original"))
+    sim.clock.advance(60)
+    collection = {"snapshot_id": "snapshots", "backup_id": "backups"}.get(source)
+    made_from = (
+        original.physical_id
+        if collection is None
+        else str(sim.cloud.create(collection, {"volume_id": original.physical_id})["id"])
+    )
+    sim.clock.advance(60)
+
+    copy = sim.provider.create(VOLUME, {source: made_from}, marker("copy"))
+    bigger = sim.provider.create(VOLUME, {source: made_from, "size": 5}, marker("bigger"))
+
+    assert copy.properties["size"] == 3
+    assert bigger.properties["size"] == 5
+    with pytest.raises(Permanent, match="cannot be smaller"):
+        sim.provider.create(VOLUME, {source: made_from, "size": 1}, marker("smaller"))

@@ -27,7 +27,7 @@ def test_every_request_sent_is_a_documented_one(sim: CloudUnderTest) -> None:
     services_seen = set()
     for sent in sim.log.requests:
         service, relative = service_of(sent, prefixes)
-        if service is None or relative in ("", "/"):
+        if service is None or (relative in ("", "/") and sent.method == "GET" and not sent.query_keys):
             continue  # identity and version discovery: the SDK's, not the provider's
         services_seen.add(service)
         if not any(call.allows(service, sent, relative) for call in calls):
@@ -124,6 +124,55 @@ def every_type_lives_its_life(sim: CloudUnderTest) -> None:
         {"instance_uuid": server.physical_id, "volume_id": volume.physical_id},
         marker("attach"),
     )
+    container = provider.create(
+        "OS::Swift::Container",
+        {"X-Container-Meta": {"a": "b"}, "X-Account-Meta": {"c": "d"}, "PurgeOnDelete": True},
+        marker("container"),
+    )
+    sim.cloud.update("containers", container.physical_id, {"put_object": ("dir/object", 1)})
+    image_properties = {
+        "location": "https://download.example.org/image.qcow2",
+        "disk_format": "qcow2",
+        "container_format": "bare",
+        "tags": ["a"],
+        "os_distro": "fedora",
+    }
+    image = provider.create("OS::Glance::WebImage", image_properties, marker("image"))
+    zone = provider.create(
+        "OS::Designate::Zone", {"name": "example.org.", "email": "a@example.org"}, marker("z")
+    )
+    sim.clock.advance(60)
+    provider.update("OS::Designate::Zone", zone.physical_id, {"ttl": 60}, frozenset({"ttl"}))
+    www = marker("www")
+    record_set = provider.create(
+        "OS::Designate::RecordSet",
+        {"zone": "example.org.", "name": "www.example.org.", "type": "A", "records": ["192.0.2.1"]},
+        www,
+    )
+    provider.create(  # a create repeated after a crash adopts what the first one made
+        "OS::Designate::RecordSet",
+        {"zone": zone.physical_id, "name": "www.example.org.", "type": "A", "records": ["192.0.2.1"]},
+        www,
+    )
+    sim.clock.advance(60)
+    provider.update("OS::Designate::RecordSet", record_set.physical_id, {"ttl": 60}, frozenset({"ttl"}))
+    secret = provider.create(
+        "OS::Barbican::Secret", {"payload": "p", "payload_content_type": "text/plain"}, marker("secret")
+    )
+    order = provider.create(
+        "OS::Barbican::Order", {"type": "key", "algorithm": "aes", "bit_length": 256}, marker("order")
+    )
+    queue = provider.create("OS::Zaqar::Queue", {}, marker("queue"))
+    provider.update("OS::Zaqar::Queue", queue.physical_id, {"metadata": {"c": "d"}}, frozenset({"metadata"}))
+    rsa_container = provider.create(
+        "OS::Barbican::RSAContainer", {"private_key_ref": secret.physical_id}, marker("rsa_container")
+    )
+    provider.update(
+        "OS::Glance::WebImage",
+        image.physical_id,
+        {**image_properties, "tags": ["b"], "os_distro": None},
+        frozenset({"tags", "os_distro"}),
+    )
     sim.clock.advance(60)
 
     everything = {
@@ -141,6 +190,14 @@ def every_type_lives_its_life(sim: CloudUnderTest) -> None:
         "OS::Nova::Server": server,
         "OS::Cinder::Volume": volume,
         "OS::Cinder::VolumeAttachment": attachment,
+        "OS::Swift::Container": container,
+        "OS::Glance::WebImage": image,
+        "OS::Designate::Zone": zone,
+        "OS::Designate::RecordSet": record_set,
+        "OS::Barbican::RSAContainer": rsa_container,
+        "OS::Barbican::Secret": secret,
+        "OS::Barbican::Order": order,
+        "OS::Zaqar::Queue": queue,
     }
     everything.update(load_balancing_lives_its_life(sim, network.subnet.physical_id))
     for type_name, live in everything.items():

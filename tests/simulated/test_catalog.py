@@ -47,6 +47,18 @@ EXPECTED_TYPES = {
     "OS::Keystone::Endpoint",
     "OS::Keystone::UserRoleAssignment",
     "OS::Keystone::GroupRoleAssignment",
+    "OS::Swift::Container",
+    "OS::Glance::WebImage",
+    "OS::Designate::Zone",
+    "OS::Designate::RecordSet",
+    "OS::Designate::Domain",
+    "OS::Designate::Record",
+    "OS::Barbican::Secret",
+    "OS::Barbican::Order",
+    "OS::Barbican::GenericContainer",
+    "OS::Barbican::CertificateContainer",
+    "OS::Barbican::RSAContainer",
+    "OS::Zaqar::Queue",
 }
 
 
@@ -169,4 +181,10 @@ def test_asynchronous_types_are_those_that_build() -> None:
             for name in ("LoadBalancer", "Listener", "Pool", "PoolMember", "HealthMonitor")
         ),
         *(f"OS::Octavia::{name}" for name in ("L7Policy", "L7Rule")),
+        "OS::Glance::WebImage",
+        "OS::Designate::Zone",
+        "OS::Designate::RecordSet",
+        "OS::Designate::Domain",
+        "OS::Designate::Record",
+        "OS::Barbican::Order",
     }

@@ -200,12 +200,12 @@ def test_an_injected_policy_refusal_is_permanent_and_changes_nothing() -> None:
     assert provider.cloud.refused["delete"] == 1
 
 
-def test_a_name_already_in_use_is_a_retryable_conflict() -> None:
+def test_a_key_pair_name_taken_by_another_key_fails_at_once() -> None:
+    """No retry frees the name: the reason says so instead of a conflict retried to the deadline."""
     provider = make_provider()
     provider.create("OS::Nova::KeyPair", {"name": "deploy"}, marker("first"))
-    with pytest.raises(Retryable, match="already exists") as raised:
+    with pytest.raises(Permanent, match="already exists with another key"):
         provider.create("OS::Nova::KeyPair", {"name": "deploy"}, marker("second"))
-    assert raised.value.conflict
 
 
 def test_retry_after_of_a_429_reaches_the_engine() -> None:

@@ -17,6 +17,7 @@ from reconciler.templates import (
     load_stack,
 )
 from reconciler.templates.definition import resource_definition
+from reconciler.templates.stack_identity import stack_id
 
 from .snippets import EmptyCloud, ReadyCloud
 
@@ -96,7 +97,8 @@ def test_get_file_contents_are_resolved_from_what_was_read() -> None:
     assert _load().resolve_properties("config", EmptyCloud()) == {"value": "echo hi\n"}
 
 
-def test_pseudo_parameters_are_given_by_the_caller_and_unresolved_otherwise() -> None:
+def test_pseudo_parameters_are_given_by_the_caller_and_fail_with_their_name_otherwise() -> None:
+    """No later moment gives a pseudo parameter a value, so waiting for one would never end."""
     template = {
         "heat_template_version": "2018-08-31",
         "resources": {
@@ -106,9 +108,10 @@ def test_pseudo_parameters_are_given_by_the_caller_and_unresolved_otherwise() ->
     source = MemorySource({"t.yaml": yaml.safe_dump(template)})
     known = load_stack(source, "t.yaml", pseudo_parameters={"OS::stack_id": "stack-1"})
     assert known.resolve_properties("r", EmptyCloud()) == {"value": "stack-1"}
-    with pytest.raises(Unresolved) as unresolved:
+    with pytest.raises(FunctionError, match=r"The Parameter \(OS::stack_id\) has no value"):
         load_stack(source, "t.yaml").resolve_properties("r", ReadyCloud())
-    assert unresolved.value.resource == "OS::stack_id"
+    named = load_stack(source, "t.yaml", stack_name="app").resolve_properties("r", ReadyCloud())
+    assert named == {"value": stack_id("app")}
 
 
 def test_a_bound_resource_is_the_dataclass_with_every_field() -> None:

@@ -24,8 +24,8 @@ STACK_TAG_PREFIX = f"{Marker.PREFIX}-stack:"
 INTERNAL_FIELDS = ("_ports", "_created_ports", "_user_data", "_scheduler_hints", "_flavor_id", "_old_flavor",
                    "_next_host", "_projects")  # fmt: skip
 INTERNAL_FIELD_SET = frozenset(INTERNAL_FIELDS)
-READY_STATUSES = frozenset({"ACTIVE", "available", "in-use", "DOWN", "SHUTOFF", "SUSPENDED"})
-FAILED_STATUSES = frozenset({"ERROR", "error", "error_extending", "error_deleting"})
+READY_STATUSES = frozenset({"ACTIVE", "available", "in-use", "DOWN", "SHUTOFF", "SUSPENDED", "active"})
+FAILED_STATUSES = frozenset({"ERROR", "error", "error_extending", "error_deleting", "killed"})
 
 
 def live_status(body: Body) -> LiveStatus:

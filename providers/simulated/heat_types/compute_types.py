@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from providers.interface import LiveResource, Marker
+from providers.interface import LiveResource, Marker, Permanent
 from providers.marker_text import NOVA_TAG, bounded_name
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.errors import Conflict
@@ -176,10 +176,10 @@ class KeyPair(TaggedCollection):
         request = self.fields(cloud, properties)
         try:
             body = cloud.create("keypairs", request)
-        except Conflict:
+        except Conflict as error:
             existing = cloud.get("keypairs", str(request.get("name")))
             if not request.get("public_key") or existing["public_key"] != request["public_key"]:
-                raise
+                raise Permanent(key_pair_taken(str(request.get("name")))) from error
             body = existing
         live = self.live(cloud, body)
         if properties.get("save_private_key") and body.get("private_key"):
@@ -221,3 +221,11 @@ class ServerGroup(TaggedCollection):
 
 
 TYPES = (Server, KeyPair, ServerGroup)
+
+
+def key_pair_taken(name: str) -> str:
+    """Why a key pair cannot be made: the name is taken by a key this template did not give."""
+    return (
+        f"a key pair named {name!r} already exists with another key (key pairs hold no marker: "
+        "give its public_key to adopt it, or choose another name)"
+    )

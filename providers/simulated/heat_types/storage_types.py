@@ -31,6 +31,7 @@ class Volume(TaggedCollection):
         "availability_zone": "availability_zone",
         "volume_type": "volume_type",
         "snapshot_id": "snapshot_id",
+        "backup_id": "backup_id",
         "source_volid": "source_volid",
         "multiattach": "multiattach",
     }

@@ -1,6 +1,6 @@
 """Cinder (block storage v3) over HTTP, under `/volume/v3/{project_id}`: volumes with actions and
-metadata, volume types (`cinder_types`), backups; name, status and `metadata` filters (backups:
-name, status and volume_id); microversions up to 3.70.
+metadata, volume types (`cinder_types`), backups and snapshots (made, read and deleted); name,
+status and `metadata` filters (backups: name, status and volume_id); microversions up to 3.70.
 """
 
 from __future__ import annotations
@@ -67,6 +67,9 @@ class Cinder:
             ("GET", "/backups/{id}", self.get_backup),
             ("DELETE", "/backups/{id}", self.delete_backup),
             *VolumeTypesFace(self.cloud).table(),
+            ("POST", "/snapshots", self.create_snapshot),
+            ("GET", "/snapshots/{id}", self.get_snapshot),
+            ("DELETE", "/snapshots/{id}", self.delete_snapshot),
         ]
         routes = [
             Route.of("GET", "/volume", self.versions, SERVICE, public=True),
@@ -192,6 +195,16 @@ class Cinder:
 
     def delete_backup(self, request: ApiRequest, params: Mapping[str, str], version: str) -> ApiResponse:
         self.cloud.delete("backups", params["id"])
+        return reply(202)
+
+    def create_snapshot(self, request: ApiRequest, params: Mapping[str, str], version: str) -> ApiResponse:
+        return reply(202, {"snapshot": self.cloud.create("snapshots", request.member("snapshot"))})
+
+    def get_snapshot(self, request: ApiRequest, params: Mapping[str, str], version: str) -> ApiResponse:
+        return reply(200, {"snapshot": self.cloud.get("snapshots", params["id"])})
+
+    def delete_snapshot(self, request: ApiRequest, params: Mapping[str, str], version: str) -> ApiResponse:
+        self.cloud.delete("snapshots", params["id"])
         return reply(202)
 
     def _links(self, request: ApiRequest, item_id: str, collection: str = "volumes") -> list[dict[str, str]]:

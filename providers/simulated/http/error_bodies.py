@@ -27,11 +27,25 @@ def error_response(error: CloudError, service: str) -> ApiResponse:
     elif service == "aodh":
         fault = "Client" if status < 500 else "Server"
         body = {"error_message": {"faultcode": fault, "faultstring": error.message, "debuginfo": None}}
+    elif service == "swift":
+        title = TITLES.get(status, "Error")
+        response = ApiResponse(status, f"<html><h1>{title}</h1><p>{error.message}</p></html>")
+        response.headers["Content-Type"] = "text/html; charset=UTF-8"
+        return with_retry_after(response, error)
+    elif service == "zaqar":
+        body = {"title": TITLES.get(status, "Error"), "description": error.message}
+    elif service == "barbican":
+        body = {"code": status, "title": TITLES.get(status, "Error"), "description": error.message}
+    elif service == "designate":
+        body = {"code": status, "type": error.code, "message": error.message}
     elif service in ("keystone", "admin"):
         body = {"error": {"code": status, "title": TITLES.get(status, "Error"), "message": error.message}}
     else:
         body = {error.code: {"code": status, "message": error.message}}
-    response = ApiResponse(status, body)
+    return with_retry_after(ApiResponse(status, body), error)
+
+
+def with_retry_after(response: ApiResponse, error: CloudError) -> ApiResponse:
     if error.retry_after is not None:
         response.headers["Retry-After"] = str(max(1, math.ceil(error.retry_after)))
     return response

@@ -48,6 +48,8 @@ class ApiResponse:
     def encoded(self) -> bytes:
         if self.body is None:
             return b""
+        if isinstance(self.body, str):
+            return self.body.encode()  # a text answer (Swift's HTML error pages) goes as it is
         return json.dumps(self.body, separators=(",", ":")).encode()
 
 

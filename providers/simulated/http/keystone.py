@@ -40,6 +40,10 @@ CATALOG_ENTRIES = (
     ("image", "glance", "/image"),
     ("load-balancer", "octavia", "/load-balancer"),
     ("alarming", "aodh", "/alarming"),
+    ("object-store", "swift", "/object-store/v1/AUTH_{project_id}"),
+    ("dns", "designate", "/dns"),
+    ("key-manager", "barbican", "/key-manager"),
+    ("messaging", "zaqar", "/messaging"),
 )
 
 

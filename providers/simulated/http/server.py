@@ -18,7 +18,9 @@ from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.errors import BadRequest, CallTimedOut, CloudError
 from providers.simulated.http.admin import Admin
 from providers.simulated.http.aodh import Aodh
+from providers.simulated.http.barbican import Barbican
 from providers.simulated.http.cinder import Cinder
+from providers.simulated.http.designate import Designate
 from providers.simulated.http.error_bodies import error_response, method_not_allowed, not_found
 from providers.simulated.http.exchange import ApiRequest, ApiResponse
 from providers.simulated.http.glance import Glance
@@ -28,7 +30,9 @@ from providers.simulated.http.neutron import Neutron
 from providers.simulated.http.nova import Nova
 from providers.simulated.http.octavia import Octavia
 from providers.simulated.http.routing import Router
+from providers.simulated.http.swift import Swift
 from providers.simulated.http.telemetry_admin import TelemetryAdmin
+from providers.simulated.http.zaqar import Zaqar
 
 LOG = logging.getLogger(__name__)
 LISTEN_BACKLOG = 256
@@ -44,7 +48,17 @@ class CloudHTTPServer(ThreadingHTTPServer):
         self.cloud = cloud
         self.keystone = Keystone(cloud.settings)
         routes = self.keystone.routes()
-        for service in (Nova(cloud), Neutron(cloud), Cinder(cloud), Glance(cloud), Admin(cloud)):
+        for service in (
+            Nova(cloud),
+            Neutron(cloud),
+            Cinder(cloud),
+            Glance(cloud),
+            Swift(cloud),
+            Designate(cloud),
+            Barbican(cloud),
+            Zaqar(cloud),
+            Admin(cloud),
+        ):
             routes += service.routes()
         routes += Octavia(cloud).routes()
         self.alarm_evaluator = AlarmEvaluator(cloud)  # started by whoever serves (`start(interval)`)
@@ -81,6 +95,9 @@ class CloudRequestHandler(BaseHTTPRequestHandler):
 
     def do_PATCH(self) -> None:
         self._handle("PATCH")
+
+    def do_HEAD(self) -> None:
+        self._handle("HEAD")
 
     def log_message(self, format: str, *args: object) -> None:
         LOG.debug("%s %s", self.address_string(), format % args)
@@ -132,11 +149,12 @@ class CloudRequestHandler(BaseHTTPRequestHandler):
     def _write(self, response: ApiResponse) -> None:
         payload = response.encoded()
         self.send_response(response.status)
-        if payload:
+        if payload and "Content-Type" not in response.headers:
             self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))
         self.send_header("X-Openstack-Request-Id", f"req-{uuid.uuid4()}")
         for name, value in response.headers.items():
             self.send_header(name, value)
         self.end_headers()
-        self.wfile.write(payload)
+        if self.command != "HEAD":
+            self.wfile.write(payload)
