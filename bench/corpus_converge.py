@@ -1,14 +1,16 @@
 """Which templates of the community corpus converge on the simulated cloud, each with its reason.
 
-    python -m bench.corpus_converge [--corpus DIR] [--only SUBSTRING] [--timeout 60] [--json FILE]
+    python -m bench.corpus_converge [--corpus DIR] [--only SUBSTRING] [--timeout 90] [--json FILE]
 
 Every corpus file that declares resources becomes its own git repository of two stacks: `base`,
 which makes what a real project would already hold (a key pair, a private network and subnet
 routed to the public network, a security group), and `corpus`, the template itself. The template's
 parameters are given values naming what the cloud holds: images, flavors and the public network
 by the names the simulated cloud is seeded with, the key pair, network, subnet and security group
-through `from_stack` wiring to `base`, and plain values for the rest. `reconciler apply` then runs
-in its own process on a fresh SQLite database and simulated cloud.
+through `from_stack` wiring to `base`, and plain values for the rest. `reconciler run` then runs
+in its own process on a fresh SQLite database and simulated cloud, with the agent API on so the
+simulated cloud's agents run the servers' software deployments; the stack's status and reasons are
+read from the notes the daemon writes (`reconciler stacks`).
 
 Each file ends CONVERGED, FAILED, INVALID or TIMEOUT with the first line that says why, or
 EXCLUDED with the reason no faithful cloud could converge it (the `EXCLUDED` table: each entry is
@@ -37,6 +39,7 @@ from providers.simulated.seeds import IMAGES, PUBLIC_NETWORK
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 IMAGE = IMAGES[0]
 FLAVOR = "m1.small"
+AT_REST = ("CONVERGED", "FAILED", "INVALID")
 PASSWORD = "Pass1234"  # upper, lower and digits within the 6 to 8 characters the strictest asks
 
 # Environments the corpus ships for a template under another name, relative to the template.
@@ -247,38 +250,59 @@ def converge(template: Path, corpus: Path, timeout: float) -> Outcome:
         directory = Path(scratch) / "repo"
         directory.mkdir()
         _repository(template, corpus, directory)
-        database = f"sqlite:///{scratch}/state.db"
-        command = [sys.executable, "-m", "reconciler.cli.main", "apply", "--repo", str(directory)]
-        command += ["--database", database, "--timeout", str(timeout)]
+        command = [sys.executable, "-m", "reconciler.cli.main", "run", "--repo", str(directory)]
+        command += ["--database", f"sqlite:///{scratch}/state.db", "--state-dir", f"{scratch}/state"]
+        command += ["--listen", "127.0.0.1:0", "--agent-listen", "127.0.0.1:0", "--log-level", "warning"]
         started = time.perf_counter()
-        limit = timeout + 60
+        daemon = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         try:
-            finished = subprocess.run(command, check=False, capture_output=True, text=True, timeout=limit)
-        except subprocess.TimeoutExpired:
-            return Outcome(name, "TIMEOUT", f"apply did not return within {limit:.0f} s", limit)
+            status, reason = _settled(directory, started + timeout)
+        finally:
+            daemon.terminate()
+            try:
+                _, errors = daemon.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                daemon.kill()
+                _, errors = daemon.communicate()
         seconds = time.perf_counter() - started
-    return _judged(name, finished, seconds)
+    if status is None:
+        last = [line for line in errors.splitlines() if line.strip()]
+        return Outcome(name, "TIMEOUT", reason or (last[-1][:300] if last else "no status"), seconds)
+    return Outcome(name, status, reason, seconds)
 
 
-def _judged(name: str, finished: subprocess.CompletedProcess[str], seconds: float) -> Outcome:
-    lines = [line.strip() for line in (finished.stdout + "\n" + finished.stderr).splitlines() if line.strip()]
-    corpus_lines = [line for line in lines if line.startswith("corpus:")]
-    status = corpus_lines[-1].split()[1] if corpus_lines else ""
-    if finished.returncode == 0 and status == "CONVERGED":
-        return Outcome(name, "CONVERGED", "", seconds)
-    reason = _reason(lines, corpus_lines)
-    if status in {"FAILED", "INVALID", "PROGRESSING"}:
-        return Outcome(name, "TIMEOUT" if status == "PROGRESSING" else status, reason, seconds)
-    return Outcome(name, "INVALID" if "Error" in reason or "error" in reason else "FAILED", reason, seconds)
-
-
-def _reason(lines: list[str], corpus_lines: list[str]) -> str:
-    if corpus_lines:
-        start = lines.index(corpus_lines[-1]) + 1
-        detail = [line for line in lines[start:] if not line.startswith(("base:", "corpus:"))]
-        if detail:
-            return detail[0][:300]
-    return (lines[-1] if lines else "no output")[:300]
+def _settled(directory: Path, deadline: float) -> tuple[str | None, str]:
+    """The corpus stack's status once it is at rest (CONVERGED, FAILED or INVALID) with its first
+    reason, read from the notes the daemon writes; (None, last reason) when the deadline passes."""
+    reason = ""
+    while time.perf_counter() < deadline:
+        time.sleep(2.0)
+        listed = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "reconciler.cli.main",
+                "stacks",
+                "--repo",
+                str(directory),
+                "--format",
+                "json",
+            ],
+            check=False,
+            capture_output=True,
+            text=True,
+        )
+        if listed.returncode != 0:
+            continue
+        stacks = {entry["stack"]: entry for entry in json.loads(listed.stdout)["stacks"]}
+        corpus = stacks.get("corpus", {})
+        reasons = corpus.get("reasons") or []
+        reason = str(reasons[0])[:300] if reasons else ""
+        if corpus.get("status") in AT_REST:
+            return str(corpus["status"]), reason
+        if stacks.get("base", {}).get("status") in ("FAILED", "INVALID"):
+            return "FAILED", f"base stack: {stacks['base'].get('reasons')}"
+    return None, reason
 
 
 def main() -> None:
@@ -286,7 +310,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=formatter)
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--only", default="", help="only files whose corpus path contains this")
-    parser.add_argument("--timeout", type=float, default=60.0, help="apply's --timeout per file")
+    parser.add_argument("--timeout", type=float, default=90.0, help="seconds each file may take to settle")
     parser.add_argument("--json", type=Path, help="write every outcome to this file as JSON")
     arguments = parser.parse_args()
     outcomes = []
