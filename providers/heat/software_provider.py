@@ -42,7 +42,7 @@ from providers.heat.software_types import (
     WAIT_CONDITION,
     WAIT_CONDITION_HANDLE,
 )
-from providers.heat.url_handles import handle_row_id
+from providers.heat.url_handles import WaitRecord, handle_row_id, record_wait
 from providers.heat.wait_conditions import Completed, WaitFailed, wait_verdict
 from providers.interface import LiveResource, LiveStatus, Marker, NotFound, Permanent, ResourceType, Retryable
 from timekeeping import Clock
@@ -433,13 +433,8 @@ class SoftwareProvider:
         handle = handle_row_id(str(properties.get("handle") or ""))
         if not self._records.objects([handle]):
             raise Permanent(f"{WAIT_CONDITION}: {handle!r} is not a wait condition handle")
-        body = {
-            "handle": handle,
-            "count": int(properties.get("count") or 1),
-            "deadline": self._clock.now() + float(properties.get("timeout") or 3600),
-            "resource": resource,
-        }
-        self._records.put_object(SoftwareObject(physical_id, "wait-condition", stack, body))
+        wait = WaitRecord(stack, resource, handle, properties.get("count"), properties.get("timeout"))
+        record_wait(self._records, self._clock, physical_id, wait)
 
     def _waits_live(self, objects: Mapping[str, SoftwareObject]) -> Mapping[str, LiveResource]:
         signals = self._records.handle_signals([str(item.body["handle"]) for item in objects.values()])

@@ -120,13 +120,8 @@ class UrlHandleProvider:
         handle = handle_row_id(str(properties.get("Handle") or ""))
         if not self._records.objects([handle]):
             raise Permanent(f"{AWS_WAIT_CONDITION}: Handle is not a wait condition handle's URL")
-        body = {
-            "handle": handle,
-            "count": int(properties.get("Count") or 1),
-            "deadline": self._clock.now() + float(properties.get("Timeout") or 3600),
-            "resource": resource,
-        }
-        self._records.put_object(SoftwareObject(physical_id, "wait-condition", stack, body))
+        wait = WaitRecord(stack, resource, handle, properties.get("Count"), properties.get("Timeout"))
+        record_wait(self._records, self._clock, physical_id, wait)
 
     def _waits_live(self, physical_ids: Collection[str]) -> Mapping[str, LiveResource]:
         objects = self._records.objects(physical_ids)
@@ -158,3 +153,27 @@ class UrlHandleProvider:
                 live = LiveResource(pid, AWS_WAIT_CONDITION, LiveStatus.IN_PROGRESS, status_reason=reason)
             lives[pid] = live
         return lives
+
+
+@dataclasses.dataclass(frozen=True)
+class WaitRecord:
+    """What a wait condition of `resource` in `stack` waits for: its handle's record, how many
+    signals, for how long."""
+
+    stack: str
+    resource: str
+    handle: str
+    count: Any
+    timeout: Any
+
+
+def record_wait(records: SoftwareRecords, clock: Clock, physical_id: str, wait: WaitRecord) -> None:
+    """Record a wait condition's wait, from now, for `wait.count` signals (1 by default) within
+    `wait.timeout` seconds (an hour by default), as either name of the type gives them."""
+    body = {
+        "handle": wait.handle,
+        "count": int(wait.count or 1),
+        "deadline": clock.now() + float(wait.timeout or 3600),
+        "resource": wait.resource,
+    }
+    records.put_object(SoftwareObject(physical_id, "wait-condition", wait.stack, body))
