@@ -49,6 +49,15 @@ ENVIRONMENTS = {
     ),
 }
 
+# Parameters whose name misleads the rules above, by file (None keeps the template's default).
+_PUBLIC_ROUTER = {"network_name": PUBLIC_NETWORK}
+OVERRIDES: dict[str, dict[str, Any]] = {
+    "heat-tempest-plugin-scenario/remote_nested_base.yaml": _PUBLIC_ROUTER,
+    "heat-tempest-plugin-scenario/remote_nested_intermediate.yaml": _PUBLIC_ROUTER,
+    "heat-tempest-plugin-scenario/remote_nested_root.yaml": _PUBLIC_ROUTER,
+    "heat-tempest-plugin-scenario/test_base_resources.yaml": {"key_name": None},  # a key pair it makes
+}
+
 _OUTSIDE = "reads files of the heat-agents repository, which is not part of the corpus"
 _PINNED = "its image parameter is pinned by allowed_values to F18-*-cfntools images"
 
@@ -148,7 +157,10 @@ def parameter_value(name: str, schema: dict[str, Any]) -> Any:
     allowed = _allowed_values(schema)
     if allowed is not None:
         return None if "default" in schema else allowed[0]
-    held = next((value for pattern, value in HELD if re.search(pattern, lowered)), None)
+    addressing = re.search(r"cidr|gateway|pool_start|pool_end", lowered) is not None
+    held = (
+        None if addressing else next((value for pattern, value in HELD if re.search(pattern, lowered)), None)
+    )
     if held is not None or "default" in schema:
         return held
     kind = str(schema.get("type", "string")).lower()
@@ -212,8 +224,13 @@ def _repository(template: Path, corpus: Path, directory: Path) -> None:
     (directory / "base.yaml").write_text(yaml.safe_dump(BASE_TEMPLATE, sort_keys=False))
     document = yaml.load(template.read_text(), Loader=yaml.CSafeLoader)
     parameters = {}
+    overrides = OVERRIDES.get(str(template.relative_to(corpus)), {})
     for name, schema in (document.get("parameters") or {}).items():
-        value = parameter_value(name, schema if isinstance(schema, dict) else {})
+        value = (
+            overrides[name]
+            if name in overrides
+            else parameter_value(name, schema if isinstance(schema, dict) else {})
+        )
         if value is not None:
             parameters[name] = value
     stack: dict[str, Any] = {"template": f"corpus/{inside}", "parameters": parameters}

@@ -50,6 +50,42 @@ def test_network_id_the_older_name_of_network_reaches_the_cloud(tmp_path: Path, 
     world.close()
 
 
+SERVER_NETWORK_UUID = """
+heat_template_version: 2013-05-23
+resources:
+  net:
+    type: OS::Neutron::Net
+  subnet:
+    type: OS::Neutron::Subnet
+    properties: {network: {get_resource: net}, cidr: 10.0.0.0/24}
+  server:
+    type: OS::Nova::Server
+    depends_on: subnet
+    properties:
+      image: cirros-0.6.2-x86_64-disk
+      flavor: m1.small
+      networks: [{uuid: {get_resource: net}}]
+outputs:
+  networks: {value: {get_attr: [server, networks]}}
+"""
+
+
+def test_a_server_networks_entry_naming_its_network_by_uuid_reaches_the_cloud(
+    tmp_path: Path, sqlite_url: str
+) -> None:
+    world = World(tmp_path, sqlite_url)
+    world.commit({"stack.yaml": SERVER_NETWORK_UUID})
+    world.submit("old-names", "stack.yaml")
+
+    report = world.converge("old-names")["old-names"]
+
+    assert report.status is StackStatus.CONVERGED, report.failures
+    (server,) = world.live("servers")
+    (port,) = [port for port in world.live("ports") if port["device_id"] == server["id"]]
+    assert port["network_id"] == world.live("networks")[-1]["id"]
+    world.close()
+
+
 NESTED_RANDOM = """
 heat_template_version: 2015-10-15
 parameters:
