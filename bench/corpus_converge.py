@@ -4,10 +4,11 @@
 
 Every corpus file that declares resources becomes its own git repository of two stacks: `base`,
 which makes what a real project would already hold (a key pair, a private network and subnet
-routed to the public network, a security group), and `corpus`, the template itself. The template's
-parameters are given values naming what the cloud holds: images, flavors and the public network
-by the names the simulated cloud is seeded with, the key pair, network, subnet and security group
-through `from_stack` wiring to `base`, and plain values for the rest. `reconciler run` then runs
+routed to the public network, a security group, the region RegionOne), and `corpus`, the template
+itself. The template's parameters are given values naming what the cloud holds: images, flavors,
+the public network and Keystone's default domain by the names the simulated cloud is seeded with,
+the key pair, network, subnet, security group and region through `from_stack` wiring to `base`,
+and plain values for the rest. `reconciler run` then runs
 in its own process on a fresh SQLite database and simulated cloud, with the agent API on so the
 simulated cloud's agents run the servers' software deployments; the stack's status and reasons are
 read from the notes the daemon writes (`reconciler stacks`).
@@ -56,6 +57,8 @@ OVERRIDES: dict[str, dict[str, Any]] = {
     "heat-tempest-plugin-scenario/remote_nested_intermediate.yaml": _PUBLIC_ROUTER,
     "heat-tempest-plugin-scenario/remote_nested_root.yaml": _PUBLIC_ROUTER,
     "heat-tempest-plugin-scenario/test_base_resources.yaml": {"key_name": None},  # a key pair it makes
+    "heat-templates-hot/resource_group/random.yaml": {"lengths": "8,16"},
+    "heat-templates-hot/keystone/keystone_user.yaml": {"user_groups": ""},  # groups that must exist
 }
 
 _OUTSIDE = "reads files of the heat-agents repository, which is not part of the corpus"
@@ -79,6 +82,16 @@ EXCLUDED: dict[str, str] = {
     ),
     "heat-tempest-plugin-scenario/test_volumes_create_from_backup.yaml": (
         "its backup_id names a backup that must already exist"
+    ),
+    "heat-templates-hot/lb_server.yaml": "its pool_id names a load balancer pool that must already exist",
+    "heat-templates-hot/resource_group/volume_with_attachment.yaml": (
+        "its instance_id names a server that must already exist"
+    ),
+    "heat-templates-hot/software-config/example-templates/example-chef-template.yaml": (
+        "upstream mistake: its StructuredConfig config is a list, not a map (Heat's stack create refuses it)"
+    ),
+    "heat-templates-hot/octavia/servers_with_octavia.yaml": (
+        "upstream mistake: its health monitor sets max_retries_down, which Heat's HealthMonitor does not have"
     ),
     "heat-templates-hot/external_resource.yaml": "its external_id names a server that must already exist",
     **{
@@ -110,6 +123,7 @@ BASE_TEMPLATE = {
             "properties": {"router": {"get_resource": "router"}, "subnet": {"get_resource": "subnet"}},
         },
         "security_group": {"type": "OS::Neutron::SecurityGroup", "properties": {"name": "corpus-sg"}},
+        "region": {"type": "OS::Keystone::Region", "properties": {"id": "RegionOne"}},
     },
     "outputs": {
         "key_name": {"value": {"get_resource": "key"}},
@@ -117,6 +131,7 @@ BASE_TEMPLATE = {
         "net_name": {"value": {"get_attr": ["net", "name"]}},
         "subnet_id": {"value": {"get_resource": "subnet"}},
         "security_group": {"value": {"get_resource": "security_group"}},
+        "region": {"value": {"get_resource": "region"}},
     },
 }
 
@@ -144,6 +159,10 @@ HELD: tuple[tuple[str, Any], ...] = (
     (r"^(private_)?net(work)?(_id)?$", _from_base("net_id")),
     (r"sec_group|security_group", _from_base("security_group")),
     (r"^hosts$", "compute-1,compute-2"),  # the simulated cloud's hypervisors
+    (r"domain$", "default"),  # Keystone's default domain
+    (r"_role$", "member"),  # one of Keystone's standard roles
+    (r"(_role|default)_project$", "demo"),  # the project the simulated cloud issues tokens for
+    (r"^region$", _from_base("region")),
 )
 
 # Plain values by parameter name, then by type, for what names nothing in the cloud.
