@@ -10,13 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from providers.simulated.block_storage import CINDER_QUOTA_STATUS
+from providers.simulated.block_storage import CINDER_QUOTA_STATUS, source_volume, update_described
 from providers.simulated.errors import BadRequest
 from providers.simulated.inventory import Body
 from providers.simulated.world import Building, CloudWorld
 
 BACKUP_BUILDING = Building(building="creating", ready="available", error="error")
-BACKUP_UPDATABLE = frozenset({"name", "description", "metadata"})
 VOLUME_BACKUP_STATES = frozenset({"available", "in-use"})
 
 
@@ -26,23 +25,18 @@ class Backups:
     building: Building | None = BACKUP_BUILDING
 
     def create(self, world: CloudWorld, request: Mapping[str, Any]) -> Body:
-        volume_id = request.get("volume_id")
-        if not isinstance(volume_id, str):
-            raise BadRequest("Invalid input received: 'volume_id' is a required property.")
-        volume = world.require("volumes", volume_id, "Volume")
+        volume = source_volume(world, request, action="Backing up")
         if volume["status"] not in VOLUME_BACKUP_STATES:
             raise BadRequest(
                 f"Invalid volume: Volume to be backed up must be available or in-use, but the current "
                 f'status is "{volume["status"]}".'
             )
-        if volume["status"] == "in-use" and not request.get("force"):
-            raise BadRequest("Invalid volume: Backing up an in-use volume must use the force flag.")
         now = world.timestamp()
         return {
             "id": world.new_id(),
             "name": request.get("name"),
             "description": request.get("description"),
-            "volume_id": volume_id,
+            "volume_id": volume["id"],
             "size": volume["size"],
             "status": BACKUP_BUILDING.building,
             "availability_zone": volume.get("availability_zone"),
@@ -61,10 +55,7 @@ class Backups:
         }
 
     def update(self, world: CloudWorld, body: Body, request: Mapping[str, Any]) -> Body:
-        unknown = sorted(set(request) - BACKUP_UPDATABLE)
-        if unknown:
-            raise BadRequest(f"Invalid input received: cannot update {', '.join(unknown)}.")
-        return {**body, **request, "updated_at": world.timestamp()}
+        return update_described(world, body, request)
 
     def delete(self, world: CloudWorld, body: Body) -> None:
         if body["status"] not in ("available", "error"):

@@ -16,7 +16,7 @@ from providers.simulated.world import Building, CloudWorld
 
 CINDER_QUOTA_STATUS = 413
 VOLUME_BUILDING = Building(building="creating", ready="available", error="error")
-VOLUME_UPDATABLE = frozenset({"name", "description", "metadata"})
+DESCRIBED_UPDATABLE = frozenset({"name", "description", "metadata"})
 
 
 class Volumes:
@@ -58,10 +58,7 @@ class Volumes:
         }
 
     def update(self, world: CloudWorld, body: Body, request: Mapping[str, Any]) -> Body:
-        unknown = sorted(set(request) - VOLUME_UPDATABLE)
-        if unknown:
-            raise BadRequest(f"Invalid input received: cannot update {', '.join(unknown)}.")
-        return {**body, **request, "updated_at": world.timestamp()}
+        return update_described(world, body, request)
 
     def delete(self, world: CloudWorld, body: Body) -> None:
         if body["attachments"] or body["status"] not in ("available", "error", "error_restoring"):
@@ -153,3 +150,22 @@ def volume_action(world: CloudWorld, volume: Body, action: str, request: Mapping
 
 
 BEHAVIOURS = (Volumes(),)
+
+
+def update_described(world: CloudWorld, body: Body, request: Mapping[str, Any]) -> Body:
+    """A Cinder update of what describes a volume, snapshot or backup: anything else is refused."""
+    unknown = sorted(set(request) - DESCRIBED_UPDATABLE)
+    if unknown:
+        raise BadRequest(f"Invalid input received: cannot update {', '.join(unknown)}.")
+    return {**body, **request, "updated_at": world.timestamp()}
+
+
+def source_volume(world: CloudWorld, request: Mapping[str, Any], *, action: str) -> Body:
+    """The volume a snapshot or backup is made of; an attached one only with `force`, as Cinder asks."""
+    volume_id = request.get("volume_id")
+    if not isinstance(volume_id, str):
+        raise BadRequest("Invalid input received: 'volume_id' is a required property.")
+    volume = world.require("volumes", volume_id, "Volume")
+    if volume["status"] == "in-use" and not request.get("force"):
+        raise BadRequest(f"Invalid volume: {action} an in-use volume must use the force flag.")
+    return volume

@@ -9,13 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from providers.simulated.block_storage import CINDER_QUOTA_STATUS
-from providers.simulated.errors import BadRequest
+from providers.simulated.block_storage import CINDER_QUOTA_STATUS, source_volume, update_described
 from providers.simulated.inventory import Body
 from providers.simulated.world import Building, CloudWorld
 
 SNAPSHOT_BUILDING = Building(building="creating", ready="available", error="error")
-SNAPSHOT_UPDATABLE = frozenset({"name", "description", "metadata"})
 
 
 class Snapshots:
@@ -24,18 +22,13 @@ class Snapshots:
     building: Building | None = SNAPSHOT_BUILDING
 
     def create(self, world: CloudWorld, request: Mapping[str, Any]) -> Body:
-        volume_id = request.get("volume_id")
-        if not isinstance(volume_id, str):
-            raise BadRequest("Invalid input received: 'volume_id' is a required property.")
-        volume = world.require("volumes", volume_id, "Volume")
-        if volume["status"] == "in-use" and not request.get("force"):
-            raise BadRequest("Invalid volume: Snapshotting an in-use volume must use the force flag.")
+        volume = source_volume(world, request, action="Snapshotting")
         now = world.timestamp()
         return {
             "id": world.new_id(),
             "name": request.get("name"),
             "description": request.get("description"),
-            "volume_id": volume_id,
+            "volume_id": volume["id"],
             "size": volume["size"],
             "status": SNAPSHOT_BUILDING.building,
             "metadata": dict(request.get("metadata") or {}),
@@ -44,10 +37,7 @@ class Snapshots:
         }
 
     def update(self, world: CloudWorld, body: Body, request: Mapping[str, Any]) -> Body:
-        unknown = sorted(set(request) - SNAPSHOT_UPDATABLE)
-        if unknown:
-            raise BadRequest(f"Invalid input received: cannot update {', '.join(unknown)}.")
-        return {**body, **request, "updated_at": world.timestamp()}
+        return update_described(world, body, request)
 
     def delete(self, world: CloudWorld, body: Body) -> None:
         return None
