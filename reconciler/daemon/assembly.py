@@ -21,6 +21,7 @@ import platformdirs
 from providers.heat.agent_links import AgentLinks
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.settings import CloudSettings, Latency
+from reconciler.agent.agent_gateway import AgentAddress
 from reconciler.daemon.agent_api import AgentApi, AgentServer
 from reconciler.daemon.clouds import CloudRoot, sim_cloud_path
 from reconciler.daemon.collector import tune_process
@@ -296,14 +297,18 @@ def _agent_server(settings: DaemonSettings, store: Store, *, leader: bool) -> Ag
     )
 
 
-def _sim_agents(clouds: CloudRoot, sim_path: Path) -> SimulatedAgents:
-    """Agents for the simulated cloud's servers, remembering their runs beside the cloud's file."""
+def _sim_agents(clouds: CloudRoot, sim_path: Path, agent: AgentServer) -> SimulatedAgents:
+    """Agents for the simulated cloud's servers, remembering their runs beside the cloud's file,
+    their scripts reaching the agent API at the address VMs are given."""
 
     def cloud() -> SimulatedCloud | None:
         opened = clouds.opened_simulated()
         return None if opened is None else opened.cloud
 
-    return SimulatedAgents(cloud, sim_path.with_name(sim_path.name + ".agents"))
+    address = AgentAddress.of(agent.links.agent_url, agent.address)
+    if address is None:
+        LOG.warning("agent_url names no IPv4 address: the simulated cloud's scripts reach no network")
+    return SimulatedAgents(cloud, sim_path.with_name(sim_path.name + ".agents"), agent_address=address)
 
 
 def _identity(worker_id: str | None) -> WorkerIdentity:
@@ -489,6 +494,6 @@ def assemble(
         SharedExecutor(store, MeteredClouds(clouds, meter), identity.id, threads=engine.settings.pool_size),
         notifier,
         agent,
-        _sim_agents(clouds, sim_cloud_path(url)) if agent is not None else None,
+        _sim_agents(clouds, sim_cloud_path(url), agent) if agent is not None else None,
     )
     return daemon
