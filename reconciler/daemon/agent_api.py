@@ -60,11 +60,18 @@ class AgentApi:
     """What the handlers do, apart from HTTP: read metadata, record signals."""
 
     def __init__(
-        self, software: SoftwareStore, links: AgentLinks, scaling: ScalingStore | None = None
+        self,
+        software: SoftwareStore,
+        links: AgentLinks,
+        scaling: ScalingStore | None = None,
+        on_scaling_signal: Callable[[], None] | None = None,
     ) -> None:
+        """`on_scaling_signal`: called once a scaling signal is kept (this process' engine acts
+        on it at once instead of at its next read)."""
         self._software = software
         self._links = links
         self._scaling = scaling  # without it, scaling policies' URLs answer 404
+        self._on_scaling_signal = on_scaling_signal
 
     def version(self, token: str) -> MetadataVersion:
         """Which server the token reads, and when its metadata last changed (one query)."""
@@ -97,6 +104,8 @@ class AgentApi:
                 record_scaling_signal(self._software, self._scaling, grant.subject, body, request_id)
             except PolicyGone:
                 raise NOT_FOUND from None
+            if self._on_scaling_signal is not None:
+                self._on_scaling_signal()
         else:
             raise NOT_FOUND
 

@@ -39,6 +39,7 @@ from reconciler.daemon.sd_notify import SystemdNotifier
 from reconciler.daemon.secrets_source import SecretUnreadable, read_secret
 from reconciler.daemon.service import Loop, Service, watchdog_interval
 from reconciler.daemon.settings import DaemonSettings, SettingsError
+from reconciler.daemon.signal_doorbell import SignalDoorbell
 from reconciler.daemon.sim_agents import SimulatedAgents
 from reconciler.daemon.software_records import StoredSoftware
 from reconciler.daemon.stack_board import StackBoard, StackView
@@ -265,9 +266,14 @@ def _converge_loop(engine_loop: EngineLoop, clock: SystemClock, interval: float)
 
 
 def _keeper_and_engine(
-    store: Store, identity: WorkerIdentity, clock: SystemClock, clouds: MeteredClouds
+    store: Store,
+    identity: WorkerIdentity,
+    clock: SystemClock,
+    clouds: MeteredClouds,
+    doorbell: SignalDoorbell,
 ) -> tuple[ShardKeeper, Engine]:
-    """The worker's lease keeper and engine: a shard to hand back drains while its calls are out."""
+    """The worker's lease keeper and engine: a shard to hand back drains while its calls are out;
+    the engine answers `doorbell`."""
 
     def busy() -> frozenset[int]:
         return engine.shards_with_calls_out()  # made below, before the first tick asks
@@ -282,19 +288,28 @@ def _keeper_and_engine(
         sleeper=clock,
         shared=SharedCalls(store),  # a full pool queues calls for the other live workers
     )
+    doorbell.engine = engine
     keeper.tick()
     return keeper, engine
 
 
-def _agent_server(settings: DaemonSettings, store: Store, *, leader: bool) -> AgentServer | None:
-    """The agent API's listener; one per host: followers of --workers make the same URLs but
-    leave serving to the leader."""
+def _agent_server(
+    settings: DaemonSettings, store: Store, *, leader: bool
+) -> tuple[AgentServer | None, SignalDoorbell]:
+    """The agent API's listener (one per host: followers of --workers make the same URLs but
+    leave serving to the leader), and the doorbell a scaling signal it keeps rings: the engine of
+    this process, once made, answers it."""
+    doorbell = SignalDoorbell()
     if not settings.agent_listen or not leader:
-        return None
+        return None, doorbell
     host, port = parse_listen(settings.agent_listen)
-    return AgentServer(
-        host, port, lambda links: AgentApi(store.software(), links, store.scaling()), settings.agent_url
+    server = AgentServer(
+        host,
+        port,
+        lambda links: AgentApi(store.software(), links, store.scaling(), doorbell.ring),
+        settings.agent_url,
     )
+    return server, doorbell
 
 
 def _sim_agents(clouds: CloudRoot, sim_path: Path, agent: AgentServer) -> SimulatedAgents:
@@ -345,7 +360,7 @@ def assemble(
         sealer=state_sealer(url, state_dir, key_file=settings.state_key_file, environ=environ),
     )
     identity = _identity(worker_id)
-    agent = _agent_server(settings, store, leader=leader)
+    agent, doorbell = _agent_server(settings, store, leader=leader)
     intervals = {
         FOLLOW: settings.fetch_interval,
         CONVERGE: settings.engine_interval,
@@ -379,7 +394,7 @@ def assemble(
         software=(StoredSoftware(store.software()), links),
     )
     meter = CallMeter()
-    keeper, engine = _keeper_and_engine(store, identity, clock, MeteredClouds(clouds, meter))
+    keeper, engine = _keeper_and_engine(store, identity, clock, MeteredClouds(clouds, meter), doorbell)
     repository = FollowedRepository(settings.repo, state_dir / "repositories")
 
     notifier = _notifier(settings, environ)

@@ -2,7 +2,8 @@
 
 Any daemon's agent API keeps a signal in the database (`state.scaling`); the holder of the
 policy's shard reads the waiting ones every `scaling_poll` seconds while it converges a stack with
-a scaling policy, and decides each (`GroupScaling.signalled`). A new size is written under the
+a scaling policy, and at once when told a signal arrived (`Engine.signal_arrived`, called by the
+agent API of the same process), and decides each (`GroupScaling.signalled`). A new size is written under the
 shard's lease before anything acts on it: a worker that lost its lease scales nothing, and the
 signal waits for the next holder. A signal whose policy or group is not settled yet waits too, at
 most `SIGNAL_PATIENCE` seconds.
@@ -36,6 +37,10 @@ class ScalingSignals:
         self._poll = poll
         self._read_at = -math.inf
         self._watching = False  # whether a stack held has a scaling policy (only then is it read)
+
+    def read_soon(self) -> None:
+        """A signal arrived (any thread may say so): read at the next pass, not at the next tick."""
+        self._read_at = -math.inf
 
     def next_read_at(self) -> float | None:
         """When the next read is due (None: no stack held has a scaling policy)."""
