@@ -409,6 +409,7 @@ class Engine:
                 results[run.name] = results[run.name].then(self._step_run(run, now))
         self._write_records(acting, results, held)
         self._scaling.forget_overridden(acting, held, self._drop_shard)
+        self._scaling.start_cooldowns(acting, held, now, self._drop_shard)
         for run in acting:
             # A run whose shard was just lost sends nothing more: its intents were not written,
             # and whoever holds the shard now rebuilds it from the records.

@@ -90,6 +90,21 @@ class ScalingSignals:
         LOG.info("stack %s: %s", signal.stack, outcome)
         return True
 
+    def start_cooldowns(
+        self, runs: Iterable[StackRun], held: Mapping[int, int], now: float, drop: DropShard
+    ) -> None:
+        """Store the cooldowns of groups whose create or update completed (Heat's group starts its
+        own cooldown then), under the shard's lease."""
+        for run in runs:
+            if run.shard not in held:
+                continue
+            try:
+                for group, size in run.scaling.cooldowns_due(now).items():
+                    self.store.put_group_size(run.name, group, size, fence=Fence(run.shard, held[run.shard]))
+                    run.scaling.cooled(group, size)
+            except StateError as error:
+                drop(run.shard, error)
+
     def forget_overridden(self, runs: Iterable[StackRun], held: Mapping[int, int], drop: DropShard) -> None:
         """Delete the stored sizes a commit overrode (it declared desired_capacity with new bounds)."""
         for run in runs:
