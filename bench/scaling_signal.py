@@ -8,7 +8,7 @@ Converges a stack of an AutoScalingGroup of `--members` servers and a policy on 
 cloud, with the engine running on its own thread on the real clock and the agent API on loopback,
 then POSTs Aodh's body to the policy's `alarm_url` `--signals` times (waiting for each scaling to
 settle) and prints the time from each POST to the create call of the new member: the agent API
-keeping the signal, the engine reading it at its next read of the shard's signals, the size
+keeping the signal and waking the engine, the engine reading the shard's signals, the size
 written under the lease, the group's nested stack given its new size, the create sent.
 """
 
@@ -82,7 +82,7 @@ class TimedCloud(SimulatedProvider):
 def _engine_loop(engine: Engine, clock: SystemClock, stop: threading.Event) -> None:
     while not stop.is_set():
         progress = engine.step()
-        engine.wait(progress, clock.now() + 0.05)
+        engine.wait(progress, clock.now() + 1.0)  # as the daemon's loop waits: a signal cuts it short
 
 
 def _until(condition: Any, seconds: float) -> None:
@@ -97,7 +97,15 @@ def measure(store: Store, members: int, signals: int) -> list[float]:
     """Seconds from each POST to the new member's create call."""
     clock = SystemClock()
     cloud = TimedCloud(SimulatedCloud(CloudSettings(), clock=clock.now, sleep=clock.sleep))
-    agent = AgentServer("127.0.0.1", 0, lambda links: AgentApi(store.software(), links, store.scaling()))
+    engines: list[Engine] = []
+
+    def signal_kept() -> None:
+        for engine in engines:
+            engine.signal_arrived()
+
+    agent = AgentServer(
+        "127.0.0.1", 0, lambda links: AgentApi(store.software(), links, store.scaling(), signal_kept)
+    )
     agent.start()
     leases = SoleWorkerLeases(store, "bench", clock)
     for shard in range(store.settings.shard_count):
@@ -106,6 +114,7 @@ def measure(store: Store, members: int, signals: int) -> list[float]:
     engine = Engine(
         store, CloudRoot(clock, sim=cloud, software=software), clock, "bench", leases=leases, sleeper=clock
     )
+    engines.append(engine)
     stop = threading.Event()
     thread = threading.Thread(target=_engine_loop, args=(engine, clock, stop), daemon=True)
     with tempfile.TemporaryDirectory(prefix="reconciler-bench-") as directory:

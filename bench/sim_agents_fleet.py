@@ -33,6 +33,7 @@ from providers.heat.agent_links import AgentLinks
 from providers.heat.software_records import IN_PROGRESS, Deployment
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.provider import SimulatedProvider
+from reconciler.agent.sandbox import sandboxed_script_hook
 from reconciler.daemon.agent_api import AgentApi, AgentServer
 from reconciler.daemon.clouds import CloudRoot
 from reconciler.daemon.sim_agents import SimulatedAgents
@@ -58,12 +59,28 @@ class TimedRecords(StoredSoftware):
             self.servers_by_token[token] = deployment.server_id
 
 
+class TimedScripts:
+    """The sandboxed script hook, noting when each run started and ended, by its signal token."""
+
+    def __init__(self) -> None:
+        self.runs: dict[str, tuple[float, float]] = {}
+
+    def __call__(self, deployment: Mapping[str, Any], workdir: Path, time_limit: float) -> dict[str, Any]:
+        started = time.time()
+        result = sandboxed_script_hook(deployment, workdir, time_limit)
+        inputs = {item["name"]: item.get("value") for item in deployment.get("inputs") or []}
+        self.runs[str(inputs.get("deploy_signal_id", "")).rsplit("/", 1)[-1]] = (started, time.time())
+        return result
+
+
 class TimedApi(AgentApi):
     """The agent API, noting when each token's signal was recorded."""
 
     signalled: dict[str, float]
+    received: dict[str, float]
 
     def signal(self, token: str, body: Mapping[str, Any] | None, request_id: str | None = None) -> None:
+        self.received[token] = time.time()
         super().signal(token, body, request_id)
         self.signalled[token] = time.time()
 
@@ -110,7 +127,7 @@ def measure(
 
     def timed_api(links: AgentLinks) -> AgentApi:
         api.append(TimedApi(store.software(), links))
-        api[0].signalled = {}
+        api[0].signalled, api[0].received = {}, {}
         return api[0]
 
     agent_api = AgentServer("127.0.0.1", 0, timed_api)
@@ -123,8 +140,14 @@ def measure(
     for shard in range(store.settings.shard_count):
         leases.want(shard)
     engine = Engine(store, roots, clock, "bench", leases=leases, sleeper=clock, random=random.Random(1))
+    scripts = TimedScripts()
     agents = SimulatedAgents(
-        lambda: cloud, workdir / "agents", interval=interval, time_limit=600, scan_interval=0.5
+        lambda: cloud,
+        workdir / "agents",
+        interval=interval,
+        time_limit=600,
+        scan_interval=0.5,
+        hooks={"script": scripts},
     )
     (workdir / "repo").mkdir()
     (workdir / "repo" / "stack.yaml").write_text(template(servers, deployments, script_seconds))
@@ -157,7 +180,14 @@ def measure(
         signalled[server] = max(signalled.get(server, 0.0), at)
     latencies = [signalled[server] - published for server, published in records.published.items()]
     floor = interval + deployments * script_seconds
+    parts = _breakdown(records, api[0].signalled, scripts.runs)
+    kept = [
+        api[0].signalled[token] - at for token, at in api[0].received.items() if token in api[0].signalled
+    ]
+    parts["signal_kept_after_received_p50_s"] = _percentile(kept, 0.5)
+    parts["signal_kept_after_received_max_s"] = max(kept, default=0.0)
     return {
+        **parts,
         "servers": servers,
         "deployments": servers * deployments,
         "floor_s": floor,
@@ -170,6 +200,33 @@ def measure(
         + (cpu_after.ru_stime - cpu_before.ru_stime),
         "scripts_cpu_s": (children_after.ru_utime - children_before.ru_utime)
         + (children_after.ru_stime - children_before.ru_stime),
+    }
+
+
+def _breakdown(
+    records: TimedRecords, signalled: Mapping[str, float], runs: Mapping[str, tuple[float, float]]
+) -> dict[str, float]:
+    """Where each server's time after its last publication went: waiting for the agent's poll
+    (to its first script start after it), running its scripts (sandbox included) and in between,
+    and from its last script's end to its last signal kept; the max of each over the servers."""
+    by_server: dict[str, list[tuple[float, float, float]]] = {}
+    for token, (started, ended) in runs.items():
+        server = records.servers_by_token.get(token)
+        if server is not None and token in signalled:
+            by_server.setdefault(server, []).append((started, ended, signalled[token]))
+    waits, scripts, signals = [], [], []
+    for server, published in records.published.items():
+        after = sorted(run for run in by_server.get(server, []) if run[1] >= published)
+        if not after:
+            continue
+        waits.append(max(0.0, after[0][0] - published))
+        scripts.append(after[-1][1] - max(after[0][0], published))
+        signals.append(max(run[2] - run[1] for run in after))
+    return {
+        "poll_wait_max_s": max(waits, default=0.0),
+        "scripts_max_s": max(scripts, default=0.0),
+        "signal_after_script_max_s": max(signals, default=0.0),
+        "signal_after_script_p50_s": _percentile(signals, 0.5),
     }
 
 

@@ -7,8 +7,9 @@ sleeping, and nothing below the composition root calls `time.time()` or `time.sl
 
 from __future__ import annotations
 
+import threading
 import time
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 
 class Clock(Protocol):
@@ -23,6 +24,15 @@ class Sleeper(Protocol):
     def sleep(self, seconds: float) -> None: ...
 
 
+@runtime_checkable
+class InterruptibleSleeper(Protocol):
+    """A sleeper whose sleep another thread can cut short by setting an event."""
+
+    def sleep_unless(self, rung: threading.Event, seconds: float) -> bool:
+        """Sleep `seconds`, or less when `rung` is or gets set; whether it was."""
+        ...
+
+
 class SystemClock:
     """The wall clock and a real sleep, for production."""
 
@@ -32,5 +42,8 @@ class SystemClock:
     def sleep(self, seconds: float) -> None:
         time.sleep(seconds)
 
+    def sleep_unless(self, rung: threading.Event, seconds: float) -> bool:
+        return rung.wait(seconds)
 
-__all__ = ["Clock", "Sleeper", "SystemClock"]
+
+__all__ = ["Clock", "InterruptibleSleeper", "Sleeper", "SystemClock"]

@@ -37,6 +37,13 @@ class SteppedClock:
             self._at += max(0.0, seconds)
             self._moved.notify_all()
 
+    def sleep_unless(self, rung: threading.Event, seconds: float) -> bool:
+        """Returns at once when `rung` is set; else sleeps as `sleep` does (moving time on)."""
+        if rung.is_set():
+            return True
+        self.sleep(seconds)
+        return rung.is_set()
+
     def wait(self, seconds: float) -> None:
         """Blocks the calling thread until others have moved time `seconds` on, or `release` was called."""
         with self._moved:

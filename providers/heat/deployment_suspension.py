@@ -10,11 +10,16 @@ the deployments to it are suspended, so the SUSPEND config runs on a server stil
 
 Each run has an entry id of its own (a stack suspended twice runs the config twice), and keeps
 the deployment's outputs until its signal brings new ones.
+
+A deployment group (`SoftwareDeploymentGroup`, `StructuredDeploymentGroup`) goes through the same
+for each member at once (`follow_group_state`): it is suspended once every member is, and a
+member's failure is the group's, named by the member's key.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Sequence
 
 from providers.heat.agent_links import AgentLinks, new_token
 from providers.heat.derived_config import rerun_entry
@@ -90,3 +95,27 @@ def _transport(row: Deployment) -> str | None:
     inputs = {item["name"]: item.get("value") for item in row.entry.get("inputs") or []}
     value = inputs.get("deploy_signal_transport")
     return None if value is None else str(value)
+
+
+def follow_group_state(members: Sequence[Deployment], follow: Callable[[Deployment], None]) -> None:
+    """Take every member of a deployment group to the state `follow` takes one to; returns once all
+    are there. Raises `Permanent` naming the members that failed, else `Retryable` while any waits."""
+    failed: list[str] = []
+    waiting: Retryable | None = None
+    for member in members:
+        try:
+            follow(member)
+        except Permanent as error:
+            failed.append(f"{member.resource}: {error}")
+        except Retryable as error:
+            waiting = error
+    if failed:
+        raise Permanent("; ".join(sorted(failed)))
+    if waiting is not None:
+        raise waiting
+
+
+def group_is_suspended(members: Sequence[Deployment], recorded: bool) -> bool:
+    """Whether a deployment group counts as suspended: every member is (an empty group: what its
+    last suspend or resume `recorded`)."""
+    return all(is_suspended(member) for member in members) if members else recorded

@@ -19,7 +19,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from providers.heat.agent_links import AgentLinks, new_token
-from providers.heat.deployment_suspension import RESUME, SUSPEND, follow_state, is_suspended
+from providers.heat.deployment_suspension import (
+    RESUME,
+    SUSPEND,
+    follow_group_state,
+    follow_state,
+    group_is_suspended,
+    is_suspended,
+)
 from providers.heat.derived_config import DeploymentTarget, deployment_entry, rerun_entry
 from providers.heat.software_configs import COMPONENT, ConfigError, component_actions, config_body
 from providers.heat.software_records import (
@@ -158,7 +165,10 @@ class SoftwareProvider:
             return {pid: self._deployment_live(type_name, row) for pid, row in rows.items()}
         objects = self._records.objects(physical_ids)
         if type_name in GROUP_TYPES:
-            return {pid: self._group_live(type_name, pid) for pid in objects}
+            return {
+                pid: self._group_live(type_name, pid, bool(item.body.get("suspended")))
+                for pid, item in objects.items()
+            }
         if type_name == WAIT_CONDITION:
             return self._waits_live(objects)
         if type_name in CONFIG_TYPES:
@@ -173,7 +183,7 @@ class SoftwareProvider:
     # Suspend and resume (`deployment_suspension`) ------------------------------------------------
 
     def can_suspend(self, type_name: str) -> bool:
-        return type_name in DEPLOYMENT_TYPES
+        return type_name in DEPLOYMENT_TYPES or type_name in GROUP_TYPES
 
     def suspend(self, type_name: str, physical_id: str) -> LiveResource:
         return self._follow_state(type_name, physical_id, SUSPEND)
@@ -182,15 +192,31 @@ class SoftwareProvider:
         return self._follow_state(type_name, physical_id, RESUME)
 
     def _follow_state(self, type_name: str, physical_id: str, action: str) -> LiveResource:
+        if type_name in GROUP_TYPES:
+            self._follow_group_state(physical_id, action)
+            return self._observe_one(type_name, physical_id)
         row = self._records.deployments([physical_id]).get(physical_id)
         if row is None:
             raise NotFound(f"deployment {physical_id} is gone")
-        deadline = self._clock.now() + self._settings.deployment_timeout
+        self._follow_row(row, action)
+        return self._observe_one(type_name, physical_id)
+
+    def _follow_row(self, row: Deployment, action: str) -> None:
         now = self._clock.now()
+        deadline = now + self._settings.deployment_timeout
         follow_state(
             self._records, self._links, row, action, now=now, deadline=deadline, failure=self._failure(row)
         )
-        return self._observe_one(type_name, physical_id)
+
+    def _follow_group_state(self, group_id: str, action: str) -> None:
+        group = self._records.objects([group_id]).get(group_id)
+        if group is None:
+            raise NotFound(f"deployment group {group_id} is gone")
+        members = self._records.group_deployments(group_id)
+        follow_group_state(members, lambda row: self._follow_row(row, action))
+        if group.body.get("suspended") != (action == SUSPEND):
+            body = {**group.body, "suspended": action == SUSPEND}
+            self._records.put_object(dataclasses.replace(group, body=body))
 
     def find_by_marker(self, type_name: str, marker: Marker) -> LiveResource | None:
         physical_id = _physical_id(marker)
@@ -361,7 +387,11 @@ class SoftwareProvider:
     ) -> None:
         servers = {str(key): str(value) for key, value in (properties.get("servers") or {}).items()}
         members = {key: str(uuid.uuid5(ID_NAMESPACE, f"{group_id}/{key}")) for key in servers}
-        self._records.put_object(SoftwareObject(group_id, "deployment-group", stack, {"members": members}))
+        known = self._records.objects([group_id]).get(group_id)
+        suspended = bool(known.body.get("suspended")) if known is not None else False
+        self._records.put_object(
+            SoftwareObject(group_id, "deployment-group", stack, {"members": members, "suspended": suspended})
+        )
         existing = {row.id: row for row in self._records.group_deployments(group_id)}
         for row_id in set(existing) - set(members.values()):
             self._records.delete_deployment(row_id)
@@ -383,8 +413,9 @@ class SoftwareProvider:
                 group_id=group_id,
             )
 
-    def _group_live(self, type_name: str, group_id: str) -> LiveResource:
+    def _group_live(self, type_name: str, group_id: str, recorded_suspended: bool) -> LiveResource:
         rows = self._records.group_deployments(group_id)
+        suspended = group_is_suspended(rows, recorded_suspended)
         lives = {row.resource: self._deployment_live(type_name, row) for row in rows}
         attributes = {
             plural: {key: live.attributes.get(single) for key, live in lives.items()}
@@ -410,7 +441,7 @@ class SoftwareProvider:
             return LiveResource(
                 group_id, type_name, LiveStatus.IN_PROGRESS, status_reason="waiting for signals"
             )
-        return LiveResource(group_id, type_name, LiveStatus.READY, attributes=attributes)
+        return LiveResource(group_id, type_name, LiveStatus.READY, attributes=attributes, suspended=suspended)
 
     # Wait conditions ----------------------------------------------------------------------------
 

@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Mapping
 from email.utils import formatdate, parsedate_to_datetime
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from providers.heat.agent_links import AgentLinks
@@ -35,6 +35,7 @@ from providers.heat.server_user_data import collect_config
 from providers.heat.software_records import DEPLOYMENT_TOKEN, HANDLE_TOKEN, SCALING_TOKEN, token_digest
 from providers.heat.wait_conditions import BadSignal, handle_signal
 from reconciler.daemon.http_endpoints import ListenError, ServedOnThread
+from reconciler.daemon.pooled_http import PooledHTTPServer
 from reconciler.daemon.scaling_signals import PolicyGone, record_scaling_signal
 from reconciler.daemon.software_records import signal_row
 from state.scaling import ScalingStore
@@ -54,17 +55,25 @@ class AgentError(Exception):
 
 
 NOT_FOUND = AgentError(HTTPStatus.NOT_FOUND, "not found")
+IDLE_CONNECTION = 15.0  # seconds
 
 
 class AgentApi:
     """What the handlers do, apart from HTTP: read metadata, record signals."""
 
     def __init__(
-        self, software: SoftwareStore, links: AgentLinks, scaling: ScalingStore | None = None
+        self,
+        software: SoftwareStore,
+        links: AgentLinks,
+        scaling: ScalingStore | None = None,
+        on_scaling_signal: Callable[[], None] | None = None,
     ) -> None:
+        """`on_scaling_signal`: called once a scaling signal is kept (this process' engine acts
+        on it at once instead of at its next read)."""
         self._software = software
         self._links = links
         self._scaling = scaling  # without it, scaling policies' URLs answer 404
+        self._on_scaling_signal = on_scaling_signal
 
     def version(self, token: str) -> MetadataVersion:
         """Which server the token reads, and when its metadata last changed (one query)."""
@@ -97,6 +106,8 @@ class AgentApi:
                 record_scaling_signal(self._software, self._scaling, grant.subject, body, request_id)
             except PolicyGone:
                 raise NOT_FOUND from None
+            if self._on_scaling_signal is not None:
+                self._on_scaling_signal()
         else:
             raise NOT_FOUND
 
@@ -144,8 +155,7 @@ def not_modified(match: str | None, since: str | None, etag: str, modified_at: f
         return False
 
 
-class _AgentHttpServer(ThreadingHTTPServer):
-    daemon_threads = True
+class _AgentHttpServer(PooledHTTPServer):
     # a fleet of agents connects at once (a stack's servers booted together): with the default
     # backlog of 5, connections past it are reset
     request_queue_size = 1024
@@ -159,6 +169,7 @@ def _handler() -> type[BaseHTTPRequestHandler]:
         # headers and body go out in two writes: without TCP_NODELAY the second waits for the
         # client's delayed ACK (40 ms) on a kept-alive connection
         disable_nagle_algorithm = True
+        timeout = IDLE_CONNECTION  # a kept-alive connection idle this long frees its handler thread
 
         def date_time_string(self, timestamp: float | None = None) -> str:
             return http_date(int(time.time() if timestamp is None else timestamp))

@@ -21,6 +21,7 @@ import platformdirs
 from providers.heat.agent_links import AgentLinks
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.settings import CloudSettings, Latency
+from reconciler.agent.agent_gateway import AgentAddress
 from reconciler.daemon.agent_api import AgentApi, AgentServer
 from reconciler.daemon.clouds import CloudRoot, sim_cloud_path
 from reconciler.daemon.collector import tune_process
@@ -38,6 +39,7 @@ from reconciler.daemon.sd_notify import SystemdNotifier
 from reconciler.daemon.secrets_source import SecretUnreadable, read_secret
 from reconciler.daemon.service import Loop, Service, watchdog_interval
 from reconciler.daemon.settings import DaemonSettings, SettingsError
+from reconciler.daemon.signal_doorbell import SignalDoorbell
 from reconciler.daemon.sim_agents import SimulatedAgents
 from reconciler.daemon.software_records import StoredSoftware
 from reconciler.daemon.stack_board import StackBoard, StackView
@@ -264,9 +266,14 @@ def _converge_loop(engine_loop: EngineLoop, clock: SystemClock, interval: float)
 
 
 def _keeper_and_engine(
-    store: Store, identity: WorkerIdentity, clock: SystemClock, clouds: MeteredClouds
+    store: Store,
+    identity: WorkerIdentity,
+    clock: SystemClock,
+    clouds: MeteredClouds,
+    doorbell: SignalDoorbell,
 ) -> tuple[ShardKeeper, Engine]:
-    """The worker's lease keeper and engine: a shard to hand back drains while its calls are out."""
+    """The worker's lease keeper and engine: a shard to hand back drains while its calls are out;
+    the engine answers `doorbell`."""
 
     def busy() -> frozenset[int]:
         return engine.shards_with_calls_out()  # made below, before the first tick asks
@@ -281,29 +288,42 @@ def _keeper_and_engine(
         sleeper=clock,
         shared=SharedCalls(store),  # a full pool queues calls for the other live workers
     )
+    doorbell.engine = engine
     keeper.tick()
     return keeper, engine
 
 
-def _agent_server(settings: DaemonSettings, store: Store, *, leader: bool) -> AgentServer | None:
-    """The agent API's listener; one per host: followers of --workers make the same URLs but
-    leave serving to the leader."""
+def _agent_server(
+    settings: DaemonSettings, store: Store, *, leader: bool
+) -> tuple[AgentServer | None, SignalDoorbell]:
+    """The agent API's listener (one per host: followers of --workers make the same URLs but
+    leave serving to the leader), and the doorbell a scaling signal it keeps rings: the engine of
+    this process, once made, answers it."""
+    doorbell = SignalDoorbell()
     if not settings.agent_listen or not leader:
-        return None
+        return None, doorbell
     host, port = parse_listen(settings.agent_listen)
-    return AgentServer(
-        host, port, lambda links: AgentApi(store.software(), links, store.scaling()), settings.agent_url
+    server = AgentServer(
+        host,
+        port,
+        lambda links: AgentApi(store.software(), links, store.scaling(), doorbell.ring),
+        settings.agent_url,
     )
+    return server, doorbell
 
 
-def _sim_agents(clouds: CloudRoot, sim_path: Path) -> SimulatedAgents:
-    """Agents for the simulated cloud's servers, remembering their runs beside the cloud's file."""
+def _sim_agents(clouds: CloudRoot, sim_path: Path, agent: AgentServer) -> SimulatedAgents:
+    """Agents for the simulated cloud's servers, remembering their runs beside the cloud's file,
+    their scripts reaching the agent API at the address VMs are given."""
 
     def cloud() -> SimulatedCloud | None:
         opened = clouds.opened_simulated()
         return None if opened is None else opened.cloud
 
-    return SimulatedAgents(cloud, sim_path.with_name(sim_path.name + ".agents"))
+    address = AgentAddress.of(agent.links.agent_url, agent.address)
+    if address is None:
+        LOG.warning("agent_url names no IPv4 address: the simulated cloud's scripts reach no network")
+    return SimulatedAgents(cloud, sim_path.with_name(sim_path.name + ".agents"), agent_address=address)
 
 
 def _identity(worker_id: str | None) -> WorkerIdentity:
@@ -340,7 +360,7 @@ def assemble(
         sealer=state_sealer(url, state_dir, key_file=settings.state_key_file, environ=environ),
     )
     identity = _identity(worker_id)
-    agent = _agent_server(settings, store, leader=leader)
+    agent, doorbell = _agent_server(settings, store, leader=leader)
     intervals = {
         FOLLOW: settings.fetch_interval,
         CONVERGE: settings.engine_interval,
@@ -374,7 +394,7 @@ def assemble(
         software=(StoredSoftware(store.software()), links),
     )
     meter = CallMeter()
-    keeper, engine = _keeper_and_engine(store, identity, clock, MeteredClouds(clouds, meter))
+    keeper, engine = _keeper_and_engine(store, identity, clock, MeteredClouds(clouds, meter), doorbell)
     repository = FollowedRepository(settings.repo, state_dir / "repositories")
 
     notifier = _notifier(settings, environ)
@@ -489,6 +509,6 @@ def assemble(
         SharedExecutor(store, MeteredClouds(clouds, meter), identity.id, threads=engine.settings.pool_size),
         notifier,
         agent,
-        _sim_agents(clouds, sim_cloud_path(url)) if agent is not None else None,
+        _sim_agents(clouds, sim_cloud_path(url), agent) if agent is not None else None,
     )
     return daemon

@@ -1,25 +1,28 @@
-"""The simulated cloud's VMs: an agent for every server booted with software configuration.
+"""The simulated cloud's VMs: an agent for every server booted with something to run.
 
 A real VM runs cloud-init (its user data's scripts, once) and os-collect-config with heat-config
 (polling its metadata URL, running each new deployment once, signalling back). The simulated
-cloud has no VMs, so this fleet does both for each of its ACTIVE servers whose user data is Heat's
-SOFTWARE_CONFIG, or which boot from a config drive (the isolated-network pattern: the config is in
-the user data, the agent API out of reach):
+cloud has no VMs, so this fleet does both for each of its ACTIVE servers whose user data holds a
+script (RAW user data starting with `#!`, or the script parts of a multipart message), is Heat's
+SOFTWARE_CONFIG, or which boot from a config drive (the isolated-network pattern):
 
 - the user data's scripts run once, as cloud-init runs them;
 - the metadata URL the user data names (os-collect-config's `request.metadata_url`) is polled
   every `interval` seconds over HTTP, like any agent; deployments run with `reconciler agent`'s
-  hooks, scripts in the sandbox (`reconciler.agent.sandbox`): a directory of their own, the
-  only place they may write, a time limit, no network; only the agent around them reaches the
-  agent API.
+  hooks.
+
+Every script runs in the sandbox (`reconciler.agent.sandbox`): a directory of their own, the
+only place they may write, a time limit, and no network but the agent API, reached through this
+fleet's gateway at the address VMs are given (`agent_address`), so a script can signal a wait
+condition handle with its `curl_cli` as on a VM.
 
 Each server's agent keeps what it ran in a directory of its own under `state_dir` (beside the
 simulated cloud's file), so a daemon restarted over the same cloud runs no script twice. Agents
 stop with the daemon; a script still running then is left to its time limit.
 
-Limits: servers with plain RAW user data and no config drive are not "booted" (their scripts, meant
-for a real VM, are not run on this host); a script sees the host's file system, read-only, so one
-that installs packages or writes outside its directory fails where a VM's would not.
+Limits: a script sees the host's file system, read-only, and the host's tools, so one that
+installs packages, writes outside its directory or expects a VM's devices fails where a VM's
+would not; `#cloud-config` user data is not interpreted (no corpus template signals from it).
 """
 
 from __future__ import annotations
@@ -34,9 +37,10 @@ from pathlib import Path
 from typing import Any
 
 from providers.simulated.cloud import SimulatedCloud
+from reconciler.agent.agent_gateway import AgentAddress, AgentGateway
 from reconciler.agent.hooks import Hook
 from reconciler.agent.poller import Agent
-from reconciler.agent.sandbox import chooser, isolation_available, sandboxed_hooks
+from reconciler.agent.sandbox import chooser, isolation_available, relay_available, sandboxed_hooks
 from reconciler.agent.user_data import BootData, read_user_data
 
 LOG = logging.getLogger(__name__)
@@ -107,15 +111,18 @@ class SimulatedAgents:
         scan_interval: float = 1.0,
         hooks: Mapping[str, Hook] | None = None,
         random_source: random.Random | None = None,
+        agent_address: AgentAddress | None = None,
     ) -> None:
         """`cloud` gives the simulated cloud once it is open (None before); `hooks`: config groups
-        other than `script` served by a hook of their own instead of the stand-in."""
+        other than `script` served by a hook of their own instead of the stand-in;
+        `agent_address`: the agent API scripts may reach (none: scripts reach no network)."""
         self._cloud = cloud
+        self._gateway = AgentGateway(agent_address) if agent_address is not None else None
         self._state_dir = state_dir
         self._interval = interval
         self._time_limit = time_limit
         self._scan_interval = scan_interval
-        self._hooks = chooser(sandboxed_hooks(hooks))
+        self._hooks = chooser(sandboxed_hooks(hooks, self._gateway))
         self._random = random_source or random.Random()
         self._agents: dict[str, ServerAgent] = {}
         self._lock = threading.Lock()
@@ -125,6 +132,10 @@ class SimulatedAgents:
     def start(self) -> None:
         if not isolation_available():
             LOG.warning("user namespaces are not available: simulated agents run scripts unconfined")
+        elif self._gateway is not None and not relay_available():
+            LOG.warning("iproute2's ip is missing: sandboxed scripts cannot reach the agent API")
+        if self._gateway is not None:
+            self._gateway.start()
         self._scanner = threading.Thread(target=self._scan_forever, name="sim-agents", daemon=True)
         self._scanner.start()
 
@@ -140,6 +151,8 @@ class SimulatedAgents:
             agent.stop()
         for agent in agents:
             agent.join(timeout / max(1, len(agents)))
+        if self._gateway is not None:
+            self._gateway.stop()
 
     def scan(self) -> int:
         """Agents for the booted servers now in the cloud; how many run."""
@@ -171,7 +184,7 @@ class SimulatedAgents:
 
     def _boot(self, server_id: str, body: Mapping[str, Any]) -> None:
         boot = read_user_data(body.get("_user_data"))
-        if not (boot.software_config or body.get("config_drive")):
+        if not (boot.scripts or boot.software_config or body.get("config_drive")):
             return
         agent = Agent(
             boot.metadata_url or "",

@@ -19,6 +19,7 @@ import contextlib
 import logging
 import math
 import random as random_module
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -55,7 +56,7 @@ from state.fencing import Fence
 from state.records import RecordWrite
 from state.stacks import GenerationSeen, NewerGeneration, NewGeneration
 from state.store import Store
-from timekeeping import Clock, Sleeper
+from timekeeping import Clock, InterruptibleSleeper, Sleeper
 
 REAL_WAIT_SLICE = 0.05  # the longest real wait for a call to come back while something else may be due
 GATHER = 0.02  # once a call is back, how long others may join it before the pass (a pass has a fixed cost)
@@ -123,6 +124,7 @@ class Engine:
         # nested stacks whose status moved at the last pass: (parent, resource, converged again)
         self._children_moved: list[tuple[str, str, bool]] = []
         self._deferred = DeferredSubmissions()
+        self._rung = threading.Event()  # set by `signal_arrived`: the wait between passes ends
 
     def close(self) -> None:
         """Stop the pool (calls in flight finish; nothing new starts); unclaimed queued calls withdrawn.
@@ -407,6 +409,7 @@ class Engine:
                 results[run.name] = results[run.name].then(self._step_run(run, now))
         self._write_records(acting, results, held)
         self._scaling.forget_overridden(acting, held, self._drop_shard)
+        self._scaling.start_cooldowns(acting, held, now, self._drop_shard)
         for run in acting:
             # A run whose shard was just lost sends nothing more: its intents were not written,
             # and whoever holds the shard now rebuilds it from the records.
@@ -705,7 +708,20 @@ class Engine:
             timeout = min(max(wake - now, 0.0), REAL_WAIT_SLICE)
             self._pool.deliver(timeout=timeout, gather=min(GATHER, timeout))
         elif not progress.busy and wake > now:
-            self._sleeper.sleep(min(wake - now, self.settings.max_sleep))
+            self._doze(min(wake - now, self.settings.max_sleep))
+
+    def _doze(self, seconds: float) -> None:
+        if isinstance(self._sleeper, InterruptibleSleeper):
+            if self._sleeper.sleep_unless(self._rung, seconds):
+                self._rung.clear()
+        else:
+            self._sleeper.sleep(seconds)
+
+    def signal_arrived(self) -> None:
+        """A scaling signal was kept for a stack this process may hold (thread-safe): its signals
+        are read at the next pass, and the wait before that pass ends now."""
+        self._scaling.read_soon()
+        self._rung.set()
 
     def shards_with_calls_out(self) -> frozenset[int]:
         """The shards this worker has cloud calls out on: not to be handed over before they are back.

@@ -10,7 +10,12 @@ when one is declared, else keeps its size clamped to the new bounds.
 
 A group's record keeps the properties git declared; only its nested stack sees the runtime size.
 A signal refused (cooldown, no change in capacity, an alarm state other than alarm) changes
-nothing and sets no cooldown, as Heat's `NoActionRequired`.
+nothing and sets no cooldown, as Heat's `NoActionRequired`. As Heat's group does once its create
+or update completes, a group a commit made or changed starts its own `cooldown` when its nested
+stack is at rest (`rebuilt`, `completed`, `cooldowns_due`): no policy moves it before that ends.
+
+A policy names its group as Heat's `resource_by_refid` finds it: by the group's reference (what
+`get_resource` gives, its id) or by its resource name, in the policy's own stack.
 """
 
 from __future__ import annotations
@@ -142,6 +147,8 @@ class GroupScaling:
         self._reader = reader
         self._sizes: dict[str, GroupSize] | None = None
         self.forgotten: set[str] = set()  # groups whose stored size a commit overrode: to delete
+        self._rebuilding: set[str] = set()  # groups a commit made or changed, not at rest yet
+        self._cooling: set[str] = set()  # groups at rest since: their cooldown starts at the next write
         self.has_policies = False  # whether the stack holds a scaling policy (its signals are read)
         self.log = ScalingLog()  # the engine shares its root's among a tree of nested stacks
 
@@ -207,7 +214,7 @@ class GroupScaling:
             (
                 state
                 for state in run.resources.records.values()
-                if state.physical_id is not None and state.physical_id == policy.group_ref
+                if state.physical_id is not None and policy.group_ref in (state.physical_id, state.name)
             ),
             None,
         )
@@ -244,6 +251,37 @@ class GroupScaling:
         cooldown = policy.cooldown if policy.cooldown is not None else properties.get("cooldown")
         end = max(cooldown_end, now + max(0.0, float(cooldown or 0)))
         return Scaled(group, policy_name, current, after, GroupSize(after, bounds, end))
+
+    def rebuilt(self, name: str) -> None:
+        """A commit made or changed the group: its cooldown starts once its nested stack is at rest."""
+        self._rebuilding.add(name)
+
+    def completed(self, name: str) -> None:
+        """The group's nested stack is at rest."""
+        if name in self._rebuilding:
+            self._rebuilding.discard(name)
+            self._cooling.add(name)
+
+    def cooldowns_due(self, now: float) -> dict[str, GroupSize]:
+        """The sizes to store for groups whose create or update completed: their own `cooldown`
+        from `now` (a cooldown already running longer is kept)."""
+        due: dict[str, GroupSize] = {}
+        for name in sorted(self._cooling):
+            state = self._run.resources.records.get(name)
+            cooldown = 0.0 if state is None else float(state.properties.get("cooldown") or 0)
+            if state is None or cooldown <= 0:
+                continue
+            stored = self._loaded().get(name)
+            end = max(stored.cooldown_end if stored is not None else 0.0, now + cooldown)
+            size = self.current_size(name, state.properties)
+            due[name] = GroupSize(size, bounds_of(state.properties), end)
+        self._cooling.clear()
+        return due
+
+    def cooled(self, name: str, size: GroupSize) -> None:
+        """The group's cooldown is stored."""
+        self._loaded()[name] = size
+        self.forgotten.discard(name)
 
     def scaled(self, scaling: Scaled) -> None:
         """The new size is stored: the group's nested stack is built with it from now on."""

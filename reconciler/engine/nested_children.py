@@ -110,9 +110,13 @@ class NestedChildren:
             resources.records[name] = state
             summary.count("created" if adopted is None else "adopted")
             resources.acting_on(name)
+            if resource.nested_kind == "autoscaling":
+                run.scaling.rebuilt(name)
         elif state.properties != desired or state.type != type_name:
             summary.count("updated")
             resources.acting_on(name)
+            if resource.nested_kind == "autoscaling":
+                run.scaling.rebuilt(name)
         state.type = type_name
         state.physical_id = child
         state.properties = desired
@@ -191,6 +195,7 @@ class NestedChildren:
         del self._waiting[name]
         run.writes.mark(state)
         if report.status in AT_REST:
+            run.scaling.completed(name)
             state.status = RecordStatus.READY
             state.attributes = plain_json(dict(nested.nested_outputs(state.physical_id)))
             state.last_error = None

@@ -2,7 +2,8 @@
 
 Any daemon's agent API keeps a signal in the database (`state.scaling`); the holder of the
 policy's shard reads the waiting ones every `scaling_poll` seconds while it converges a stack with
-a scaling policy, and decides each (`GroupScaling.signalled`). A new size is written under the
+a scaling policy, and at once when told a signal arrived (`Engine.signal_arrived`, called by the
+agent API of the same process), and decides each (`GroupScaling.signalled`). A new size is written under the
 shard's lease before anything acts on it: a worker that lost its lease scales nothing, and the
 signal waits for the next holder. A signal whose policy or group is not settled yet waits too, at
 most `SIGNAL_PATIENCE` seconds.
@@ -36,6 +37,10 @@ class ScalingSignals:
         self._poll = poll
         self._read_at = -math.inf
         self._watching = False  # whether a stack held has a scaling policy (only then is it read)
+
+    def read_soon(self) -> None:
+        """A signal arrived (any thread may say so): read at the next pass, not at the next tick."""
+        self._read_at = -math.inf
 
     def next_read_at(self) -> float | None:
         """When the next read is due (None: no stack held has a scaling policy)."""
@@ -84,6 +89,21 @@ class ScalingSignals:
         run.scaling.scaled(outcome)
         LOG.info("stack %s: %s", signal.stack, outcome)
         return True
+
+    def start_cooldowns(
+        self, runs: Iterable[StackRun], held: Mapping[int, int], now: float, drop: DropShard
+    ) -> None:
+        """Store the cooldowns of groups whose create or update completed (Heat's group starts its
+        own cooldown then), under the shard's lease."""
+        for run in runs:
+            if run.shard not in held:
+                continue
+            try:
+                for group, size in run.scaling.cooldowns_due(now).items():
+                    self.store.put_group_size(run.name, group, size, fence=Fence(run.shard, held[run.shard]))
+                    run.scaling.cooled(group, size)
+            except StateError as error:
+                drop(run.shard, error)
 
     def forget_overridden(self, runs: Iterable[StackRun], held: Mapping[int, int], drop: DropShard) -> None:
         """Delete the stored sizes a commit overrode (it declared desired_capacity with new bounds)."""

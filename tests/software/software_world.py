@@ -27,7 +27,11 @@ class SoftwareWorld(World):
     def start_worker(self, worker: str) -> Engine:
         if self.agent is None:
             self.agent = AgentServer(
-                "127.0.0.1", 0, lambda links: AgentApi(self.store.software(), links, self.store.scaling())
+                "127.0.0.1",
+                0,
+                lambda links: AgentApi(
+                    self.store.software(), links, self.store.scaling(), self._scaling_signal_kept
+                ),
             )
             self.agent.start()
         leases = SoleWorkerLeases(self.store, worker, self.clock)
@@ -45,6 +49,12 @@ class SoftwareWorld(World):
             random=random.Random(5),
             settings=self.settings,
         )
+
+    def _scaling_signal_kept(self) -> None:
+        """The agent API rings the engine of its process, as the daemon wires it."""
+        engine = getattr(self, "engine", None)  # none yet while the first worker starts
+        if engine is not None:
+            engine.signal_arrived()
 
     def close(self) -> None:
         if self.agent is not None:

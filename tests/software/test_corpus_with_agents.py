@@ -69,6 +69,7 @@ CONVERGING: dict[str, dict[str, Any]] = {
     f"{EXAMPLES}/example-salt-template.yaml": BASIC,
     f"{EXAMPLES}/wordpress/WordPress_software-config_1-instance.yaml": BASIC,
     f"{EXAMPLES}/wordpress/WordPress_software-config_2-instances.yaml": BASIC,
+    "heat-templates-hot/native_waitcondition.yaml": {**BASIC, "image": IMAGE},
 }
 # converge, but configure through cloud-init alone (RAW user data, no deployment): no agent runs
 CLOUD_INIT_ONLY: dict[str, dict[str, Any]] = {
@@ -92,20 +93,18 @@ NOT_CONVERGING = {
     "environment of boot-config, whose templates install agents from package mirrors",
     f"{EXAMPLES}/example-pristine-atomic-tool.yaml": "the same (Heat::InstallConfigAgent)",
     f"{EXAMPLES}/example-pristine-atomic-docker-compose.yaml": "the same (Heat::InstallConfigAgent)",
-    "heat-templates-hot/native_waitcondition.yaml": "its servers signal the handle with curl from "
-    "RAW user data: scripts reach no network here, and RAW servers without a config drive are not booted",
-    "heat-tempest-plugin-scenario/test_server_signal.yaml": "the same (a server's own curl signals the "
-    "handle); its server also names a network by a parameter it leaves unset",
+    "heat-tempest-plugin-scenario/test_server_signal.yaml": "its server names a network by a "
+    "parameter it leaves unset",
     "heat-tempest-plugin-scenario/lb_member.yaml": "an LBaaS pool member: no load balancer service here",
     "heat-tempest-plugin-scenario/app_server_neutron.yaml": "needs OS::Test::WebAppConfig from its "
     "test's environment",
     "heat-tempest-plugin-scenario/test_server_cfn_init.yaml": "a CloudFormation-format template",
     "heat-tempest-plugin-scenario/test_server_software_config.yaml": "get_file of absolute paths its "
     "test supplies",
-    "heat-tempest-plugin-scenario/test_volumes_create_from_backup.yaml": "OS::Heat::"
-    "UpdateWaitConditionHandle is not served yet, and a volume backup to restore",
-    "heat-tempest-plugin-scenario/test_volumes_delete_snapshot.yaml": "OS::Heat::UpdateWaitConditionHandle "
-    "is not served yet",
+    "heat-tempest-plugin-scenario/test_volumes_create_from_backup.yaml": "needs a volume backup to "
+    "restore, and its script waits for the volume as a device of the VM",
+    "heat-tempest-plugin-scenario/test_volumes_delete_snapshot.yaml": "its script waits for the "
+    "attached volume to appear as a device of the VM (/dev/vdb), which no host shows",
 }
 
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"the corpus is not at {CORPUS}")

@@ -1,5 +1,5 @@
-"""The simulated cloud's agents: every server booted with SOFTWARE_CONFIG user data runs its
-scripts through the agent API, in a sandbox, once.
+"""The simulated cloud's agents: every server booted with a script or SOFTWARE_CONFIG user data runs
+its scripts through the agent API, in a sandbox, once.
 
 Given a stack whose server boots with SOFTWARE_CONFIG user data and has a script deployment and a
 puppet deployment, when the simulated cloud's agents run, then the boot script and the deployment
@@ -10,6 +10,8 @@ the same cloud and state remembers the three runs and executes none again.
 
 from __future__ import annotations
 
+import json
+import socket
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -17,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.agent.sandbox import isolation_available, sandboxed_script_hook
+from reconciler.agent.agent_gateway import AgentAddress, AgentGateway
+from reconciler.agent.sandbox import isolation_available, relay_available, sandboxed_script_hook
 from reconciler.daemon.sim_agents import SimulatedAgents
 from reconciler.engine import StackStatus
 from tests.software.software_world import SoftwareWorld
@@ -80,8 +83,59 @@ def world(tmp_path: Path, sqlite_url: str) -> Iterator[SoftwareWorld]:
     world.close()
 
 
+SIGNALLING = """
+heat_template_version: 2018-08-31
+resources:
+  handle:
+    type: OS::Heat::WaitConditionHandle
+  waiting:
+    type: OS::Heat::WaitCondition
+    properties: {handle: {get_resource: handle}, count: 2, timeout: 600}
+  server:
+    type: OS::Nova::Server
+    properties:
+      image: cirros-0.6.2-x86_64-disk
+      flavor: m1.small
+      user_data_format: RAW
+      user_data:
+        str_replace:
+          template: |
+            #!/bin/sh
+            wc_notify --data-binary '{"status": "SUCCESS", "data": "first"}'
+            wc_notify --data-binary '{"status": "SUCCESS", "data": "second"}'
+          params:
+            wc_notify: {get_attr: [handle, curl_cli]}
+outputs:
+  data: {value: {get_attr: [waiting, data]}}
+"""
+
+REACHES = """#!/bin/sh
+curl -sS -m 5 -o /dev/null -w 'agent API %{http_code}\\n' "$agent_url/healthz"
+curl -sS -m 5 "http://127.0.0.1:$other_port/" || echo "host port: unreachable"
+curl -sS -m 5 http://192.0.2.1/ || echo "other address: unreachable"
+"""
+needs_sandbox = pytest.mark.skipif(
+    not (isolation_available() and relay_available()),
+    reason="user namespaces or iproute2 are not available here",
+)
+
+
+def agent_address(world: SoftwareWorld) -> AgentAddress:
+    assert world.agent is not None
+    address = AgentAddress.of(world.agent_url, world.agent.address)
+    assert address is not None
+    return address
+
+
 def agents_for(world: SoftwareWorld, state_dir: Path) -> SimulatedAgents:
-    agents = SimulatedAgents(lambda: world.cloud, state_dir, interval=0.2, time_limit=60, scan_interval=0.1)
+    agents = SimulatedAgents(
+        lambda: world.cloud,
+        state_dir,
+        interval=0.2,
+        time_limit=60,
+        scan_interval=0.1,
+        agent_address=agent_address(world),
+    )
     agents.start()
     return agents
 
@@ -157,3 +211,42 @@ def test_a_sandboxed_script_writes_only_in_its_own_directory(tmp_path: Path) -> 
     assert result["deploy_stdout"] == "kept\n"
     assert "Read-only file system" in result["deploy_stderr"]
     assert not outside.exists()
+
+
+@needs_sandbox
+def test_a_sandboxed_script_reaches_the_agent_api_through_the_gateway_and_nothing_else(
+    world: SoftwareWorld, tmp_path: Path
+) -> None:
+    other = socket.create_server(("127.0.0.1", 0))  # a service of the host, on its loopback
+    gateway = AgentGateway(agent_address(world))
+    gateway.start()
+    try:
+        inputs = [
+            {"name": "agent_url", "value": world.agent_url},
+            {"name": "other_port", "value": str(other.getsockname()[1])},
+        ]
+        result = sandboxed_script_hook(
+            {"config": REACHES, "inputs": inputs, "outputs": []}, tmp_path / "runs", 30, gateway
+        )
+    finally:
+        gateway.stop()
+        other.close()
+    assert result["deploy_stdout"].splitlines() == [
+        "agent API 200",
+        "host port: unreachable",
+        "other address: unreachable",
+    ], result
+
+
+@needs_sandbox
+def test_a_servers_raw_user_data_signals_its_wait_condition_with_curl_from_the_sandbox(
+    world: SoftwareWorld, tmp_path: Path
+) -> None:
+    world.commit({"signalling.yaml": SIGNALLING})
+    agents = agents_for(world, tmp_path / "agents")
+    try:
+        world.submit("signalling", "signalling.yaml")
+        assert converge_in_real_time(world, "signalling") is StackStatus.CONVERGED
+    finally:
+        agents.stop()
+    assert json.loads(world.outputs("signalling")["data"]) == {"1": "first", "2": "second"}

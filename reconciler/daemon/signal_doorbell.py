@@ -1,0 +1,20 @@
+"""The agent API's way to wake the engine of its own process when it kept a scaling signal.
+
+The agent API is bound before the engine is made (a daemon that cannot listen holds no shard), so
+it is handed this doorbell, and the engine is wired to it once it exists.
+"""
+
+from __future__ import annotations
+
+from reconciler.engine.engine import Engine
+
+
+class SignalDoorbell:
+    """Rung by the agent API (any thread); wakes the engine, once there is one."""
+
+    def __init__(self) -> None:
+        self.engine: Engine | None = None
+
+    def ring(self) -> None:
+        if self.engine is not None:
+            self.engine.signal_arrived()
