@@ -35,7 +35,8 @@ from typing import Any, NamedTuple
 from bench.state_databases import scratch_database
 from providers.heat.agent_links import AgentLinks, new_token
 from providers.heat.software_records import SERVER_TOKEN, token_digest
-from reconciler.daemon.agent_api import AgentApi, AgentServer
+from reconciler.daemon.agent_api import AgentApi
+from reconciler.daemon.agent_server import AgentServer
 from state.software import DeploymentRow, SoftwareStore
 from state.store import open_store
 from timekeeping import SystemClock

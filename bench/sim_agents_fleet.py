@@ -33,7 +33,8 @@ from providers.heat.agent_links import AgentLinks
 from providers.heat.software_records import IN_PROGRESS, Deployment
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.provider import SimulatedProvider
-from reconciler.daemon.agent_api import AgentApi, AgentServer
+from reconciler.daemon.agent_api import AgentApi
+from reconciler.daemon.agent_server import AgentServer
 from reconciler.daemon.clouds import CloudRoot
 from reconciler.daemon.sim_agents import SimulatedAgents
 from reconciler.daemon.software_records import StoredSoftware
