@@ -225,6 +225,9 @@ def measure(
         "signals_per_second": signal_statuses.get(200, 0) / signal_wall,
         "signal_server_cpu_per_wall_second": signal_cpu / signal_wall,
         "signals_refused": sum(count for status, count in signal_statuses.items() if status != 200),
+        # what load on the machine changes least: the daemon's CPU for each answer
+        "server_cpu_ms_per_poll": 1000 * cpu / max(1, polls),
+        "server_cpu_ms_per_signal": 1000 * signal_cpu / max(1, signal_statuses.get(200, 0)),
     }
 
 

@@ -24,6 +24,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -64,9 +65,10 @@ class TimedApi(AgentApi):
 
     signalled: dict[str, float]
 
-    def signal(self, token: str, body: Mapping[str, Any] | None, request_id: str | None = None) -> None:
-        super().signal(token, body, request_id)
-        self.signalled[token] = time.time()
+    def deployment_signal(self, token: str, body: Mapping[str, Any] | None) -> Future[bool]:
+        recorded = super().deployment_signal(token, body)
+        recorded.add_done_callback(lambda _: self.signalled.__setitem__(token, time.time()))
+        return recorded
 
 
 def template(servers: int, deployments: int, script_seconds: float) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Collection, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
@@ -35,6 +36,10 @@ from state.upserts import dialect_insert
 from timekeeping import Clock
 
 T = TypeVar("T")
+
+# Transactions writing deployment signals at once: on PostgreSQL one batch's statements run while
+# another's commit waits for the disk; SQLite has one write lock, so more would only queue for it
+SIGNAL_WRITERS = {"postgresql": 4}
 
 __all__ = ["MetadataVersion"]  # importers of this module name it beside the rows
 
@@ -158,7 +163,10 @@ class SoftwareStore:
         # write lock, whose waiters sleep in steps of up to 100 ms).
         self._signals = BatchedWrites(transactor, "signals")
         self._deployment_signals: BatchedItems[tuple[str, Judge], bool] = BatchedItems(
-            transactor, "deployment signals", self._keep_deployment_signals
+            transactor,
+            "deployment signals",
+            self._keep_deployment_signals,
+            writers=SIGNAL_WRITERS.get(transactor.engine.dialect.name, 1),
         )
         self._version_query: PooledQuery | None = None
 
@@ -259,7 +267,11 @@ class SoftwareStore:
         """For a deployment token's digest: read its deployment's metadata entry, let `judge`
         decide the signal's (status, reason, outputs) from it, and keep them, committed with the
         deployment signals beside it; False for any other or unknown token, or a deployment gone."""
-        return self._deployment_signals.write((digest, judge))
+        return self.submit_deployment_signal(digest, judge).result()
+
+    def submit_deployment_signal(self, digest: str, judge: Judge) -> Future[bool]:
+        """`judge_deployment_signal` without waiting: its answer, once the batch is committed."""
+        return self._deployment_signals.submit((digest, judge))
 
     def _keep_deployment_signals(
         self, connection: sa.Connection, signals: list[tuple[str, Judge]]
@@ -285,7 +297,8 @@ class SoftwareStore:
                     }
                 )
         if results:
-            connection.execute(_KEEP_SIGNAL, results)
+            # rows locked in one order by every batch, so concurrent batches never deadlock
+            connection.execute(_KEEP_SIGNAL, sorted(results, key=lambda result: str(result["deployment_id"])))
         return kept
 
     def record_deployment_signal(

@@ -26,6 +26,7 @@ import hashlib
 import json
 import logging
 from collections.abc import Mapping
+from concurrent.futures import Future
 from email.utils import formatdate, parsedate_to_datetime
 from http import HTTPStatus
 from typing import Any
@@ -93,11 +94,26 @@ class AgentApi:
         return version, json.dumps(document, sort_keys=True).encode()
 
     def signal(self, token: str, body: Mapping[str, Any] | None, request_id: str | None = None) -> None:
-        digest = token_digest(token)
-        # a deployment's result, by far the most frequent signal, is one write with no read before
-        if self._deployment_signal(digest, body or {}):
-            return
-        grant = self._software.grant(digest)
+        """Record a signal: a deployment's result, a handle's signal or a scaling alarm."""
+        if not self.deployment_signal(token, body).result():
+            self.other_signal(token, body, request_id)
+
+    def deployment_signal(self, token: str, body: Mapping[str, Any] | None) -> Future[bool]:
+        """A deployment's result, by far the most frequent signal: queued for the next batch of
+        them, with no read before; done with True once committed, False when the token is no (live)
+        deployment's (try `other_signal`)."""
+
+        details = body or {}
+
+        def judge(entry: Mapping[str, Any]) -> tuple[str, str, Mapping[str, Any]]:
+            verdict = judge_signal(details, entry.get("outputs") or [])
+            return verdict.status, verdict.reason, verdict.outputs
+
+        return self._software.submit_deployment_signal(token_digest(token), judge)
+
+    def other_signal(self, token: str, body: Mapping[str, Any] | None, request_id: str | None = None) -> None:
+        """A signal for a token that is no deployment's: a handle's or a scaling policy's."""
+        grant = self._software.grant(token_digest(token))
         if grant is None or grant.kind == DEPLOYMENT_TOKEN:
             raise NOT_FOUND
         if grant.kind == HANDLE_TOKEN:
@@ -109,15 +125,6 @@ class AgentApi:
                 raise NOT_FOUND from None
         else:
             raise NOT_FOUND
-
-    def _deployment_signal(self, digest: str, details: Mapping[str, Any]) -> bool:
-        """Keep a deployment's result; False when the token is no (live) deployment's."""
-
-        def judge(entry: Mapping[str, Any]) -> tuple[str, str, Mapping[str, Any]]:
-            verdict = judge_signal(details, entry.get("outputs") or [])
-            return verdict.status, verdict.reason, verdict.outputs
-
-        return self._software.judge_deployment_signal(digest, judge)
 
     def _handle_signal(self, handle_id: str, details: Mapping[str, Any] | None) -> None:
         received = len(self._software.handle_signals([handle_id]).get(handle_id, ()))

@@ -112,8 +112,10 @@ class AgentHttp:
     async def _signal(self, path: str, headers: Headers, receive: Receive) -> Answer:
         token = _signal_token(path, headers)
         details = await _json_body(headers, receive)
-        request_id = header(headers, b"x-openstack-request-id")
-        await self._run(self._api.signal, token, details, request_id)
+        # a deployment's result waits for its batch's commit with no thread of its own
+        if not await asyncio.wrap_future(self._api.deployment_signal(token, details)):
+            request_id = header(headers, b"x-openstack-request-id")
+            await self._run(self._api.other_signal, token, details, request_id)
         return Answer(HTTPStatus.OK, b"{}")
 
     async def _run(self, work: Callable[..., T], *args: Any) -> T:

@@ -2,9 +2,10 @@
 
 Why uvicorn: a fleet's agents poll on a new connection each time (os-collect-config does), and a
 thread-per-connection server spends most of a poll starting the thread and parsing headers in
-Python. uvicorn, the standard ASGI server, serves every connection from one event loop and parses
-with httptools (llhttp, the parser of Node.js, in C); it also keeps HTTP/1.1's details (keep-alive,
-pipelining, `Expect: 100-continue`, idle timeouts) that agents and curl rely on.
+Python. uvicorn, the standard ASGI server, serves every connection from one event loop (uvloop's,
+on libuv) and parses with httptools (llhttp, the parser of Node.js, in C); it also keeps
+HTTP/1.1's details (keep-alive, pipelining, `Expect: 100-continue`, idle timeouts) that agents
+and curl rely on.
 
 The socket is bound here, before the loop starts, so port 0 resolves at once, a bind error reaches
 the caller as `ListenError`, and connections made before the loop runs wait in the backlog.
@@ -56,12 +57,13 @@ class AgentServer:
         config = uvicorn.Config(
             AgentHttp(make_api(self.links), self._blocking),
             http="httptools",
-            loop="asyncio",
+            loop="uvloop",
             lifespan="off",
             log_config=None,
             log_level="warning",
             access_log=False,  # a fleet of agents polling would drown the journal
             server_header=False,
+            proxy_headers=False,  # VMs are no proxies: what they claim of addresses is not trusted
             headers=[("server", "reconciler-agent-api")],
             timeout_graceful_shutdown=5,
         )
