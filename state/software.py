@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
 
 from state.agent_changes import move_counters, read_counters
 from state.batched_writes import BatchedItems, BatchedWrites
@@ -131,6 +132,16 @@ _DEPLOYMENTS_BY_TOKENS = (
     .select_from(AGENT_TOKENS.join(SOFTWARE_DEPLOYMENTS, SOFTWARE_DEPLOYMENTS.c.id == AGENT_TOKENS.c.subject))
     .where(
         AGENT_TOKENS.c.digest.in_(sa.bindparam("digests", expanding=True)),
+        AGENT_TOKENS.c.kind == "deployment",
+    )
+)
+# PostgreSQL: one text for every batch size (an array, not an IN list of as many parameters), so
+# the server prepares it once and plans it once
+_DEPLOYMENTS_BY_TOKEN_ARRAY = (
+    sa.select(AGENT_TOKENS.c.digest, SOFTWARE_DEPLOYMENTS.c.id, SOFTWARE_DEPLOYMENTS.c.entry)
+    .select_from(AGENT_TOKENS.join(SOFTWARE_DEPLOYMENTS, SOFTWARE_DEPLOYMENTS.c.id == AGENT_TOKENS.c.subject))
+    .where(
+        AGENT_TOKENS.c.digest == sa.any_(sa.bindparam("digests", type_=postgresql.ARRAY(sa.String))),
         AGENT_TOKENS.c.kind == "deployment",
     )
 )
@@ -278,7 +289,10 @@ class SoftwareStore:
     ) -> list[bool]:
         """One query for every signal's deployment, one statement for every result."""
         digests = sorted({digest for digest, _ in signals})
-        found = {row.digest: row for row in connection.execute(_DEPLOYMENTS_BY_TOKENS, {"digests": digests})}
+        query = (
+            _DEPLOYMENTS_BY_TOKEN_ARRAY if connection.dialect.name == "postgresql" else _DEPLOYMENTS_BY_TOKENS
+        )
+        found = {row.digest: row for row in connection.execute(query, {"digests": digests})}
         now = self._clock.now()
         kept: list[bool] = []
         results: list[dict[str, Any]] = []
