@@ -35,7 +35,8 @@ from typing import Any, NamedTuple
 from bench.state_databases import scratch_database
 from providers.heat.agent_links import AgentLinks, new_token
 from providers.heat.software_records import SERVER_TOKEN, token_digest
-from reconciler.daemon.agent_api import AgentApi, AgentServer
+from reconciler.daemon.agent_api import AgentApi
+from reconciler.daemon.agent_server import AgentServer
 from state.software import DeploymentRow, SoftwareStore
 from state.store import open_store
 from timekeeping import SystemClock
@@ -224,6 +225,9 @@ def measure(
         "signals_per_second": signal_statuses.get(200, 0) / signal_wall,
         "signal_server_cpu_per_wall_second": signal_cpu / signal_wall,
         "signals_refused": sum(count for status, count in signal_statuses.items() if status != 200),
+        # what load on the machine changes least: the daemon's CPU for each answer
+        "server_cpu_ms_per_poll": 1000 * cpu / max(1, polls),
+        "server_cpu_ms_per_signal": 1000 * signal_cpu / max(1, signal_statuses.get(200, 0)),
     }
 
 

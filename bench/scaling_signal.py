@@ -30,7 +30,8 @@ from providers.interface import LiveResource, Marker
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.provider import SimulatedProvider
 from providers.simulated.settings import CloudSettings
-from reconciler.daemon.agent_api import AgentApi, AgentServer
+from reconciler.daemon.agent_api import AgentApi
+from reconciler.daemon.agent_server import AgentServer
 from reconciler.daemon.clouds import CloudRoot
 from reconciler.daemon.software_records import StoredSoftware
 from reconciler.engine import DesiredGeneration, Engine, Policy, SoleWorkerLeases

@@ -24,6 +24,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,8 @@ from providers.heat.software_records import IN_PROGRESS, Deployment
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.provider import SimulatedProvider
 from reconciler.agent.sandbox import sandboxed_script_hook
-from reconciler.daemon.agent_api import AgentApi, AgentServer
+from reconciler.daemon.agent_api import AgentApi
+from reconciler.daemon.agent_server import AgentServer
 from reconciler.daemon.clouds import CloudRoot
 from reconciler.daemon.sim_agents import SimulatedAgents
 from reconciler.daemon.software_records import StoredSoftware
@@ -79,10 +81,11 @@ class TimedApi(AgentApi):
     signalled: dict[str, float]
     received: dict[str, float]
 
-    def signal(self, token: str, body: Mapping[str, Any] | None, request_id: str | None = None) -> None:
+    def deployment_signal(self, token: str, body: Mapping[str, Any] | None) -> Future[bool]:
         self.received[token] = time.time()
-        super().signal(token, body, request_id)
-        self.signalled[token] = time.time()
+        recorded = super().deployment_signal(token, body)
+        recorded.add_done_callback(lambda _: self.signalled.__setitem__(token, time.time()))
+        return recorded
 
 
 def template(servers: int, deployments: int, script_seconds: float) -> str:

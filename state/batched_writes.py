@@ -12,7 +12,9 @@ The writer thread starts on the first write and ends after `idle_seconds` withou
 
 `BatchedItems` is the same for items that one function writes together (a query for all of them,
 then one statement with many parameter sets): on PostgreSQL a round trip per statement, not per
-item, is what makes a batch cheap.
+item, is what makes a batch cheap. It may have more than one writer (`writers`): on PostgreSQL one
+batch's statements then run while another's commit waits for the disk; on SQLite, whose one write
+lock they would queue for, one writer is all that helps.
 """
 
 from __future__ import annotations
@@ -45,39 +47,45 @@ class BatchedItems(Generic[Item, Result]):
         *,
         max_batch: int = 500,
         idle_seconds: float = 5.0,
+        writers: int = 1,
     ) -> None:
         self._tx = transactor
         self._operation = operation
         self._write_all = write_all
         self._max_batch = max_batch
         self._idle_seconds = idle_seconds
+        self._most_writers = writers
         self._queue: queue.SimpleQueue[tuple[Item, Future[Result]]] = queue.SimpleQueue()
         self._lock = threading.Lock()
-        self._writer: threading.Thread | None = None
+        self._writers: list[threading.Thread] = []
 
     def write(self, item: Item) -> Result:
         """Queue `item`, wait until the transaction holding it committed, and return its result."""
+        return self.submit(item).result()
+
+    def submit(self, item: Item) -> Future[Result]:
+        """Queue `item`; its result (or error) once the transaction holding it committed."""
         done: Future[Result] = Future()
         self._queue.put((item, done))
         self._ensure_writer()
-        return done.result()
+        return done
 
     def _ensure_writer(self) -> None:
         with self._lock:
-            if self._writer is None or not self._writer.is_alive():
-                self._writer = threading.Thread(
-                    target=self._drain, name=f"batched {self._operation}", daemon=True
-                )
-                self._writer.start()
+            self._writers = [writer for writer in self._writers if writer.is_alive()]
+            if len(self._writers) < self._most_writers:
+                writer = threading.Thread(target=self._drain, name=f"batched {self._operation}", daemon=True)
+                self._writers.append(writer)
+                writer.start()
 
-    def _drain(self) -> None:  # the writer thread
+    def _drain(self) -> None:  # a writer thread
         while True:
             try:
                 first = self._queue.get(timeout=self._idle_seconds)
             except queue.Empty:
                 with self._lock:
                     if self._queue.empty():
-                        self._writer = None
+                        self._writers.remove(threading.current_thread())
                         return
                 continue
             batch = [first]

@@ -14,12 +14,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Collection, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
 
+from state.agent_changes import move_counters, read_counters
 from state.batched_writes import BatchedItems, BatchedWrites
+from state.metadata_index import MetadataIndex, MetadataVersion
 from state.poll_reads import PooledQuery, QueryFailed
 from state.software_tables import (
     AGENT_SERVERS,
@@ -33,6 +37,12 @@ from state.upserts import dialect_insert
 from timekeeping import Clock
 
 T = TypeVar("T")
+
+# Transactions writing deployment signals at once: on PostgreSQL one batch's statements run while
+# another's commit waits for the disk; SQLite has one write lock, so more would only queue for it
+SIGNAL_WRITERS = {"postgresql": 4}
+
+__all__ = ["MetadataVersion"]  # importers of this module name it beside the rows
 
 
 @dataclass(frozen=True)
@@ -88,14 +98,6 @@ class ServerMetadata:
     modified_at: float | None
 
 
-@dataclass(frozen=True)
-class MetadataVersion:
-    """The server a metadata token reads, and when its metadata last changed (None: never)."""
-
-    server_id: str
-    modified_at: float | None
-
-
 # What a deployment's signal comes to, decided from its metadata entry: (status, reason, outputs).
 Judge = Callable[[Mapping[str, Any]], tuple[str, str, Mapping[str, Any]]]
 
@@ -133,6 +135,16 @@ _DEPLOYMENTS_BY_TOKENS = (
         AGENT_TOKENS.c.kind == "deployment",
     )
 )
+# PostgreSQL: one text for every batch size (an array, not an IN list of as many parameters), so
+# the server prepares it once and plans it once
+_DEPLOYMENTS_BY_TOKEN_ARRAY = (
+    sa.select(AGENT_TOKENS.c.digest, SOFTWARE_DEPLOYMENTS.c.id, SOFTWARE_DEPLOYMENTS.c.entry)
+    .select_from(AGENT_TOKENS.join(SOFTWARE_DEPLOYMENTS, SOFTWARE_DEPLOYMENTS.c.id == AGENT_TOKENS.c.subject))
+    .where(
+        AGENT_TOKENS.c.digest == sa.any_(sa.bindparam("digests", type_=postgresql.ARRAY(sa.String))),
+        AGENT_TOKENS.c.kind == "deployment",
+    )
+)
 _KEEP_SIGNAL = (
     sa.update(SOFTWARE_DEPLOYMENTS)
     .where(SOFTWARE_DEPLOYMENTS.c.id == sa.bindparam("deployment_id"))
@@ -152,20 +164,34 @@ def _deployment(row: sa.Row[Any]) -> DeploymentRow:
 class SoftwareStore:
     """Every operation one transaction, retried through the store's `Transactor`."""
 
-    def __init__(self, transactor: Transactor, clock: Clock) -> None:
+    def __init__(self, transactor: Transactor, clock: Clock, index: MetadataIndex | None = None) -> None:
         self._tx = transactor
         self._clock = clock
+        # shared by every SoftwareStore of a Store, so a change made through one is seen by all
+        self._index = MetadataIndex(clock) if index is None else index
         # Signals arriving together on the agent API's threads are committed together, by one
         # writer: a commit per signal would cost an fsync each (and on SQLite a turn at its one
         # write lock, whose waiters sleep in steps of up to 100 ms).
         self._signals = BatchedWrites(transactor, "signals")
         self._deployment_signals: BatchedItems[tuple[str, Judge], bool] = BatchedItems(
-            transactor, "deployment signals", self._keep_deployment_signals
+            transactor,
+            "deployment signals",
+            self._keep_deployment_signals,
+            writers=SIGNAL_WRITERS.get(transactor.engine.dialect.name, 1),
         )
         self._version_query: PooledQuery | None = None
 
     def _write(self, operation: str, work: Callable[[sa.Connection], T]) -> T:
         return cast(T, self._signals.write(work))
+
+    def _change_servers(self, operation: str, work: Callable[[sa.Connection], Collection[str]]) -> None:
+        """Run `work`, which changes what the servers it returns answer to a metadata poll, and
+        move their change counters in the same transaction; this process's index learns at once."""
+
+        def changing(connection: sa.Connection) -> Mapping[int, int]:
+            return move_counters(connection, work(connection))
+
+        self._index.advance(self._tx.run(operation, changing))
 
     # Configs, wait conditions, groups
     def put_object(self, item: ObjectRow) -> None:
@@ -193,7 +219,7 @@ class SoftwareStore:
 
     # Deployments
     def put_deployment(self, deployment: DeploymentRow, token_digest: str | None) -> None:
-        def work(connection: sa.Connection) -> None:
+        def work(connection: sa.Connection) -> set[str]:
             now = self._clock.now()
             values = {name: getattr(deployment, name) for name in _DEPLOYMENT_COLUMNS if name != "id"}
             values.update(
@@ -209,10 +235,12 @@ class SoftwareStore:
             connection.execute(insert.on_conflict_do_update(index_elements=["id"], set_=values))
             if token_digest is not None:
                 _replace_tokens(connection, deployment.id, token_digest, now)
-            for server_id in {deployment.server_id, previous} - {None}:
-                _touch_server(connection, str(server_id), now)
+            changed = {str(server_id) for server_id in {deployment.server_id, previous} - {None}}
+            for server_id in sorted(changed):
+                _touch_server(connection, server_id, now)
+            return changed
 
-        self._tx.run("put deployment", work)
+        self._change_servers("put deployment", work)
 
     def deployments(self, ids: Collection[str]) -> Mapping[str, DeploymentRow]:
         def work(connection: sa.Connection) -> Mapping[str, DeploymentRow]:
@@ -233,29 +261,38 @@ class SoftwareStore:
         return self._tx.read("group deployments", work)
 
     def delete_deployment(self, deployment_id: str) -> None:
-        def work(connection: sa.Connection) -> None:
+        def work(connection: sa.Connection) -> list[str]:
             table = SOFTWARE_DEPLOYMENTS
             server_id = connection.execute(
                 sa.delete(table).where(table.c.id == deployment_id).returning(table.c.server_id)
             ).scalar()
             connection.execute(sa.delete(AGENT_TOKENS).where(AGENT_TOKENS.c.subject == deployment_id))
-            if server_id is not None:
-                _touch_server(connection, server_id, self._clock.now())
+            if server_id is None:
+                return []
+            _touch_server(connection, server_id, self._clock.now())
+            return [server_id]
 
-        self._tx.run("delete deployment", work)
+        self._change_servers("delete deployment", work)
 
     def judge_deployment_signal(self, digest: str, judge: Judge) -> bool:
         """For a deployment token's digest: read its deployment's metadata entry, let `judge`
         decide the signal's (status, reason, outputs) from it, and keep them, committed with the
         deployment signals beside it; False for any other or unknown token, or a deployment gone."""
-        return self._deployment_signals.write((digest, judge))
+        return self.submit_deployment_signal(digest, judge).result()
+
+    def submit_deployment_signal(self, digest: str, judge: Judge) -> Future[bool]:
+        """`judge_deployment_signal` without waiting: its answer, once the batch is committed."""
+        return self._deployment_signals.submit((digest, judge))
 
     def _keep_deployment_signals(
         self, connection: sa.Connection, signals: list[tuple[str, Judge]]
     ) -> list[bool]:
         """One query for every signal's deployment, one statement for every result."""
         digests = sorted({digest for digest, _ in signals})
-        found = {row.digest: row for row in connection.execute(_DEPLOYMENTS_BY_TOKENS, {"digests": digests})}
+        query = (
+            _DEPLOYMENTS_BY_TOKEN_ARRAY if connection.dialect.name == "postgresql" else _DEPLOYMENTS_BY_TOKENS
+        )
+        found = {row.digest: row for row in connection.execute(query, {"digests": digests})}
         now = self._clock.now()
         kept: list[bool] = []
         results: list[dict[str, Any]] = []
@@ -274,7 +311,8 @@ class SoftwareStore:
                     }
                 )
         if results:
-            connection.execute(_KEEP_SIGNAL, results)
+            # rows locked in one order by every batch, so concurrent batches never deadlock
+            connection.execute(_KEEP_SIGNAL, sorted(results, key=lambda result: str(result["deployment_id"])))
         return kept
 
     def record_deployment_signal(
@@ -306,26 +344,36 @@ class SoftwareStore:
         self._tx.run("issue token", work)
 
     def bind_server(self, subject: str, server_id: str) -> None:
-        def work(connection: sa.Connection) -> None:
-            connection.execute(
-                sa.update(AGENT_TOKENS).where(AGENT_TOKENS.c.subject == subject).values(server_id=server_id)
-            )
+        def work(connection: sa.Connection) -> set[str]:
+            tokens = AGENT_TOKENS
+            of_subject = tokens.c.subject == subject
+            bound_before = connection.execute(
+                sa.select(tokens.c.server_id).where(of_subject, tokens.c.server_id.is_not(None))
+            ).scalars()
+            changed = {server_id, *bound_before}
+            connection.execute(sa.update(tokens).where(of_subject).values(server_id=server_id))
             _touch_server(connection, server_id, self._clock.now(), only_new=True)
+            return changed
 
-        self._tx.run("bind server", work)
+        self._change_servers("bind server", work)
 
     def revoke_server(self, server_id: str) -> None:
-        def work(connection: sa.Connection) -> None:
+        def work(connection: sa.Connection) -> list[str]:
             connection.execute(sa.delete(AGENT_TOKENS).where(AGENT_TOKENS.c.server_id == server_id))
             connection.execute(sa.delete(AGENT_SERVERS).where(AGENT_SERVERS.c.server_id == server_id))
+            return [server_id]
 
-        self._tx.run("revoke server", work)
+        self._change_servers("revoke server", work)
 
     def revoke_tokens(self, subject: str) -> None:
-        self._tx.run(
-            "revoke tokens",
-            lambda c: c.execute(sa.delete(AGENT_TOKENS).where(AGENT_TOKENS.c.subject == subject)),
-        )
+        def work(connection: sa.Connection) -> set[str]:
+            tokens = AGENT_TOKENS
+            deleted = connection.execute(
+                sa.delete(tokens).where(tokens.c.subject == subject).returning(tokens.c.server_id)
+            ).scalars()
+            return {server_id for server_id in deleted if server_id is not None}
+
+        self._change_servers("revoke tokens", work)
 
     def grant(self, digest: str) -> TokenGrant | None:
         """What the token with this digest allows, if it is (still) valid."""
@@ -336,12 +384,34 @@ class SoftwareStore:
 
         return self._tx.read("token grant", work)
 
-    def metadata_version(self, digest: str) -> MetadataVersion | None:
-        """For a server token's digest: its server and when that server's metadata last changed,
-        in one query (what a poll answered 304 needs); None for any other or unknown token.
+    def remembered_metadata_version(self, digest: str) -> MetadataVersion | None:
+        """For a server token's digest, its version as this process remembers it, if known to be
+        current (no I/O: a poll holding it is answered 304 without a read); None: ask
+        `metadata_version`."""
+        return self._index.remembered(digest)
 
-        Run on a pooled connection of its own (`PooledQuery`); a connection failure is tried
+    def metadata_version(self, digest: str, *, afresh: bool = False) -> MetadataVersion | None:
+        """For a server token's digest: its server and when that server's metadata last changed;
+        None for any other or unknown token. Remembered (`MetadataIndex`) unless `afresh`; else
+        one query, on a pooled connection of its own (`PooledQuery`), a connection failure tried
         again the way every transaction is."""
+        self._index.refresh(self._change_counters)
+        if not afresh:
+            remembered = self._index.remembered(digest)
+            if remembered is not None:
+                return remembered
+        before = self._index.counters
+        found = self._read_metadata_version(digest)
+        if found is None:
+            self._index.forget(digest)
+        else:
+            self._index.remember(digest, found, before)
+        return found
+
+    def _change_counters(self) -> tuple[int, ...]:
+        return self._tx.read("agent change counters", read_counters)
+
+    def _read_metadata_version(self, digest: str) -> MetadataVersion | None:
         if self._version_query is None:
             self._version_query = PooledQuery(self._tx.engine, _METADATA_VERSION)
         try:

@@ -4,6 +4,7 @@ Hot queries and the index serving each:
 - a token presented by an agent: `agent_tokens` primary key (the token's digest).
 - a server's deployments (metadata polls): `ix_software_deployments_server`.
 - a group's deployments: `ix_software_deployments_group`.
+- what changed since a daemon last looked: `agent_changes`, 64 rows read whole.
 - a handle's signals: `uq_handle_signals_handle_signal` (handle, signal id).
 """
 
@@ -72,6 +73,15 @@ class AgentTokenRow(Base):
     created_at: Mapped[float]
 
 
+class AgentChangeRow(Base):
+    """A counter moved by every change of the metadata or tokens of the servers in its slot."""
+
+    __tablename__ = "agent_changes"
+
+    slot: Mapped[int] = mapped_column(sa.Integer, primary_key=True, autoincrement=False)
+    counter: Mapped[int] = mapped_column(sa.BigInteger)
+
+
 class HandleSignalRow(Base):
     """A signal a wait condition handle received; a repeated signal id replaces nothing."""
 
@@ -101,4 +111,5 @@ SOFTWARE_OBJECTS = _table(SoftwareObjectRow)
 SOFTWARE_DEPLOYMENTS = _table(SoftwareDeploymentRow)
 AGENT_SERVERS = _table(AgentServerRow)
 AGENT_TOKENS = _table(AgentTokenRow)
+AGENT_CHANGES = _table(AgentChangeRow)
 HANDLE_SIGNALS = _table(HandleSignalRow)

@@ -34,6 +34,7 @@ from state.fencing import Fence, check_fence
 from state.lease_results import Acquired, AcquireResult, HeldShard, Released, ReleaseResult, RenewResult
 from state.lease_settings import LeaseSettings
 from state.lease_table import ShardLeaseView, lease_table
+from state.metadata_index import MetadataIndex
 from state.migrate import upgrade
 from state.outbox import NoteLine, PendingNote
 from state.records import RecordedResource, RecordsWritten, RecordWrite
@@ -84,6 +85,7 @@ class Store:
         self._clock = clock
         self.settings = settings
         self._sealer = sealer
+        self._metadata_index = MetadataIndex(clock)
 
     def hide(self, stack: str, texts: Iterable[str]) -> None:
         """The texts of `stack`'s hidden parameter values: values holding one (in `stack` or a stack
@@ -97,7 +99,7 @@ class Store:
 
     def software(self) -> SoftwareStore:
         """Software orchestration's rows (configs, deployments, agent tokens, signals), on this database."""
-        return SoftwareStore(self._tx, self._clock)
+        return SoftwareStore(self._tx, self._clock, self._metadata_index)
 
     @property
     def dialect(self) -> str:

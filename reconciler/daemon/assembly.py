@@ -22,7 +22,8 @@ from providers.heat.agent_links import AgentLinks
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.settings import CloudSettings, Latency
 from reconciler.agent.agent_gateway import AgentAddress
-from reconciler.daemon.agent_api import AgentApi, AgentServer
+from reconciler.daemon.agent_api import AgentApi
+from reconciler.daemon.agent_server import AgentServer
 from reconciler.daemon.clouds import CloudRoot, sim_cloud_path
 from reconciler.daemon.collector import tune_process
 from reconciler.daemon.event_metrics import counting_events, resource_type_in

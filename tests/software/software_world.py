@@ -11,7 +11,8 @@ import random
 import urllib.request
 from typing import Any
 
-from reconciler.daemon.agent_api import AgentApi, AgentServer
+from reconciler.daemon.agent_api import AgentApi
+from reconciler.daemon.agent_server import AgentServer
 from reconciler.daemon.clouds import CloudRoot
 from reconciler.daemon.software_records import StoredSoftware
 from reconciler.engine import Engine, SoleWorkerLeases
