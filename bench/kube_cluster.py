@@ -116,6 +116,11 @@ class Cluster:
         leases = SoleWorkerLeases(self.store, "bench", self.clock)
         for shard in range(self.store.settings.shard_count):
             leases.want(shard)  # the cluster's nested stacks are spread over every shard
+        self.stopped = threading.Event()
+        # renewed on a thread of their own, as the daemon's shard keeper does: a pass over a
+        # thousand nested stacks on a busy machine can outlast a lease
+        self.renewer = threading.Thread(target=self.renew, args=(leases,), daemon=True)
+        self.renewer.start()
         engine_settings = EngineSettings(pool_size=arguments.limit, readiness_poll=0.25, max_sleep=0.05)
         self.engine = Engine(
             self.store,
@@ -160,7 +165,13 @@ class Cluster:
             raise SystemExit(f"{commit}: {report.status.value} {report.failures[:3]}")
         return elapsed, report.status
 
+    def renew(self, leases: SoleWorkerLeases) -> None:
+        while not self.stopped.wait(self.store.settings.renew_seconds / 2):
+            leases.held()
+
     def close(self) -> None:
+        self.stopped.set()
+        self.renewer.join()
         self.agents.stop()
         self.engine.close()
         self.agent_api.stop()

@@ -18,27 +18,8 @@ from timekeeping import Clock
 
 class HeldShards(Protocol):
     def held(self) -> Mapping[int, int]:
-        now = self._clock.now()
-        settings = self._store.settings
-        if any(
-            until - now <= settings.lease_seconds - settings.renew_seconds
-            for _, until in self._until.values()
-        ):
-            self._renew_all()
-        margin = settings.safety_margin
-        return {shard: epoch for shard, (epoch, until) in self._until.items() if until - now > margin}
-
-    def _renew_all(self) -> None:
-        """Every lease renewed in one statement; one that lapsed (a pass longer than the lease) is
-        taken again, at a new epoch, unless another worker took it meanwhile."""
-        renewed = {held.shard: held for held in self._store.renew_all(self._worker)}
-        for shard, (epoch, _until) in list(self._until.items()):
-            held = renewed.get(shard)
-            if held is not None and held.epoch == epoch:
-                self._until[shard] = (epoch, held.until)
-            else:
-                del self._until[shard]
-                self.want(shard)
+        """shard -> epoch of every shard this worker may act on now."""
+        ...
 
     def holds(self, shard: int, epoch: int) -> bool:
         """Whether this worker may still act on `shard` at `epoch` at this moment.
@@ -72,15 +53,22 @@ class SoleWorkerLeases:
     def held(self) -> Mapping[int, int]:
         now = self._clock.now()
         settings = self._store.settings
-        for shard, (epoch, until) in list(self._until.items()):
-            if until - now <= settings.lease_seconds - settings.renew_seconds:
-                renewed = self._store.renew(self._worker, shard, epoch)
-                if isinstance(renewed, Acquired):
-                    self._until[shard] = (renewed.epoch, renewed.until)
-                else:
-                    del self._until[shard]
+        due = settings.lease_seconds - settings.renew_seconds
+        if any(until - now <= due for _epoch, until in self._until.values()):
+            self._renew_all()
         margin = settings.safety_margin
         return {shard: epoch for shard, (epoch, until) in self._until.items() if until - now > margin}
+
+    def _renew_all(self) -> None:
+        """Every lease renewed in one statement (not one transaction per shard); one no longer
+        held at its epoch is let go."""
+        renewed = {held.shard: held for held in self._store.renew_all(self._worker)}
+        for shard, (epoch, _until) in list(self._until.items()):
+            held = renewed.get(shard)
+            if held is not None and held.epoch == epoch:
+                self._until[shard] = (epoch, held.until)
+            else:
+                del self._until[shard]
 
     def holds(self, shard: int, epoch: int) -> bool:
         held = self._until.get(shard)
