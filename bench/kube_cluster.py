@@ -1,8 +1,8 @@
 """A Kubernetes cluster shaped like Magnum's on the simulated cloud: its convergence against the
 floor the cloud sets, then a commit scaling its minions by 100 and the cloud calls that commit made.
 
-    python -m bench.kube_cluster --workers 1000
-    python -m bench.kube_cluster --workers 50 --interval 2        # a quick look
+    python -m bench.kube_cluster --workers 1000 --lease 120
+    python -m bench.kube_cluster --workers 10 --interval 2 --no-scale     # a quick look
 
 The cluster (`bench.kube_cluster_templates`): a network, a router, two security groups, an Octavia
 load balancer with a listener, a pool and a health monitor in front of `--masters` masters (each a
@@ -10,7 +10,8 @@ pool member), and a resource group of `--workers` minions. Every node is a port,
 with SOFTWARE_CONFIG, a floating IP, a volume and its attachment, and a script deployment
 (`sleep --script-seconds`) run by the simulated cloud's agents, which poll every `--interval` s.
 The cloud answers each call in `--latency` s with at most `--limit` calls in flight, and a server,
-a volume or a load balancer's change takes `--active` s. One engine, SQLite, real clock.
+a volume or a load balancer's change takes `--active` s. One engine, SQLite, real clock; its
+shards' leases last `--lease` s and are renewed on a thread of their own, as the daemon's are.
 
 The floor is the longest of three bounds no engine can beat:
 
@@ -55,6 +56,7 @@ from reconciler.daemon.sim_agents import SimulatedAgents
 from reconciler.daemon.software_records import StoredSoftware
 from reconciler.engine import DesiredGeneration, Engine, EngineSettings, Policy, SoleWorkerLeases, StackStatus
 from reconciler.templates import DirectorySource, Limits, load_stack
+from state.lease_settings import LeaseSettings
 from state.store import open_store
 from timekeeping import SystemClock
 
@@ -97,7 +99,8 @@ class Cluster:
         self.arguments = arguments
         self.workdir = workdir
         self.clock = SystemClock()
-        self.store = open_store(f"sqlite:///{workdir / 'state.sqlite'}", clock=self.clock)
+        leases = LeaseSettings(lease_seconds=arguments.lease, renew_seconds=arguments.lease / 3)
+        self.store = open_store(f"sqlite:///{workdir / 'state.sqlite'}", clock=self.clock, settings=leases)
         self.agent_api = AgentServer("127.0.0.1", 0, lambda links: AgentApi(self.store.software(), links))
         self.agent_api.start()
         settings = CloudSettings(
@@ -113,13 +116,13 @@ class Cluster:
         self.setup_calls = Counter(self.cloud.calls_by_collection)
         software = (StoredSoftware(self.store.software()), self.agent_api.links)
         roots = CloudRoot(self.clock, sim=SimulatedProvider(self.cloud), software=software)
-        leases = SoleWorkerLeases(self.store, "bench", self.clock)
+        held = SoleWorkerLeases(self.store, "bench", self.clock)
         for shard in range(self.store.settings.shard_count):
-            leases.want(shard)  # the cluster's nested stacks are spread over every shard
+            held.want(shard)  # the cluster's nested stacks are spread over every shard
         self.stopped = threading.Event()
         # renewed on a thread of their own, as the daemon's shard keeper does: a pass over a
         # thousand nested stacks on a busy machine can outlast a lease
-        self.renewer = threading.Thread(target=self.renew, args=(leases,), daemon=True)
+        self.renewer = threading.Thread(target=self.renew, args=(held,), daemon=True)
         self.renewer.start()
         engine_settings = EngineSettings(pool_size=arguments.limit, readiness_poll=0.25, max_sleep=0.05)
         self.engine = Engine(
@@ -127,7 +130,7 @@ class Cluster:
             roots,
             self.clock,
             "bench",
-            leases=leases,
+            leases=held,
             sleeper=self.clock,
             settings=engine_settings,
             random=random.Random(1),
@@ -221,6 +224,9 @@ def main() -> None:
     parser.add_argument("--interval", type=float, default=10.0, help="the agents' poll interval")
     parser.add_argument("--script-seconds", type=float, default=1.0, help="each deployment's script")
     parser.add_argument("--no-scale", action="store_true", help="stop after the first convergence")
+    parser.add_argument(
+        "--lease", type=float, default=15.0, help="seconds a shard's lease lasts (renewed every third of it)"
+    )
     arguments = parser.parse_args()
     threading.stack_size(512 * 1024)  # a thread per agent: a thousand need no 8 MiB stacks
     workdir = Path(tempfile.mkdtemp(prefix="bench-kube-"))
