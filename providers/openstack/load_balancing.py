@@ -16,8 +16,9 @@ from providers.openstack.json_api import JsonApi
 from providers.openstack.name_lookup import NameLookup
 from providers.openstack.octavia_flavor import TYPE_NAME as FLAVOR_TYPE
 from providers.openstack.octavia_flavor import OctaviaFlavorHandler
+from providers.openstack.octavia_members import PoolMemberHandler
 from providers.openstack.octavia_resource import OctaviaResourceHandler
-from providers.openstack.octavia_tables import TABLES
+from providers.openstack.octavia_tables import POOL_MEMBER, TABLES
 from providers.openstack.type_handler import TypeHandler
 
 SERVICE = "load-balancer"
@@ -61,5 +62,6 @@ def load_balancing_handlers(connection: Any, shared: CloudApis) -> dict[str, Typ
     handlers: dict[str, TypeHandler] = {
         table.type_name: OctaviaResourceHandler(api, names, table) for table in TABLES
     }
+    handlers[POOL_MEMBER.type_name] = PoolMemberHandler(api, names, POOL_MEMBER)
     handlers[FLAVOR_TYPE] = OctaviaFlavorHandler(api, names)
     return handlers

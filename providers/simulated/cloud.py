@@ -158,6 +158,7 @@ RELATED_ACTIONS: Mapping[tuple[str, str], RelatedAction] = {
     ("routers", "add_router_interface"): routers.add_router_interface,
     ("routers", "remove_router_interface"): routers.remove_router_interface,
     **load_balancing.DELETE_ACTIONS,
+    ("pools", load_balancing.MEMBER_BATCH_ACTION): load_balancing.update_members,
 }
 
 PRECEDING_ERRORS: Mapping[CallFault, Callable[[float], CloudError]] = {
@@ -189,6 +190,9 @@ class SimulatedCloud:
         self.sleep = sleep
         self.path = path
         self.calls: Counter[str] = Counter()  # calls that reached the world, per operation
+        self.calls_by_collection: Counter[tuple[str, str]] = (
+            Counter()
+        )  # the same, per (operation, collection)
         self.refused: Counter[str] = Counter()  # calls an injected fault stopped before they acted
         self.peak_in_flight = 0
         self._lock = RunnableLock()
@@ -402,6 +406,7 @@ class SimulatedCloud:
                     self.refused[operation] += 1
                     raise PRECEDING_ERRORS[fault](self.faults.faults.retry_after)
                 self.calls[operation] += 1
+                self.calls_by_collection[operation, collection] += 1
                 self.world.settle(self.clock())
                 result = work()
         finally:

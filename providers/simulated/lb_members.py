@@ -70,6 +70,37 @@ def members_report(world: CloudWorld, pool_id: str) -> None:
             world.add("members", {**member, "operating_status": status})
 
 
+def member_key(request: Mapping[str, Any]) -> tuple[Any, Any]:
+    """What makes a member unique in its pool: its address and port."""
+    return mandatory(request, "address"), mandatory(request, "protocol_port")
+
+
+def new_member(world: CloudWorld, pool_id: str, request: Mapping[str, Any]) -> Body:
+    """A member's body, checked against its pool's other members (the caller links and holds)."""
+    address, port = member_key(request)
+    pool = world.require("pools", pool_id, "Pool")
+    for entry in pool["members"]:
+        other = world.inventory("members").get(entry["id"])
+        if other and (other["address"], other["protocol_port"]) == (address, port):
+            raise Conflict(
+                f"Another member on this pool is already using ip {address} on protocol_port {port}"
+            )
+    if request.get("subnet_id") and request["subnet_id"] not in world.inventory("subnets"):
+        raise BadRequest(f"Validation failure: Subnet {request['subnet_id']} not found.")
+    return {
+        **octavia_fields(world, request),
+        "operating_status": monitored_status(world, pool_id),
+        "address": address,
+        "protocol_port": port,
+        "weight": request.get("weight", 1),
+        "backup": bool(request.get("backup", False)),
+        "subnet_id": request.get("subnet_id"),
+        "monitor_address": request.get("monitor_address"),
+        "monitor_port": request.get("monitor_port"),
+        "_pool_id": pool_id,
+    }
+
+
 class Members:
     collection = "members"
     quota_status = OCTAVIA_QUOTA_STATUS
@@ -79,28 +110,7 @@ class Members:
         pool_id = str(mandatory(request, "pool_id"))
         lb_id = pool_load_balancer(world, pool_id)
         mutable_load_balancer(world, lb_id)
-        address, port = mandatory(request, "address"), mandatory(request, "protocol_port")
-        pool = world.require("pools", pool_id, "Pool")
-        for entry in pool["members"]:
-            other = world.inventory(self.collection).get(entry["id"])
-            if other and (other["address"], other["protocol_port"]) == (address, port):
-                raise Conflict(
-                    f"Another member on this pool is already using ip {address} on protocol_port {port}"
-                )
-        if request.get("subnet_id") and request["subnet_id"] not in world.inventory("subnets"):
-            raise BadRequest(f"Validation failure: Subnet {request['subnet_id']} not found.")
-        body = {
-            **octavia_fields(world, request),
-            "operating_status": monitored_status(world, pool_id),
-            "address": address,
-            "protocol_port": port,
-            "weight": request.get("weight", 1),
-            "backup": bool(request.get("backup", False)),
-            "subnet_id": request.get("subnet_id"),
-            "monitor_address": request.get("monitor_address"),
-            "monitor_port": request.get("monitor_port"),
-            "_pool_id": pool_id,
-        }
+        body = new_member(world, pool_id, request)
         linked(world, "pools", pool_id, "members", body["id"])
         hold_load_balancer(world, lb_id)
         return body

@@ -8,6 +8,7 @@ next write lands (the safety margin), so a paused worker never writes with a sta
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from typing import Protocol
 
@@ -38,30 +39,41 @@ class SoleWorkerLeases:
         self._clock = clock
         self._until: dict[int, tuple[int, float]] = {}
         self.held_by_others: dict[int, HeldBy] = {}
+        # renewals may come from a thread of their own as well as from the engine's passes
+        self._renewing = threading.Lock()
 
     def want(self, shard: int) -> None:
         """Acquire `shard` unless held already (by this worker or, until it expires, another)."""
-        if shard in self._until:
-            return
-        result = self._store.acquire(self._worker, shard)
-        if isinstance(result, Acquired):
-            self._until[shard] = (result.epoch, result.until)
-            self.held_by_others.pop(shard, None)
-        else:
-            self.held_by_others[shard] = result
+        with self._renewing:
+            if shard in self._until:
+                return
+            result = self._store.acquire(self._worker, shard)
+            if isinstance(result, Acquired):
+                self._until[shard] = (result.epoch, result.until)
+                self.held_by_others.pop(shard, None)
+            else:
+                self.held_by_others[shard] = result
 
     def held(self) -> Mapping[int, int]:
         now = self._clock.now()
         settings = self._store.settings
-        for shard, (epoch, until) in list(self._until.items()):
-            if until - now <= settings.lease_seconds - settings.renew_seconds:
-                renewed = self._store.renew(self._worker, shard, epoch)
-                if isinstance(renewed, Acquired):
-                    self._until[shard] = (renewed.epoch, renewed.until)
-                else:
-                    del self._until[shard]
+        due = settings.lease_seconds - settings.renew_seconds
         margin = settings.safety_margin
-        return {shard: epoch for shard, (epoch, until) in self._until.items() if until - now > margin}
+        with self._renewing:
+            if any(until - now <= due for _epoch, until in self._until.values()):
+                self._renew_all()
+            return {shard: epoch for shard, (epoch, until) in self._until.items() if until - now > margin}
+
+    def _renew_all(self) -> None:
+        """Every lease renewed in one statement (not one transaction per shard); one no longer
+        held at its epoch is let go."""
+        renewed = {held.shard: held for held in self._store.renew_all(self._worker)}
+        for shard, (epoch, _until) in list(self._until.items()):
+            held = renewed.get(shard)
+            if held is not None and held.epoch == epoch:
+                self._until[shard] = (epoch, held.until)
+            else:
+                del self._until[shard]
 
     def holds(self, shard: int, epoch: int) -> bool:
         held = self._until.get(shard)
@@ -70,11 +82,13 @@ class SoleWorkerLeases:
 
     def release(self, shard: int) -> None:
         """Hand `shard` back (another worker may take it at once)."""
-        held = self._until.pop(shard, None)
+        with self._renewing:
+            held = self._until.pop(shard, None)
         if held is not None:
             self._store.release(self._worker, shard, held[0])
 
     def release_all(self) -> None:
-        for shard, (epoch, _until) in self._until.items():
+        with self._renewing:
+            held, self._until = self._until, {}
+        for shard, (epoch, _until) in held.items():
             self._store.release(self._worker, shard, epoch)
-        self._until.clear()

@@ -9,18 +9,21 @@ conflict, as the OpenStack provider does. Names of Octavia objects resolve withi
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import threading
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, ClassVar
 
 from providers.interface import LiveResource, LiveStatus, Marker, Retryable
 from providers.marker_text import NEUTRON_DESCRIPTION, is_digest
+from providers.pool_member_batches import PoolMemberBatches, UntilLoadBalancerFree
 from providers.simulated.boundary import provider_errors
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.heat_types.adapter import TaggedCollection, split_tags
+from providers.simulated.heat_types.resolving import NameResolver
 from providers.simulated.inventory import Body
-from providers.simulated.load_balancing import DELETE_ACTION
+from providers.simulated.load_balancing import DELETE_ACTION, MEMBER_BATCH_ACTION
 
 PENDING = frozenset({"PENDING_CREATE", "PENDING_UPDATE", "PENDING_DELETE"})
 # Heat property -> (API field, collection its name resolves in, what to call it in an error)
@@ -194,6 +197,8 @@ class PoolType(OctaviaCollection):
 
 
 class PoolMemberType(OctaviaCollection):
+    """Members of one pool created together go as one batch member update (`pool_member_batches`)."""
+
     type_name = "OS::Octavia::PoolMember"
     collection = "members"
     named = False
@@ -211,12 +216,70 @@ class PoolMemberType(OctaviaCollection):
     resolved = {"pool": ("pool_id", "pools", "Pool"), "subnet": ("subnet_id", "subnets", "Subnet")}
     attribute_fields = ("address", "provisioning_status", "operating_status")
 
+    def __init__(self, resolver: NameResolver) -> None:
+        super().__init__(resolver)
+        self._batches: PoolMemberBatches[LiveResource] | None = None
+        self._batches_lock = threading.Lock()
+
+    def create(self, cloud: SimulatedCloud, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
+        request = self.create_request(cloud, properties, marker)
+        return self.batches(cloud).create(str(request.get("pool_id")), request)
+
+    def batches(self, cloud: SimulatedCloud) -> PoolMemberBatches[LiveResource]:
+        with self._batches_lock:
+            if self._batches is None:
+                until_free = UntilLoadBalancerFree(
+                    lambda pool_id: str(cloud.get("pools", pool_id)["loadbalancers"][0]["id"]),
+                    lambda lb_id: str(cloud.get("loadbalancers", lb_id)["provisioning_status"]),
+                    cloud.sleep,
+                )
+                self._batches = PoolMemberBatches(
+                    lambda _, request: self.create_one(cloud, request),
+                    lambda pool_id, requests: self.create_many(cloud, pool_id, requests),
+                    until_free,
+                )
+            return self._batches
+
+    def create_one(self, cloud: SimulatedCloud, request: Mapping[str, Any]) -> LiveResource:
+        with waiting_while_immutable():
+            return self.live(cloud, cloud.create(self.collection, request))
+
+    def create_many(
+        self, cloud: SimulatedCloud, pool_id: str, requests: Sequence[Mapping[str, Any]]
+    ) -> list[LiveResource | BaseException]:
+        """One batch update adding the members not in the pool yet; a taken address is a conflict."""
+        with waiting_while_immutable():
+            taken = {
+                member_address(body) for body in cloud.list(self.collection, where={"_pool_id": pool_id})
+            }
+            added = [request for request in requests if member_address(request) not in taken]
+            answer = cloud.act(
+                "pools", pool_id, MEMBER_BATCH_ACTION, {"members": added, "additive_only": True}
+            )
+        made = {member_address(body): body for body in answer["members"]}
+        return [
+            self.live(cloud, made[member_address(request)])
+            if member_address(request) in made
+            else Retryable(taken_address(request), conflict=True)
+            for request in requests
+        ]
+
     def properties_of(self, body: Body) -> dict[str, Any]:
         return {**super().properties_of(body), "pool": body.get("_pool_id")}
 
     def live(self, cloud: SimulatedCloud, body: Body) -> LiveResource:
         live = super().live(cloud, body)
         return replace(live, attributes={**live.attributes, "pool_id": body.get("_pool_id")})
+
+
+def member_address(body: Mapping[str, Any]) -> tuple[Any, Any]:
+    return body.get("address"), body.get("protocol_port")
+
+
+def taken_address(request: Mapping[str, Any]) -> str:
+    """Octavia's words for a member whose address and port another member of the pool has."""
+    address, port = member_address(request)
+    return f"Another member on this pool is already using ip {address} on protocol_port {port}"
 
 
 class HealthMonitorType(OctaviaCollection):

@@ -2,8 +2,10 @@
 pools with their members, health monitors, L7 policies with their rules, flavors and flavor
 profiles. Lists take `limit` / `marker` (with `<collection>_links`), `name`, `tags` (all of),
 `tags-any` and exact field filters; creates answer 201, updates 200 (the object PENDING_UPDATE),
-deletes 204 (the object PENDING_DELETE), a load balancer's DELETE takes `cascade=true`. Errors are
-Octavia's WSME bodies (`faultcode`, `faultstring`, `debuginfo`).
+deletes 204 (the object PENDING_DELETE), a load balancer's DELETE takes `cascade=true`. A pool's
+batch member update (`PUT .../pools/{pool_id}/members`, `additive_only=true` to keep the members not
+listed) answers 202 with no body. Errors are Octavia's WSME bodies (`faultcode`, `faultstring`,
+`debuginfo`).
 """
 
 from __future__ import annotations
@@ -13,12 +15,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from providers.simulated.cloud import SimulatedCloud
-from providers.simulated.errors import ItemNotFound
+from providers.simulated.errors import BadRequest, ItemNotFound
 from providers.simulated.http.exchange import ApiRequest, ApiResponse, reply
 from providers.simulated.http.paging import links, next_url, page_limit
 from providers.simulated.http.routing import Handler, Route
 from providers.simulated.inventory import Body
-from providers.simulated.load_balancing import DELETE_ACTION
+from providers.simulated.load_balancing import DELETE_ACTION, MEMBER_BATCH_ACTION
 
 SERVICE = "octavia"
 ROOT = "/load-balancer"
@@ -128,6 +130,8 @@ class Octavia:
                     ("DELETE", base + "/{id}", self._deleter(kind)),
                 ]
             routes += [Route.of(method, path, versioned(handler), SERVICE) for method, path, handler in table]
+        members = next(kind for kind in KINDS if kind.segment == "members")
+        routes.append(Route.of("PUT", members.base(), versioned(self.batch_members), SERVICE))
         return routes
 
     def versions(self, request: ApiRequest, _: Mapping[str, str]) -> ApiResponse:
@@ -195,6 +199,18 @@ class Octavia:
             return reply(204)
 
         return handle
+
+    def batch_members(self, request: ApiRequest, params: Mapping[str, str]) -> ApiResponse:
+        """Octavia's batch member update: the pool's members become the list sent."""
+        listed = request.body.get("members") if isinstance(request.body, Mapping) else None
+        if not isinstance(listed, list) or not all(isinstance(member, Mapping) for member in listed):
+            raise BadRequest("Invalid input for field/attribute members. Value: a list of members expected.")
+        wanted = {
+            "members": [dict(member) for member in listed],
+            "additive_only": (request.first("additive_only") or "").lower() in ("true", "1"),
+        }
+        self.cloud.act("pools", params["parent"], MEMBER_BATCH_ACTION, wanted)
+        return reply(202)
 
     def _item(self, kind: Kind, params: Mapping[str, str]) -> Body:
         """The addressed object; 404 as well when it is not under the parent the URL names."""
