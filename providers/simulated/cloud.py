@@ -1,5 +1,5 @@
 """The simulated cloud: one in-process model of Nova, Neutron, Cinder, Glance, Octavia, Aodh,
-Keystone's admin collections, Swift, Designate, Barbican and Zaqar, shared by the in-process
+Keystone's admin collections, Swift, Designate, Barbican, Zaqar, Mistral, Zun and Blazar, shared by the in-process
 `SimulatedProvider` and the OpenStack-compatible HTTP face.
 
 Every API call goes through one pipeline: a slot under the concurrency limit (wait for one, or a
@@ -26,6 +26,8 @@ Limits, on purpose:
   request's text is.
 - No volume types, image uploads (an image's data is imported from a URL it never reads) or server
   metadata items; snapshots are made only through the API; key pairs belong to the one user.
+- Mistral runs no executions; Zun containers run nothing; Blazar leases reserve no capacity (see
+  `workflows`, `containers`, `reservations`).
 - Swift objects are names and sizes without content; Zaqar queues hold no messages; Barbican makes
   an order's key material from the cloud's random source and knows no certificate authority.
 - The saved file is written whole by `save()`; two processes must not hold the same cloud open for
@@ -51,6 +53,7 @@ from providers.simulated import (
     backups,
     block_storage,
     compute,
+    containers,
     dns,
     floating_ips,
     identity,
@@ -60,12 +63,14 @@ from providers.simulated import (
     messaging,
     network,
     object_storage,
+    reservations,
     routers,
     security_groups,
     seeds,
     trunks,
     volume_snapshots,
     volume_types,
+    workflows,
 )
 from providers.simulated.errors import (
     BadRequest,
@@ -107,6 +112,9 @@ BEHAVIOURS = (
     *dns.BEHAVIOURS,
     *key_manager.BEHAVIOURS,
     *messaging.BEHAVIOURS,
+    *workflows.BEHAVIOURS,
+    *containers.BEHAVIOURS,
+    *reservations.BEHAVIOURS,
 )
 
 ItemAction = Callable[[CloudWorld, Body, str, Mapping[str, Any]], Body]
