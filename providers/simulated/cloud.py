@@ -128,6 +128,7 @@ ITEM_ACTIONS: Mapping[tuple[str, str], ItemAction] = {
     **{("trunks", name): trunks.trunk_action for name in trunks.TRUNK_ACTIONS},
     **{("volume_types", name): volume_types.volume_type_action for name in volume_types.VOLUME_TYPE_ACTIONS},
     ("images", "import"): images.import_image,
+    **{("containers", name): containers.network_attach for name in containers.NETWORK_ACTIONS},
 }
 
 

@@ -119,4 +119,22 @@ class Containers:
         return addresses
 
 
+def network_attach(world: CloudWorld, body: Body, action: str, request: Mapping[str, Any]) -> Body:
+    """Zun's network_attach (a new port on the network) and network_detach (its ports removed)."""
+    network = resolved_network(world, request.get("network"))
+    if action == "network_attach":
+        port = Containers._port(world, body["id"], {"network": network["id"]}, body["security_groups"])
+        ports = [*body["_ports"], port["id"]]
+    else:
+        if network["id"] not in body["addresses"]:
+            raise BadRequest(f"Container {body['uuid']} is not connected to network {network['id']}.")
+        gone = [port_id for port_id in body["_ports"] if world.require("ports", port_id)["network_id"] == network["id"]]
+        for port_id in gone:
+            world.remove("ports", port_id)
+        ports = [port_id for port_id in body["_ports"] if port_id not in gone]
+    bound = [world.require("ports", port_id) for port_id in ports]
+    return {**body, "_ports": ports, "addresses": Containers._addresses(world, bound)}
+
+
+NETWORK_ACTIONS = ("network_attach", "network_detach")
 BEHAVIOURS = (Containers(),)
