@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from providers.catalog.subscription_bodies import MISTRAL_TRIGGER_TYPE, SUBSCRIPTION_TYPE
+from providers.interface import Permanent
 from providers.openstack.blazar import HostHandler, LeaseHandler
 from providers.openstack.cloud_apis import CloudApis
 from providers.openstack.json_api import JsonApi
@@ -17,9 +19,8 @@ from providers.openstack.mistral_cron_trigger import CronTriggerHandler
 from providers.openstack.mistral_workflow import WorkflowHandler
 from providers.openstack.type_handler import TypeHandler
 from providers.openstack.zaqar_queue import QueueHandler
-from providers.openstack.zaqar_subscription import MISTRAL_TRIGGER_TYPE, SUBSCRIPTION_TYPE, SubscriptionHandler
+from providers.openstack.zaqar_subscription import SubscriptionHandler
 from providers.openstack.zun_container import ContainerHandler
-from providers.interface import Permanent
 
 
 def required(api: JsonApi | None, name: str) -> JsonApi:
