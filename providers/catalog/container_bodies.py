@@ -22,7 +22,11 @@ PASSED = ("name", "image", "command", "cpu", "memory", "environment", "workdir",
           "restart_policy", "interactive", "image_driver", "hints", "hostname", "security_groups",
           "mounts", "tty")  # fmt: skip
 PATCHED = ("name", "cpu", "memory")
-STATUSES = {"Running": LiveStatus.READY, "Creating": LiveStatus.IN_PROGRESS, "Created": LiveStatus.IN_PROGRESS}
+STATUSES = {
+    "Running": LiveStatus.READY,
+    "Creating": LiveStatus.IN_PROGRESS,
+    "Created": LiveStatus.IN_PROGRESS,
+}
 
 
 def container_body(properties: Mapping[str, Any], marker: Marker) -> dict[str, Any]:
@@ -44,13 +48,23 @@ def container_live(
     for network_id, entries in list(addresses.items()):
         if network_names.get(network_id):
             addresses[network_names[network_id]] = entries
-    reported: dict[str, Any] = {key: container.get(key) for key in ("name", "image", "cpu", "memory", "command")}
-    reported["labels"] = {key: value for key, value in (container.get("labels") or {}).items() if key != MARKER_KEY}
+    reported: dict[str, Any] = {
+        key: container.get(key) for key in ("name", "image", "cpu", "memory", "command")
+    }
+    reported["labels"] = {
+        key: value for key, value in (container.get("labels") or {}).items() if key != MARKER_KEY
+    }
     attributes = {"addresses": addresses, **{key: container.get(key) for key in ("name", "cpu", "memory")}}
     live_status = STATUSES.get(status, LiveStatus.FAILED)
     reason = "" if status in STATUSES else f"the container is {status}"
     if reason and container.get("status_reason"):
         reason += f": {container['status_reason']}"
     return LiveResource(
-        str(container["uuid"]), CONTAINER_TYPE, live_status, reported, attributes, marker, status_reason=reason
+        str(container["uuid"]),
+        CONTAINER_TYPE,
+        live_status,
+        reported,
+        attributes,
+        marker,
+        status_reason=reason,
     )

@@ -54,7 +54,8 @@ def same_lease(lease: Mapping[str, Any], properties: Mapping[str, Any]) -> bool:
     """Whether `lease` is the one these properties made: its name and dates (Blazar shows
     `2030-01-01T10:00:00.000000` for the `2030-01-01 10:00` it was given)."""
     return lease.get("name") == properties["name"] and all(
-        str(lease.get(key))[:16].replace("T", " ") == str(properties[key])[:16] for key in ("start_date", "end_date")
+        str(lease.get(key))[:16].replace("T", " ") == str(properties[key])[:16]
+        for key in ("start_date", "end_date")
     )
 
 

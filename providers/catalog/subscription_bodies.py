@@ -35,7 +35,11 @@ def mistral_subscriber(workflow_endpoint: str) -> str:
 def post_data_options(properties: Mapping[str, Any]) -> dict[str, Any]:
     params = dict(properties.get("params") or {})
     params["env"] = {**(params.get("env") or {}), "notification": "$zaqar_message$"}
-    post_data = {"workflow_id": properties["workflow_id"], "params": params, "input": properties.get("input") or {}}
+    post_data = {
+        "workflow_id": properties["workflow_id"],
+        "params": params,
+        "input": properties.get("input") or {},
+    }
     return {"post_data": json.dumps(post_data, sort_keys=True)}
 
 

@@ -92,9 +92,10 @@ def workflow_live(workflow: Mapping[str, Any], marker: Marker | None) -> LiveRes
     which are not served."""
     name = str(workflow["name"])
     spec = read_definition(workflow.get("definition"), name)
-    reported = {key: spec[key] for key in ("type", "description") if key in spec}
+    reported: dict[str, Any] = {key: spec[key] for key in ("type", "description") if key in spec}
     reported.update(name=name, tasks=spec.get("tasks"))
-    attributes = {"data": {"name": name, "input": input_of(spec)}, "executions": [], "alarm_url": None}
+    attributes: dict[str, Any] = {"data": {"name": name, "input": input_of(spec)}}
+    attributes.update(executions=[], alarm_url=None)
     return LiveResource(name, WORKFLOW_TYPE, LiveStatus.READY, reported, attributes, marker)
 
 

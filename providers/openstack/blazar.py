@@ -40,7 +40,9 @@ class HostHandler:
                 raise
             return host_live(enrolled[0])
 
-    def update(self, physical_id: str, properties: Mapping[str, Any], changed: frozenset[str]) -> LiveResource:
+    def update(
+        self, physical_id: str, properties: Mapping[str, Any], changed: frozenset[str]
+    ) -> LiveResource:
         return host_live(self.api.get(f"/os-hosts/{physical_id}")["host"])  # every property replaces
 
     def delete(self, physical_id: str) -> None:
@@ -71,10 +73,14 @@ class LeaseHandler:
                 raise
             same = [lease for lease in self._leases() if same_lease(lease, properties)]
             if not same:
-                raise Permanent(f"a lease named {properties['name']!r} already exists with other dates") from error
+                raise Permanent(
+                    f"a lease named {properties['name']!r} already exists with other dates"
+                ) from error
             return lease_live(same[0], marker)
 
-    def update(self, physical_id: str, properties: Mapping[str, Any], changed: frozenset[str]) -> LiveResource:
+    def update(
+        self, physical_id: str, properties: Mapping[str, Any], changed: frozenset[str]
+    ) -> LiveResource:
         return lease_live(self.api.get(f"/leases/{physical_id}")["lease"], None)  # every property replaces
 
     def delete(self, physical_id: str) -> None:

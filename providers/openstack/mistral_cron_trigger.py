@@ -24,7 +24,9 @@ class CronTriggerHandler:
     api: JsonApi
 
     def create(self, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
-        return cron_trigger_live(self.api.post("/cron_triggers", cron_trigger_body(properties, marker)), marker)
+        return cron_trigger_live(
+            self.api.post("/cron_triggers", cron_trigger_body(properties, marker)), marker
+        )
 
     def update(
         self, physical_id: str, properties: Mapping[str, Any], changed: frozenset[str]

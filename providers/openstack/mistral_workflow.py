@@ -39,7 +39,9 @@ class WorkflowHandler:
                 raise
             existing = self._get(name)
             if tag not in (existing.get("tags") or ()):
-                raise Permanent(f"a workflow named {name!r} already exists and is not this resource's") from error
+                raise Permanent(
+                    f"a workflow named {name!r} already exists and is not this resource's"
+                ) from error
             return workflow_live(existing, marker)
         return workflow_live(created["workflows"][0], marker)
 

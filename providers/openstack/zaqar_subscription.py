@@ -37,7 +37,9 @@ class SubscriptionHandler:
         created = self._post(queue, properties, METADATA_VALUE.fitted(marker.tag))
         return self._read(f"{queue}/{created['subscription_id']}", marker)
 
-    def update(self, physical_id: str, properties: Mapping[str, Any], changed: frozenset[str]) -> LiveResource:
+    def update(
+        self, physical_id: str, properties: Mapping[str, Any], changed: frozenset[str]
+    ) -> LiveResource:
         queue, subscription = split_id(physical_id)
         path = f"/queues/{queue}/subscriptions/{subscription}"
         tag = ((self.queues.call("GET", path) or {}).get("options") or {}).get(MARKER_KEY)
@@ -62,9 +64,9 @@ class SubscriptionHandler:
         found: dict[str, LiveResource] = {}
         for queue, wanted in by_queue.items():
             try:
-                for subscription in self._subscriptions(queue):
-                    if subscription["id"] in wanted:
-                        live = subscription_live(self.type_name, queue, subscription, None)
+                for shown in self._subscriptions(queue):
+                    if shown["id"] in wanted:
+                        live = subscription_live(self.type_name, queue, shown, None)
                         found[live.physical_id] = live
             except NotFound:
                 continue  # the queue is gone, and its subscriptions with it

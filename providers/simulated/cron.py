@@ -7,7 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-FIELDS = (("minute", 0, 59), ("hour", 0, 23), ("day of month", 1, 31), ("month", 1, 12), ("day of week", 0, 7))
+FIELDS = (
+    ("minute", 0, 59),
+    ("hour", 0, 23),
+    ("day of month", 1, 31),
+    ("month", 1, 12),
+    ("day of week", 0, 7),
+)
 SEARCH_DAYS = 366 * 5  # a pattern that names no real date (30 February) is refused after this
 
 
@@ -16,7 +22,7 @@ def field_values(text: str, name: str, low: int, high: int) -> frozenset[int]:
     for part in text.split(","):
         spread, _, step_text = part.partition("/")
         step = int(step_text) if step_text.isdigit() else 1
-        if step_text and not step_text.isdigit() or step < 1:
+        if (step_text and not step_text.isdigit()) or step < 1:
             raise ValueError(f"bad step in {name} field {text!r}")
         if spread == "*":
             start, end = low, high

@@ -91,8 +91,10 @@ class Subscriptions:
     @staticmethod
     def _subscriber(value: Any) -> str:
         if not isinstance(value, str) or not SUBSCRIBER.match(value):
-            raise BadRequest(f"The subscriber type of subscription must be supported in the list "
-                             f"['http', 'https', 'mailto', 'trust+http', 'trust+https']: {value!r}")  # fmt: skip
+            raise BadRequest(
+                "The subscriber type of subscription must be supported in the list "
+                f"['http', 'https', 'mailto', 'trust+http', 'trust+https']: {value!r}"
+            )
         return value
 
     @staticmethod

@@ -126,8 +126,12 @@ class Leases:
             "trust_id": world.new_id().replace("-", ""),
             "reservations": [checked_reservation(world, lease_id, entry) for entry in reservations],
             "events": [
-                {"event_type": kind, "time": when.strftime("%Y-%m-%dT%H:%M:%S.000000"), "status": "UNDONE",
-                 "lease_id": lease_id}  # fmt: skip
+                {
+                    "event_type": kind,
+                    "time": when.strftime("%Y-%m-%dT%H:%M:%S.000000"),
+                    "status": "UNDONE",
+                    "lease_id": lease_id,
+                }
                 for kind, when in (("start_lease", start), ("end_lease", end))
             ]
             + list(request.get("events") or ()),
@@ -141,6 +145,12 @@ class Leases:
 
     def delete(self, world: CloudWorld, body: Body) -> None:
         return None
+
+
+def host_shown(body: Body) -> Body:
+    """A host as Blazar shows it: its extra capabilities as fields of its own."""
+    fields = {key: value for key, value in body.items() if key != "extra_capability"}
+    return {**body["extra_capability"], **fields}
 
 
 def shown(body: Body, now: float) -> Body:

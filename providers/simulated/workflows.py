@@ -77,7 +77,7 @@ def check_task(workflow: str, kind: str, name: str, task: Any) -> None:
 
 def input_text(spec: Mapping[str, Any]) -> str:
     """Mistral's summary of a workflow's inputs: names (and defaults) joined by ", "."""
-    entries = []
+    entries: list[str] = []
     for entry in spec.get("input") or ():
         if isinstance(entry, Mapping):
             entries.extend(f"{key}={json.dumps(value)}" for key, value in entry.items())
@@ -157,7 +157,9 @@ def parsed_time(text: Any, field: str) -> datetime:
     try:
         return datetime.strptime(str(text), TIME_FORMAT).replace(tzinfo=UTC)
     except ValueError as error:
-        raise BadRequest(f"Invalid input for field {field}: {text!r} is not of the form YYYY-MM-DD HH:MM.") from error
+        raise BadRequest(
+            f"Invalid input for field {field}: {text!r} is not of the form YYYY-MM-DD HH:MM."
+        ) from error
 
 
 class CronTriggers:

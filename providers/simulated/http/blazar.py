@@ -12,17 +12,10 @@ from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.errors import BadRequest
 from providers.simulated.http.exchange import ApiRequest, ApiResponse, reply
 from providers.simulated.http.routing import Route
-from providers.simulated.inventory import Body
-from providers.simulated.reservations import shown
+from providers.simulated.reservations import host_shown, shown
 
 SERVICE = "blazar"
 ROOT = "/reservation/v1"
-
-
-def host_shown(body: Body) -> dict[str, Any]:
-    """A host as Blazar shows it: its extra capabilities as fields of its own."""
-    fields = {key: value for key, value in body.items() if key != "extra_capability"}
-    return {**body["extra_capability"], **fields}
 
 
 class Blazar:

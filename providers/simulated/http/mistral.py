@@ -45,7 +45,9 @@ class Mistral:
 
     # workflows
     def create_workflow(self, request: ApiRequest, _: Mapping[str, str]) -> ApiResponse:
-        created = self.cloud.create("workflows", {"definition": request.body, "scope": request.first("scope")})
+        created = self.cloud.create(
+            "workflows", {"definition": request.body, "scope": request.first("scope")}
+        )
         return reply(201, {"workflows": [created]})
 
     def update_workflow(self, request: ApiRequest, _: Mapping[str, str]) -> ApiResponse:

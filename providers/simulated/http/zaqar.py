@@ -127,7 +127,12 @@ class Zaqar:
         )
         links = []
         if more and items:
-            links.append({"rel": "next", "href": request.url(request.path, {"limit": limit, "marker": items[-1]["id"]})})
+            links.append(
+                {
+                    "rel": "next",
+                    "href": request.url(request.path, {"limit": limit, "marker": items[-1]["id"]}),
+                }
+            )
         return reply(200, {"subscriptions": items, "links": links})
 
     def get_subscription(self, request: ApiRequest, params: Mapping[str, str]) -> ApiResponse:

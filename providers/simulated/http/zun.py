@@ -1,13 +1,15 @@
 """Zun (container v1) over HTTP, under `/container/v1`: containers made (202, Creating), listed
 paged by `limit` and `marker` with a `next` URL, shown by uuid or name, renamed or resized by
-PATCH, attached to and detached from networks, and deleted (a running container only with `force` or `stop`, as Zun requires). Bodies
-show `uuid`, never the cloud's internal fields. Errors are Zun's `errors` list."""
+PATCH, attached to and detached from networks, and deleted (a running container only with
+`force` or `stop`, as Zun requires). Bodies show `uuid`, never the cloud's internal fields.
+Errors are Zun's `errors` list."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
+from providers.simulated.application_containers import COLLECTION
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.errors import BadRequest, Conflict, ItemNotFound
 from providers.simulated.http.exchange import ApiRequest, ApiResponse, reply
@@ -48,10 +50,11 @@ class Zun:
     def create(self, request: ApiRequest, _: Mapping[str, str]) -> ApiResponse:
         if not isinstance(request.body, Mapping):
             raise BadRequest("Malformed request body: expected a JSON object.")
-        return reply(202, shown(self.cloud.create("containers", request.body)))
+        return reply(202, shown(self.cloud.create(COLLECTION, request.body)))
 
     def listed(self, request: ApiRequest, _: Mapping[str, str]) -> ApiResponse:
-        items, more = self.cloud.page("containers", limit=page_limit(request), marker=request.first("marker"))
+        limit, marker = page_limit(request), request.first("marker")
+        items, more = self.cloud.page(COLLECTION, limit=limit, marker=marker)
         body: dict[str, Any] = {"containers": [shown(item) for item in items]}
         following = next_url(request, items, more)
         if following:
@@ -65,27 +68,28 @@ class Zun:
         if not isinstance(request.body, Mapping):
             raise BadRequest("Malformed request body: expected a JSON object.")
         container = self._find(params["ident"])
-        return reply(200, shown(self.cloud.update("containers", container["id"], request.body)))
+        return reply(200, shown(self.cloud.update(COLLECTION, container["id"], request.body)))
 
     def delete(self, request: ApiRequest, params: Mapping[str, str]) -> ApiResponse:
         container = self._find(params["ident"])
         forced = any(request.first(flag) in ("true", "True", "1") for flag in ("force", "stop"))
         if container["status"] == "Running" and not forced:
             raise Conflict(f"Cannot delete container {container['uuid']} in Running state.")
-        self.cloud.delete("containers", container["id"])
+        self.cloud.delete(COLLECTION, container["id"])
         return reply(204)
 
     def network_action(self, request: ApiRequest, params: Mapping[str, str]) -> ApiResponse:
         if params["action"] not in ("network_attach", "network_detach"):
             raise ItemNotFound(f"The resource could not be found: {request.path}")
         container = self._find(params["ident"])
-        self.cloud.act("containers", container["id"], params["action"], {"network": request.first("network")})
+        network = {"network": request.first("network")}
+        self.cloud.act(COLLECTION, container["id"], params["action"], network)
         return reply(202)
 
     def _find(self, ident: str) -> Body:
-        found = self.cloud.list("containers", ids=[ident]) or self.cloud.list("containers", name=ident)
+        found = self.cloud.list(COLLECTION, ids=[ident]) or self.cloud.list(COLLECTION, name=ident)
         if not found:
             raise ItemNotFound(f"Container {ident} could not be found.")
         if len(found) > 1:
-            raise Conflict(f"Multiple containers exist with same name. Please use the container uuid instead.")
+            raise Conflict("Multiple containers exist with same name. Please use the container uuid instead.")
         return found[0]

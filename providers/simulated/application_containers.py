@@ -16,6 +16,7 @@ from providers.simulated.inventory import Body
 from providers.simulated.network import Ports, address_entry
 from providers.simulated.world import Building, CloudWorld
 
+COLLECTION = "application_containers"  # Zun's, apart from Swift's containers
 PORT_OWNER = "compute:kuryr"
 PULL_POLICIES = ("ifnotpresent", "always", "never")
 PATCHABLE = ("name", "cpu", "memory")
@@ -44,9 +45,9 @@ def resolved_network(world: CloudWorld, network: Any) -> Body:
 
 
 class Containers:
-    collection = "containers"
+    collection = COLLECTION
     quota_status = 403
-    building = Building("Creating", "Running", "Error", on_ready={"status_reason": None})
+    building: Building | None = Building("Creating", "Running", "Error", on_ready={"status_reason": None})
 
     def create(self, world: CloudWorld, request: Mapping[str, Any]) -> Body:
         if not isinstance(request.get("image"), str) or not request["image"]:
@@ -102,7 +103,8 @@ class Containers:
         fixed = [
             {"ip_address": wanted[key]} for key in ("v4-fixed-ip", "v6-fixed-ip") if wanted.get(key)
         ] or None
-        port = Ports().create(world, {"network_id": network["id"], "fixed_ips": fixed, "security_groups": groups})
+        request = {"network_id": network["id"], "fixed_ips": fixed, "security_groups": groups}
+        port = Ports().create(world, request)
         port = {**port, "device_id": container_id, "device_owner": PORT_OWNER, "status": "ACTIVE"}
         return world.add("ports", port)
 
@@ -112,10 +114,9 @@ class Containers:
         for port in ports:
             for fixed in port["fixed_ips"]:
                 entry = address_entry(fixed["ip_address"], "fixed", port["mac_address"])
-                addresses.setdefault(port["network_id"], []).append(
-                    {"addr": entry["addr"], "version": entry["version"], "port": port["id"],
-                     "subnet_id": fixed.get("subnet_id"), "preserve_on_delete": False}  # fmt: skip
-                )
+                shown = {"addr": entry["addr"], "version": entry["version"], "port": port["id"]}
+                shown.update(subnet_id=fixed.get("subnet_id"), preserve_on_delete=False)
+                addresses.setdefault(port["network_id"], []).append(shown)
         return addresses
 
 
@@ -128,7 +129,12 @@ def network_attach(world: CloudWorld, body: Body, action: str, request: Mapping[
     else:
         if network["id"] not in body["addresses"]:
             raise BadRequest(f"Container {body['uuid']} is not connected to network {network['id']}.")
-        gone = [port_id for port_id in body["_ports"] if world.require("ports", port_id)["network_id"] == network["id"]]
+        inventory = world.inventory("ports")
+        gone = [
+            port_id
+            for port_id in body["_ports"]
+            if (inventory.get(port_id) or {}).get("network_id") == network["id"]
+        ]
         for port_id in gone:
             world.remove("ports", port_id)
         ports = [port_id for port_id in body["_ports"] if port_id not in gone]
