@@ -8,10 +8,12 @@ value as its default (so the input read back from Mistral is the template's); th
 and the marker in `tags`. The name is the physical id, as in Heat. A cron trigger takes the
 workflow's `name` and `input` (a workflow's `data` attribute) as `workflow_name` and
 `workflow_input`, `first_time` as the first execution time and `count` as the remaining executions.
+An external resource is the Mistral execution its CREATE action's workflow started.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -129,3 +131,72 @@ def cron_trigger_live(trigger: Mapping[str, Any], marker: Marker | None) -> Live
         "remaining_executions": trigger.get("remaining_executions"),
     }
     return LiveResource(name, CRON_TRIGGER_TYPE, LiveStatus.READY, reported, attributes, marker)
+
+
+EXTERNAL_RESOURCE_TYPE = "OS::Mistral::ExternalResource"
+EXECUTION_STATES = {
+    "IDLE": LiveStatus.IN_PROGRESS,
+    "RUNNING": LiveStatus.IN_PROGRESS,
+    "PAUSED": LiveStatus.IN_PROGRESS,
+    "SUCCESS": LiveStatus.READY,
+}
+MARKER_PARAM = "reconciler_marker"
+
+
+def execution_body(
+    properties: Mapping[str, Any], action: str, marker_tag: str | None
+) -> dict[str, Any] | None:
+    """The execution an ExternalResource starts for `action` (CREATE, UPDATE, ...), as Heat starts
+    it: the action's workflow with the resource's input and the action's params; None when the
+    template gives no workflow for that action. The marker rides in the params."""
+    entry = (properties.get("actions") or {}).get(action)
+    if not entry or not entry.get("workflow"):
+        return None
+    params = {**(entry.get("params") or {})}
+    if marker_tag is not None:
+        params[MARKER_PARAM] = marker_tag
+    return {
+        "workflow_name": entry["workflow"],
+        "input": json.dumps(properties.get("input") or {}),
+        "params": json.dumps(params),
+        "description": properties.get("description") or "",
+    }
+
+
+def decoded(text: Any) -> dict[str, Any]:
+    try:
+        value = json.loads(text) if isinstance(text, str) else text
+    except ValueError:
+        return {}
+    return dict(value) if isinstance(value, Mapping) else {}
+
+
+def marker_param_of(execution: Mapping[str, Any]) -> str | None:
+    found = decoded(execution.get("params")).get(MARKER_PARAM)
+    return str(found) if found is not None else None
+
+
+def carries_marker(execution: Mapping[str, Any], marker_tag: str) -> bool:
+    return marker_param_of(execution) == marker_tag
+
+
+def external_live(execution: Mapping[str, Any], marker: Marker | None) -> LiveResource:
+    """An ExternalResource is the execution it started: in progress while it runs, READY with its
+    output once it succeeded, failed for good (a rerun would not mend the workflow) otherwise."""
+    state = str(execution.get("state"))
+    status = EXECUTION_STATES.get(state, LiveStatus.FAILED)
+    reason = (
+        ""
+        if state in EXECUTION_STATES
+        else f"the Mistral execution is {state}: {execution.get('state_info')}"
+    )
+    return LiveResource(
+        str(execution["id"]),
+        EXTERNAL_RESOURCE_TYPE,
+        status,
+        {"description": execution.get("description") or None},
+        {"output": decoded(execution.get("output"))},
+        marker,
+        status_reason=reason,
+        failure_is_final=status is LiveStatus.FAILED,
+    )

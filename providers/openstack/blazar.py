@@ -23,7 +23,7 @@ from providers.catalog.reservation_bodies import (
     lease_live,
     same_lease,
 )
-from providers.interface import LiveResource, Marker, Permanent, Retryable
+from providers.interface import LiveResource, Marker, NotFound, Permanent, Retryable
 from providers.openstack.json_api import JsonApi
 
 
@@ -34,6 +34,8 @@ class HostHandler:
     def create(self, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
         try:
             return host_live(self.api.post("/os-hosts", host_body(properties))["host"])
+        except NotFound as error:  # Nova has no hypervisor of that name: no retry will find one
+            raise Permanent(str(error)) from error
         except Retryable as error:
             enrolled = [h for h in self._hosts() if h.get("hypervisor_hostname") == properties["name"]]
             if not error.conflict or not enrolled:

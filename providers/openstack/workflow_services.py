@@ -16,6 +16,7 @@ from providers.openstack.blazar import HostHandler, LeaseHandler
 from providers.openstack.cloud_apis import CloudApis
 from providers.openstack.json_api import JsonApi
 from providers.openstack.mistral_cron_trigger import CronTriggerHandler
+from providers.openstack.mistral_external_resource import ExternalResourceHandler
 from providers.openstack.mistral_workflow import WorkflowHandler
 from providers.openstack.type_handler import TypeHandler
 from providers.openstack.zaqar_queue import QueueHandler
@@ -33,6 +34,9 @@ WORKFLOW_SERVICE_HANDLERS: dict[str, Callable[[CloudApis], TypeHandler]] = {
     "OS::Blazar::Host": lambda apis: HostHandler(required(apis.reservation, "reservation")),
     "OS::Blazar::Lease": lambda apis: LeaseHandler(required(apis.reservation, "reservation")),
     "OS::Mistral::CronTrigger": lambda apis: CronTriggerHandler(required(apis.workflow, "workflow")),
+    "OS::Mistral::ExternalResource": lambda apis: ExternalResourceHandler(
+        required(apis.workflow, "workflow")
+    ),
     "OS::Mistral::Workflow": lambda apis: WorkflowHandler(required(apis.workflow, "workflow")),
     "OS::Zaqar::MistralTrigger": lambda apis: SubscriptionHandler(
         QueueHandler(required(apis.messaging, "messaging")), MISTRAL_TRIGGER_TYPE, apis.workflow

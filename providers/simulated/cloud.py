@@ -26,8 +26,8 @@ Limits, on purpose:
   request's text is.
 - No volume types, image uploads (an image's data is imported from a URL it never reads) or server
   metadata items; snapshots are made only through the API; key pairs belong to the one user.
-- Mistral runs no executions; Zun containers run nothing; Blazar leases reserve no capacity (see
-  `workflows`, `application_containers`, `reservations`).
+- Mistral's executions run no actions; Zun containers run nothing; Blazar leases reserve no
+  capacity (see `workflow_executions`, `application_containers`, `reservations`).
 - Swift objects are names and sizes without content; Zaqar queues hold no messages; Barbican makes
   an order's key material from the cloud's random source and knows no certificate authority.
 - The saved file is written whole by `save()`; two processes must not hold the same cloud open for
@@ -70,6 +70,7 @@ from providers.simulated import (
     trunks,
     volume_snapshots,
     volume_types,
+    workflow_executions,
     workflows,
 )
 from providers.simulated.errors import (
@@ -113,6 +114,7 @@ BEHAVIOURS = (
     *key_manager.BEHAVIOURS,
     *messaging.BEHAVIOURS,
     *workflows.BEHAVIOURS,
+    *workflow_executions.BEHAVIOURS,
     *application_containers.BEHAVIOURS,
     *reservations.BEHAVIOURS,
 )

@@ -6,7 +6,8 @@ is a non-empty map, `type` direct or reverse, a task with at most one of `action
 `requires` only in reverse workflows), and a definition that fails is refused with a 400 naming
 what is wrong, as Mistral's "Invalid DSL" answer does. Names are unique in the project. A cron
 trigger names an existing workflow, a five-field cron pattern and/or a first execution time; its
-next execution time is computed from the pattern. Executions are not modelled: nothing runs.
+next execution time is computed from the pattern, and the trigger never fires (see
+`workflow_executions` for executions started through the API).
 """
 
 from __future__ import annotations
@@ -140,6 +141,21 @@ class Workflows:
         if len(workflows) != 1:
             raise BadRequest("Invalid DSL: one workflow per definition is served here.")
         return next(iter(workflows.items()))
+
+
+def read_workflow(workflow: Body) -> Mapping[str, Any]:
+    """The workflow's own section of its stored definition."""
+    spec = parsed_definition(workflow["definition"]).get(workflow["name"])
+    return spec if isinstance(spec, Mapping) else {}
+
+
+def input_defaults(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The defaults a definition's input list gives (`[a, {b: 1}]` gives b)."""
+    found: dict[str, Any] = {}
+    for entry in spec.get("input") or ():
+        if isinstance(entry, Mapping):
+            found.update(entry)
+    return found
 
 
 def find_workflow(world: CloudWorld, identifier: str) -> Body:

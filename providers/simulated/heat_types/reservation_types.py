@@ -17,7 +17,7 @@ from providers.catalog.reservation_bodies import (
 )
 from providers.interface import LiveResource, Marker, Permanent
 from providers.simulated.cloud import SimulatedCloud
-from providers.simulated.errors import Conflict
+from providers.simulated.errors import Conflict, ItemNotFound
 from providers.simulated.heat_types.resolving import NameResolver
 from providers.simulated.inventory import Body
 from providers.simulated.reservations import host_shown, shown
@@ -32,6 +32,8 @@ class Host:
     def create(self, cloud: SimulatedCloud, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
         try:
             return host_live(host_shown(cloud.create("reservable_hosts", host_body(properties))))
+        except ItemNotFound as error:  # Nova has no hypervisor of that name: no retry will find one
+            raise Permanent(error.message) from error
         except Conflict:
             return host_live(host_shown(cloud.list("reservable_hosts", name=str(properties["name"]))[0]))
 

@@ -1,6 +1,7 @@
-"""OS::Mistral::Workflow and OS::Mistral::CronTrigger on the simulated cloud, as the OpenStack
-provider speaks them over HTTP (`providers.catalog.workflow_bodies`): the name is the physical id,
-a workflow's marker is one of its tags, an unnamed trigger is found by its default name."""
+"""OS::Mistral::Workflow, OS::Mistral::CronTrigger and OS::Mistral::ExternalResource on the
+simulated cloud, as the OpenStack provider speaks them over HTTP (`providers.catalog.workflow_bodies`):
+a workflow's or trigger's name is its physical id, a workflow's marker one of its tags, an unnamed
+trigger found by its default name, an external resource the execution it started."""
 
 from __future__ import annotations
 
@@ -8,10 +9,14 @@ from collections.abc import Collection, Mapping
 from typing import Any, ClassVar
 
 from providers.catalog.workflow_bodies import (
+    carries_marker,
     cron_trigger_body,
     cron_trigger_live,
     default_name,
     definition,
+    execution_body,
+    external_live,
+    marker_param_of,
     marker_tag_of,
     workflow_live,
     workflow_name,
@@ -22,6 +27,7 @@ from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.errors import Conflict
 from providers.simulated.heat_types.resolving import NameResolver
 from providers.simulated.inventory import Body
+from providers.simulated.workflow_executions import shown as execution_shown
 
 
 def named(cloud: SimulatedCloud, collection: str, name: str) -> Body:
@@ -106,4 +112,38 @@ class CronTrigger:
         return cron_trigger_live(found[0], marker) if found else None
 
 
-TYPES = (Workflow, CronTrigger)
+class ExternalResource:
+    type_name: ClassVar[str] = "OS::Mistral::ExternalResource"
+
+    def __init__(self, resolver: NameResolver) -> None:
+        self.resolver = resolver
+
+    def create(self, cloud: SimulatedCloud, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
+        body = execution_body(properties, "CREATE", METADATA_VALUE.fitted(marker.tag))
+        if body is None:
+            raise Permanent("OS::Mistral::ExternalResource needs a workflow for its CREATE action")
+        return external_live(execution_shown(cloud.create("executions", body)), marker)
+
+    def update(
+        self, cloud: SimulatedCloud, physical_id: str, properties: Mapping[str, Any], changed: frozenset[str]
+    ) -> LiveResource:
+        current = cloud.get("executions", physical_id)
+        body = execution_body(properties, "UPDATE", marker_param_of(current))
+        if body is None:
+            return external_live(execution_shown(current), None)
+        return external_live(execution_shown(cloud.create("executions", body)), None)
+
+    def delete(self, cloud: SimulatedCloud, physical_id: str) -> None:
+        cloud.delete("executions", physical_id)
+
+    def observe(self, cloud: SimulatedCloud, physical_ids: Collection[str]) -> Mapping[str, LiveResource]:
+        found = cloud.list("executions", ids=list(physical_ids))
+        return {body["id"]: external_live(execution_shown(body), None) for body in found}
+
+    def find_by_marker(self, cloud: SimulatedCloud, marker: Marker) -> LiveResource | None:
+        tag = METADATA_VALUE.fitted(marker.tag)
+        found = [body for body in cloud.list("executions") if carries_marker(body, tag)]
+        return external_live(execution_shown(found[0]), marker) if found else None
+
+
+TYPES = (Workflow, CronTrigger, ExternalResource)

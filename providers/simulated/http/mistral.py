@@ -1,12 +1,13 @@
 """Mistral (workflow v2) over HTTP, under `/workflow/v2`: workflows made and changed from a YAML
 definition sent as text (`POST` and `PUT /workflows`, the latter by `identifier`), shown and
-deleted by id or name; cron triggers made from JSON, shown and deleted by name or id. Lists are
+deleted by id or name; cron triggers made from JSON, shown and deleted by name or id; executions
+started, shown, listed and (once finished) deleted. Lists are
 paged by `limit` and `marker` (an id) with a `next` URL. Errors are Mistral's WSME bodies
 (`faultstring`), which openstacksdk reads the message from."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.errors import BadRequest, ItemNotFound
@@ -14,6 +15,7 @@ from providers.simulated.http.exchange import ApiRequest, ApiResponse, reply
 from providers.simulated.http.paging import next_url, page_limit
 from providers.simulated.http.routing import Route
 from providers.simulated.inventory import Body
+from providers.simulated.workflow_executions import shown as execution_shown
 from providers.simulated.workflows import parsed_definition
 
 SERVICE = "mistral"
@@ -37,6 +39,10 @@ class Mistral:
             Route.of("GET", ROOT + "/cron_triggers", self.list_triggers, SERVICE),
             Route.of("GET", ROOT + "/cron_triggers/{identifier}", self.get_trigger, SERVICE),
             Route.of("DELETE", ROOT + "/cron_triggers/{identifier}", self.delete_trigger, SERVICE),
+            Route.of("POST", ROOT + "/executions", self.create_execution, SERVICE),
+            Route.of("GET", ROOT + "/executions", self.list_executions, SERVICE),
+            Route.of("GET", ROOT + "/executions/{id}", self.get_execution, SERVICE),
+            Route.of("DELETE", ROOT + "/executions/{id}", self.delete_execution, SERVICE),
         ]
 
     def versions(self, request: ApiRequest, _: Mapping[str, str]) -> ApiResponse:
@@ -86,10 +92,33 @@ class Mistral:
         self.cloud.delete("cron_triggers", trigger["id"])
         return reply(204)
 
+    # executions
+    def create_execution(self, request: ApiRequest, _: Mapping[str, str]) -> ApiResponse:
+        if not isinstance(request.body, Mapping):
+            raise BadRequest("Malformed request body: expected a JSON object.")
+        return reply(201, execution_shown(self.cloud.create("executions", request.body)))
+
+    def list_executions(self, request: ApiRequest, _: Mapping[str, str]) -> ApiResponse:
+        return self._listed(request, "executions", execution_shown)
+
+    def get_execution(self, request: ApiRequest, params: Mapping[str, str]) -> ApiResponse:
+        return reply(200, execution_shown(self.cloud.get("executions", params["id"])))
+
+    def delete_execution(self, request: ApiRequest, params: Mapping[str, str]) -> ApiResponse:
+        execution = self.cloud.get("executions", params["id"])
+        if execution["state"] == "RUNNING":
+            raise BadRequest(
+                f"Execution {params['id']} is RUNNING; only a finished execution can be deleted."
+            )
+        self.cloud.delete("executions", params["id"])
+        return reply(204)
+
     # shared
-    def _listed(self, request: ApiRequest, collection: str) -> ApiResponse:
+    def _listed(
+        self, request: ApiRequest, collection: str, show: Callable[[Body], Body] = lambda body: body
+    ) -> ApiResponse:
         items, more = self.cloud.page(collection, limit=page_limit(request), marker=request.first("marker"))
-        body: dict[str, object] = {collection: items}
+        body: dict[str, object] = {collection: [show(item) for item in items]}
         following = next_url(request, items, more)
         if following:
             body["next"] = following
