@@ -19,6 +19,7 @@ from providers.interface import LiveResource, LiveStatus, Marker, NotFound
 SUBSCRIPTION_TYPE = "OS::Zaqar::Subscription"
 MISTRAL_TRIGGER_TYPE = "OS::Zaqar::MistralTrigger"
 MARKER_KEY = "reconciler_marker"
+DEFAULT_TTL = 220367260800  # Heat's default ttl, for a backend that does not fill schema defaults in
 
 
 def split_id(physical_id: str) -> tuple[str, str]:
@@ -53,7 +54,8 @@ def subscription_body(
         subscriber, options = properties["subscriber"], dict(properties.get("options") or {})
     if tag is not None:
         options[MARKER_KEY] = tag
-    return {"subscriber": subscriber, "ttl": properties.get("ttl"), "options": options}
+    ttl = properties.get("ttl")
+    return {"subscriber": subscriber, "ttl": DEFAULT_TTL if ttl is None else ttl, "options": options}
 
 
 def subscription_live(

@@ -259,3 +259,13 @@ def test_an_external_resource_is_the_execution_of_its_create_workflow(start_clou
     assert found is not None and found.physical_id == started.physical_id
     sim.provider.delete("OS::Mistral::ExternalResource", started.physical_id)
     assert sim.cloud.count("executions") == 0
+
+
+def test_a_subscription_without_a_ttl_takes_heats_default(sim: CloudUnderTest) -> None:
+    sim.provider.create("OS::Zaqar::Queue", {"name": "q"}, marker("queue"))
+
+    made = sim.provider.create(
+        SUBSCRIPTION, {"queue_name": "q", "subscriber": "mailto:ops@example.org"}, marker("s")
+    )
+
+    assert made.properties["ttl"] == 220367260800

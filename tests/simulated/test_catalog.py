@@ -59,6 +59,14 @@ EXPECTED_TYPES = {
     "OS::Barbican::CertificateContainer",
     "OS::Barbican::RSAContainer",
     "OS::Zaqar::Queue",
+    "OS::Zaqar::Subscription",
+    "OS::Zaqar::MistralTrigger",
+    "OS::Mistral::Workflow",
+    "OS::Mistral::CronTrigger",
+    "OS::Mistral::ExternalResource",
+    "OS::Zun::Container",
+    "OS::Blazar::Host",
+    "OS::Blazar::Lease",
 }
 
 
@@ -187,4 +195,6 @@ def test_asynchronous_types_are_those_that_build() -> None:
         "OS::Designate::Domain",
         "OS::Designate::Record",
         "OS::Barbican::Order",
+        "OS::Mistral::ExternalResource",
+        "OS::Zun::Container",
     }

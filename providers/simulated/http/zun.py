@@ -1,7 +1,8 @@
 """Zun (container v1) over HTTP, under `/container/v1`: containers made (202, Creating), listed
 paged by `limit` and `marker` with a `next` URL, shown by uuid or name, renamed or resized by
 PATCH, attached to and detached from networks, and deleted (a running container only with
-`force` or `stop`, as Zun requires). Bodies show `uuid`, never the cloud's internal fields.
+`force` or `stop`, as Zun requires). `nets` needs API version 1.2 or later, named in the
+`OpenStack-API-Version` header. Bodies show `uuid`, never the cloud's internal fields.
 Errors are Zun's `errors` list."""
 
 from __future__ import annotations
@@ -24,6 +25,16 @@ MAX_VERSION = "1.40"
 
 def shown(body: Body) -> dict[str, Any]:
     return {key: value for key, value in body.items() if key != "id" and not key.startswith("_")}
+
+
+def api_version(request: ApiRequest) -> tuple[int, int]:
+    """The version `OpenStack-API-Version: container 1.N` asks for (1.1 when none is named)."""
+    words = (request.headers.get("openstack-api-version") or "").split()
+    if len(words) == 2 and words[0] == "container":
+        major, _, minor = words[1].partition(".")
+        if major.isdigit() and minor.isdigit():
+            return int(major), int(minor)
+    return 1, 1
 
 
 class Zun:
@@ -50,6 +61,8 @@ class Zun:
     def create(self, request: ApiRequest, _: Mapping[str, str]) -> ApiResponse:
         if not isinstance(request.body, Mapping):
             raise BadRequest("Malformed request body: expected a JSON object.")
+        if "nets" in request.body and api_version(request) < (1, 2):
+            raise BadRequest("Invalid input for field/attribute nets: not allowed before API version 1.2.")
         return reply(202, shown(self.cloud.create(COLLECTION, request.body)))
 
     def listed(self, request: ApiRequest, _: Mapping[str, str]) -> ApiResponse:
