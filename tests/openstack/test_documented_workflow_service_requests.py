@@ -57,7 +57,7 @@ def test_every_workflow_container_and_reservation_request_sent_is_a_documented_o
             "start_date": "2031-01-01 00:00",
             "end_date": "2031-01-02 00:00",
             "reservations": [{"resource_type": "physical:host", "min": 1, "max": 1}],
-        },  # fmt: skip
+        },
         {},
     )
     sim.clock.advance(60)
