@@ -115,6 +115,16 @@ def test_catalog_holds_exactly_the_cloud_types() -> None:
         ("OS::Keystone::Project", "parent", UpdateRule.REPLACE),
         ("OS::Keystone::User", "password", UpdateRule.UPDATE),
         ("OS::Keystone::Region", "id", UpdateRule.REPLACE),
+        ("OS::Mistral::Workflow", "tasks", UpdateRule.UPDATE),
+        ("OS::Mistral::Workflow", "name", UpdateRule.UPDATE),
+        ("OS::Mistral::CronTrigger", "pattern", UpdateRule.REPLACE),
+        ("OS::Mistral::ExternalResource", "actions", UpdateRule.UPDATE),
+        ("OS::Zaqar::MistralTrigger", "workflow_id", UpdateRule.UPDATE),
+        ("OS::Zaqar::Subscription", "queue_name", UpdateRule.UPDATE),
+        ("OS::Zun::Container", "image", UpdateRule.REPLACE),
+        ("OS::Zun::Container", "networks", UpdateRule.UPDATE),
+        ("OS::Blazar::Lease", "reservations", UpdateRule.REPLACE),
+        ("OS::Blazar::Host", "extra_capability", UpdateRule.REPLACE),
     ],
 )
 def test_update_rules_follow_the_heat_reference(type_name: str, property_name: str, rule: UpdateRule) -> None:
