@@ -22,6 +22,7 @@ from providers.catalog.subscription_bodies import (
 )
 from providers.interface import LiveResource, Marker, NotFound, Permanent
 from providers.marker_text import METADATA_VALUE
+from providers.openstack.errors import translated_errors
 from providers.openstack.json_api import JsonApi
 from providers.openstack.zaqar_queue import PAGE, QueueHandler
 
@@ -91,7 +92,8 @@ class SubscriptionHandler:
         if self.type_name == MISTRAL_TRIGGER_TYPE:
             if self.workflow is None:
                 raise Permanent(f"the cloud has no workflow service (needed by {MISTRAL_TRIGGER_TYPE})")
-            endpoint = str(self.workflow.proxy.get_endpoint())
+            with translated_errors("finding the workflow service's endpoint"):
+                endpoint = str(self.workflow.proxy.get_endpoint())
         return subscription_body(self.type_name, properties, tag, endpoint)
 
     def _read(self, physical_id: str, marker: Marker | None) -> LiveResource:
