@@ -14,7 +14,7 @@ An external resource is the Mistral execution its CREATE action's workflow start
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import yaml
@@ -88,16 +88,35 @@ def marker_tag_of(workflow: Mapping[str, Any]) -> str | None:
     return next((tag for tag in workflow.get("tags") or () if str(tag).startswith(Marker.PREFIX)), None)
 
 
-def workflow_live(workflow: Mapping[str, Any], marker: Marker | None) -> LiveResource:
+def execution_summary(execution: Mapping[str, Any]) -> dict[str, Any]:
+    """One entry of a workflow's `executions` attribute, in Heat's keys."""
+    summary = {
+        key: execution.get(key) for key in ("id", "workflow_name", "created_at", "updated_at", "state")
+    }
+    summary.update(input=decoded(execution.get("input")), output=decoded(execution.get("output")))
+    return summary
+
+
+def executions_by_workflow(executions: Iterable[Mapping[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    found: dict[str, list[dict[str, Any]]] = {}
+    for execution in executions:
+        found.setdefault(str(execution.get("workflow_name")), []).append(execution_summary(execution))
+    return found
+
+
+def workflow_live(
+    workflow: Mapping[str, Any], marker: Marker | None, executions: Sequence[Mapping[str, Any]] = ()
+) -> LiveResource:
     """A workflow as Mistral shows it: the tasks, type and description of its stored definition are
-    what drift is judged on. `executions` and `alarm_url` are empty: executions start on signals,
-    which are not served."""
+    what drift is judged on. `executions` are those Mistral holds for the workflow (read at
+    observation: started by cron triggers, Zaqar messages or external resources); `alarm_url` is
+    null, since signals to a workflow are not served."""
     name = str(workflow["name"])
     spec = read_definition(workflow.get("definition"), name)
     reported: dict[str, Any] = {key: spec[key] for key in ("type", "description") if key in spec}
     reported.update(name=name, tasks=spec.get("tasks"))
     attributes: dict[str, Any] = {"data": {"name": name, "input": input_of(spec)}}
-    attributes.update(executions=[], alarm_url=None)
+    attributes.update(executions=list(executions), alarm_url=None)
     return LiveResource(name, WORKFLOW_TYPE, LiveStatus.READY, reported, attributes, marker)
 
 

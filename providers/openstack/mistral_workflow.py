@@ -4,7 +4,8 @@
 The marker rides in the workflow's tags. The name is the physical id, as in Heat, so a rename (a
 PUT by the workflow's uuid) gives the resource a new physical id. A create that meets a workflow
 of the same name adopts it when it carries the marker; otherwise the conflict is permanent.
-Observation is the paged workflow list.
+Observation is the paged workflow list, and the paged execution list for the `executions`
+attribute.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 from providers.catalog.workflow_bodies import (
     default_name,
     definition,
+    executions_by_workflow,
     marker_tag_of,
     workflow_live,
     workflow_name,
@@ -60,10 +62,15 @@ class WorkflowHandler:
         wanted = set(physical_ids)
         if not wanted:
             return {}
-        return {
-            workflow["name"]: workflow_live(workflow, None)
+        found = [
+            workflow
             for workflow in self.api.list_all("/workflows", "workflows")
             if workflow["name"] in wanted
+        ]
+        executions = executions_by_workflow(self.api.list_all("/executions", "executions")) if found else {}
+        return {
+            workflow["name"]: workflow_live(workflow, None, executions.get(workflow["name"], ()))
+            for workflow in found
         }
 
     def find_by_marker(self, marker: Marker) -> LiveResource | None:

@@ -255,6 +255,14 @@ def test_an_external_resource_is_the_execution_of_its_create_workflow(start_clou
 
     assert started.status.value == "IN_PROGRESS" and done.status.value == "READY"
     assert done.attributes["output"] == {"n": 1, "result": "Bye"}
+    (execution,) = sim.provider.observe(WORKFLOW, [workflow.physical_id])[workflow.physical_id].attributes[
+        "executions"
+    ]
+    assert (execution["id"], execution["state"], execution["input"]) == (
+        started.physical_id,
+        "SUCCESS",
+        {"n": 1},
+    )
     found = sim.provider.find_by_marker("OS::Mistral::ExternalResource", external)
     assert found is not None and found.physical_id == started.physical_id
     sim.provider.delete("OS::Mistral::ExternalResource", started.physical_id)

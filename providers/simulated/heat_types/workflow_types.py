@@ -15,6 +15,7 @@ from providers.catalog.workflow_bodies import (
     default_name,
     definition,
     execution_body,
+    executions_by_workflow,
     external_live,
     marker_param_of,
     marker_tag_of,
@@ -69,11 +70,10 @@ class Workflow:
 
     def observe(self, cloud: SimulatedCloud, physical_ids: Collection[str]) -> Mapping[str, LiveResource]:
         wanted = set(physical_ids)
-        return {
-            body["name"]: workflow_live(body, None)
-            for body in cloud.list("workflows")
-            if body["name"] in wanted
-        }
+        found = [body for body in cloud.list("workflows") if body["name"] in wanted]
+        shown = [execution_shown(body) for body in cloud.list("executions")] if found else []
+        executions = executions_by_workflow(shown)
+        return {body["name"]: workflow_live(body, None, executions.get(body["name"], ())) for body in found}
 
     def find_by_marker(self, cloud: SimulatedCloud, marker: Marker) -> LiveResource | None:
         found = cloud.list("workflows", name=default_name(marker))
