@@ -4,14 +4,15 @@
 
 Every corpus file that declares resources becomes its own git repository of two stacks: `base`,
 which makes what a real project would already hold (a key pair, a private network and subnet
-routed to the public network, a security group, the region RegionOne), and `corpus`, the template
-itself. The template's parameters are given values naming what the cloud holds: images, flavors,
-the public network and Keystone's default domain by the names the simulated cloud is seeded with,
-the key pair, network, subnet, security group and region through `from_stack` wiring to `base`,
-and plain values for the rest. `reconciler run` then runs
-in its own process on a fresh SQLite database and simulated cloud, with the agent API on so the
-simulated cloud's agents run the servers' software deployments; the stack's status and reasons are
-read from the notes the daemon writes (`reconciler stacks`).
+routed to the public network, a security group, the region RegionOne, and a host enrolled in
+Blazar when the template leases one), and `corpus`, the template itself. The template's
+parameters are given values naming what the cloud holds: images, flavors, the public network and
+Keystone's default domain by the names the simulated cloud is seeded with, the key pair,
+network, subnet, security group and region through `from_stack` wiring to `base`, and plain
+values for the rest. `reconciler run` then runs in its own process on a fresh SQLite database and
+simulated cloud, with the agent API on so the simulated cloud's agents run the servers' software
+deployments; the stack's status and reasons are read from the notes the daemon writes
+(`reconciler stacks`).
 
 Each file ends CONVERGED, FAILED, INVALID or TIMEOUT with the first line that says why, or
 EXCLUDED with the reason no faithful cloud could converge it (the `EXCLUDED` table: each entry is
@@ -59,6 +60,12 @@ OVERRIDES: dict[str, dict[str, Any]] = {
     "heat-tempest-plugin-scenario/test_base_resources.yaml": {"key_name": None},  # a key pair it makes
     "heat-templates-hot/resource_group/random.yaml": {"lengths": "8,16"},
     "heat-templates-hot/keystone/keystone_user.yaml": {"user_groups": ""},  # groups that must exist
+    "heat-templates-hot/blazar/blazar_host.yaml": {"name": "compute-1"},  # a hypervisor the cloud has
+}
+
+# Seconds more than --timeout a file may take, by file, where the template itself waits.
+EXTRA_SECONDS = {
+    "heat-templates-hot/autohealing/autohealing_server.yaml": 60.0,  # its alarm_cache_wait waits 60 s
 }
 
 _OUTSIDE = "reads files of the heat-agents repository, which is not part of the corpus"
@@ -100,7 +107,7 @@ EXCLUDED: dict[str, str] = {
     },
 }
 
-BASE_TEMPLATE = {
+BASE_TEMPLATE: dict[str, Any] = {
     "heat_template_version": "2018-08-31",
     "description": "What a project holds before the corpus template is applied.",
     "resources": {
@@ -134,6 +141,20 @@ BASE_TEMPLATE = {
         "region": {"value": {"get_resource": "region"}},
     },
 }
+
+
+# What a project holds for templates that lease reservable capacity: Blazar refuses a lease while
+# it holds no host, and hosts are enrolled by an administrator beforehand.
+RESERVABLE_HOST = {"type": "OS::Blazar::Host", "properties": {"name": "compute-3"}}
+
+
+def base_template(document: dict[str, Any]) -> dict[str, Any]:
+    """The base stack for one corpus template: BASE_TEMPLATE, with a reservable host for a lease."""
+    resources = document.get("resources") or {}
+    leases = any(isinstance(r, dict) and r.get("type") == "OS::Blazar::Lease" for r in resources.values())
+    if not leases:
+        return BASE_TEMPLATE
+    return {**BASE_TEMPLATE, "resources": {**BASE_TEMPLATE["resources"], "reservable_host": RESERVABLE_HOST}}
 
 
 @dataclass(frozen=True)
@@ -246,8 +267,8 @@ def _repository(template: Path, corpus: Path, directory: Path) -> None:
     group = template.relative_to(corpus).parts[0]
     shutil.copytree(corpus / group, directory / "corpus")
     inside = template.relative_to(corpus / group)
-    (directory / "base.yaml").write_text(yaml.safe_dump(BASE_TEMPLATE, sort_keys=False))
     document = yaml.load(template.read_text(), Loader=yaml.CSafeLoader)
+    (directory / "base.yaml").write_text(yaml.safe_dump(base_template(document), sort_keys=False))
     parameters = {}
     overrides = OVERRIDES.get(str(template.relative_to(corpus)), {})
     for name, schema in (document.get("parameters") or {}).items():
@@ -355,17 +376,17 @@ def main() -> None:
         "--only",
         action="append",
         default=[],
-        help="only files whose corpus path contains this (repeat for several; any of them matches)",
+        help="only files whose corpus path contains this (repeat it to name several)",
     )
     parser.add_argument("--timeout", type=float, default=90.0, help="seconds each file may take to settle")
     parser.add_argument("--json", type=Path, help="write every outcome to this file as JSON")
     arguments = parser.parse_args()
     outcomes = []
     for template in corpus_templates(arguments.corpus):
-        path = str(template.relative_to(arguments.corpus))
-        if arguments.only and not any(part in path for part in arguments.only):
+        name = str(template.relative_to(arguments.corpus))
+        if arguments.only and not any(part in name for part in arguments.only):
             continue
-        outcome = converge(template, arguments.corpus, arguments.timeout)
+        outcome = converge(template, arguments.corpus, arguments.timeout + EXTRA_SECONDS.get(name, 0.0))
         outcomes.append(outcome)
         print(f"{outcome.outcome:10} {outcome.seconds:6.1f}s {outcome.file}  {outcome.reason}", flush=True)
     tally = Counter(outcome.outcome for outcome in outcomes)

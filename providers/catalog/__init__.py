@@ -15,15 +15,18 @@ from types import MappingProxyType
 from providers.catalog import (
     aodh,
     barbican,
+    blazar,
     cinder,
     designate,
     glance,
     keystone,
+    mistral,
     neutron,
     nova,
     octavia,
     swift,
     zaqar,
+    zun,
 )
 from providers.interface import ResourceType
 
@@ -42,6 +45,9 @@ CATALOG: Mapping[str, ResourceType] = MappingProxyType(
             *designate.TYPES,
             *barbican.TYPES,
             *zaqar.TYPES,
+            *mistral.TYPES,
+            *zun.TYPES,
+            *blazar.TYPES,
         )
     }
 )

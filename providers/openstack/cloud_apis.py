@@ -32,6 +32,9 @@ class CloudApis:
     dns: JsonApi | None = None
     key_manager: JsonApi | None = None
     messaging: JsonApi | None = None
+    container: JsonApi | None = None  # Zun
+    reservation: JsonApi | None = None  # Blazar
+    workflow: JsonApi | None = None  # Mistral
 
 
 def name_lookup_for(compute: JsonApi, network: JsonApi, image: JsonApi) -> NameLookup:

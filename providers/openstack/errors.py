@@ -68,12 +68,17 @@ def cloud_message(error: sdk_errors.HttpException) -> str:
 
 
 def body_description(response: requests.Response) -> str | None:
-    """Barbican's own words, which it writes as `description` where the SDK looks for `message`."""
+    """The words of services that write them where the SDK does not look for a `message`: Barbican's
+    `description`, Blazar's `error_message`, the `detail` of Zun's first entry of `errors`."""
     try:
         body = response.json()
     except ValueError:
         return None
-    description = body.get("description") if isinstance(body, dict) else None
+    if not isinstance(body, dict):
+        return None
+    errors = body.get("errors")
+    first = errors[0] if isinstance(errors, list) and errors and isinstance(errors[0], dict) else {}
+    description = body.get("description") or body.get("error_message") or first.get("detail")
     return description.strip() or None if isinstance(description, str) else None
 
 

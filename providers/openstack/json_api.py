@@ -77,6 +77,11 @@ class JsonApi:
         response = self._send(method, path, params=params, headers=headers, body=body)
         return response.headers, (response.json() if response.content else None)
 
+    def send_text(self, method: str, path: str, text: str, params: Query | None = None) -> Any:
+        """A call whose body is plain text (Mistral's workflow definitions): the JSON answer."""
+        response = self._send(method, path, params=params, text=text)
+        return response.json() if response.content else {}
+
     def list_all(self, path: str, key: str, params: Query | None = None) -> Iterator[dict[str, Any]]:
         """Every item of a paged collection, one request per page."""
         query: dict[str, Any] = {"limit": PAGE_SIZE, **(params or {})}
@@ -109,6 +114,7 @@ class JsonApi:
         params: Query | None = None,
         body: Mapping[str, Any] | list[dict[str, Any]] | None = None,
         headers: Mapping[str, str] | None = None,
+        text: str | None = None,
     ) -> requests.Response:
         action = f"{method} {self.service} {path}"
         # log=False: keystoneauth would log whole request and response bodies at DEBUG, and those
@@ -118,6 +124,9 @@ class JsonApi:
             kwargs["params"] = params
         if body is not None:
             kwargs["json"] = body
+        if text is not None:
+            kwargs["data"] = text.encode()
+            headers = {"Content-Type": "text/plain", **(headers or {})}
         if headers:
             kwargs["headers"] = dict(headers)
         if self.microversion:

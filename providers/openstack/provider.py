@@ -1,5 +1,5 @@
 """OpenStackProvider: the provider interface over openstacksdk, for the Nova, Neutron, Cinder,
-Octavia, Aodh, Keystone, Swift, Glance, Designate, Barbican and Zaqar types.
+Octavia, Aodh, Keystone, Swift, Glance, Designate, Barbican, Zaqar, Mistral, Zun and Blazar types.
 
 Build one per cloud with `OpenStackProvider.from_cloud(name)`: credentials, region and endpoints
 come from `clouds.yaml` (or `OS_CLOUD` / `OS_*` variables) exactly as for the `openstack` command;
@@ -55,6 +55,7 @@ from providers.openstack.type_handler import TypeHandler
 from providers.openstack.volume import VolumeHandler
 from providers.openstack.volume_attachment import VolumeAttachmentHandler
 from providers.openstack.volume_type import EncryptedVolumeTypeHandler, VolumeTypeHandler
+from providers.openstack.workflow_services import WORKFLOW_SERVICE_HANDLERS
 from providers.openstack.zaqar_queue import QueueHandler
 
 
@@ -114,6 +115,7 @@ HANDLERS: dict[str, Callable[[CloudApis], TypeHandler]] = {
         service(apis.dns, "dns"), "OS::Designate::RecordSet"
     ),
     "OS::Designate::Record": lambda apis: RecordSetHandler(service(apis.dns, "dns"), "OS::Designate::Record"),
+    **WORKFLOW_SERVICE_HANDLERS,
 }
 
 
@@ -160,6 +162,9 @@ class OpenStackProvider:
             dns=JsonApi(connection.dns, "dns"),
             key_manager=JsonApi(connection.key_manager, "key-manager"),
             messaging=JsonApi(connection.message, "messaging"),
+            container=JsonApi(connection.application_container, "container"),
+            reservation=JsonApi(connection.reservation, "reservation"),
+            workflow=JsonApi(connection.workflow, "workflow"),
         )
         self._handlers = {name: build(self.apis) for name, build in HANDLERS.items()}
         self._handlers.update(load_balancing_handlers(connection, self.apis))

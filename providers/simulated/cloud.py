@@ -1,6 +1,6 @@
 """The simulated cloud: one in-process model of Nova, Neutron, Cinder, Glance, Octavia, Aodh,
-Keystone's admin collections, Swift, Designate, Barbican and Zaqar, shared by the in-process
-`SimulatedProvider` and the OpenStack-compatible HTTP face.
+Keystone's admin collections, Swift, Designate, Barbican, Zaqar, Mistral, Zun and Blazar, shared
+by the in-process `SimulatedProvider` and the OpenStack-compatible HTTP face.
 
 Every API call goes through one pipeline: a slot under the concurrency limit (wait for one, or a
 429 with Retry-After), the configured latency (an injected `sleep`), the call fault drawn from the
@@ -26,6 +26,8 @@ Limits, on purpose:
   request's text is.
 - No volume types, image uploads (an image's data is imported from a URL it never reads) or server
   metadata items; snapshots are made only through the API; key pairs belong to the one user.
+- Mistral's executions run no actions; Zun containers run nothing; Blazar leases reserve no
+  capacity (see `workflow_executions`, `application_containers`, `reservations`).
 - Swift objects are names and sizes without content; Zaqar queues hold no messages; Barbican makes
   an order's key material from the cloud's random source and knows no certificate authority.
 - The saved file is written whole by `save()`; two processes must not hold the same cloud open for
@@ -48,6 +50,7 @@ from typing import Any, TypeVar
 from providers.simulated import (
     aggregates,
     alarms,
+    application_containers,
     backups,
     block_storage,
     compute,
@@ -60,12 +63,15 @@ from providers.simulated import (
     messaging,
     network,
     object_storage,
+    reservations,
     routers,
     security_groups,
     seeds,
     trunks,
     volume_snapshots,
     volume_types,
+    workflow_executions,
+    workflows,
 )
 from providers.simulated.errors import (
     BadRequest,
@@ -107,6 +113,10 @@ BEHAVIOURS = (
     *dns.BEHAVIOURS,
     *key_manager.BEHAVIOURS,
     *messaging.BEHAVIOURS,
+    *workflows.BEHAVIOURS,
+    *workflow_executions.BEHAVIOURS,
+    *application_containers.BEHAVIOURS,
+    *reservations.BEHAVIOURS,
 )
 
 ItemAction = Callable[[CloudWorld, Body, str, Mapping[str, Any]], Body]
@@ -120,6 +130,10 @@ ITEM_ACTIONS: Mapping[tuple[str, str], ItemAction] = {
     **{("trunks", name): trunks.trunk_action for name in trunks.TRUNK_ACTIONS},
     **{("volume_types", name): volume_types.volume_type_action for name in volume_types.VOLUME_TYPE_ACTIONS},
     ("images", "import"): images.import_image,
+    **{
+        (application_containers.COLLECTION, name): application_containers.network_attach
+        for name in application_containers.NETWORK_ACTIONS
+    },
 }
 
 

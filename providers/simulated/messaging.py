@@ -4,6 +4,10 @@ A queue's id is its name (at most 64 of letters, digits, "_" and "-"); a PUT on 
 changes nothing and says so, as Zaqar's does. Metadata keys starting with "_" are Zaqar's own
 settings (`_default_message_ttl`, `_max_messages_post_size`), kept as given. Messages are not
 modelled.
+
+A subscription belongs to a queue that exists; its subscriber is a URI Zaqar can notify (http,
+https, mailto, or a `trust+` URI Zaqar calls with a Keystone trust, as Mistral triggers are), at
+most one subscription per subscriber on a queue, with a positive ttl; nothing is ever delivered.
 """
 
 from __future__ import annotations
@@ -12,11 +16,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from providers.simulated.errors import BadRequest
+from providers.simulated.errors import BadRequest, Conflict
 from providers.simulated.inventory import Body
 from providers.simulated.world import Building, CloudWorld
 
 QUEUE_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+SUBSCRIBER = re.compile(r"^(trust\+)?(https?://\S+|mailto:\S+@\S+)$")
 
 
 class Queues:
@@ -46,4 +51,65 @@ class Queues:
         return None
 
 
-BEHAVIOURS = (Queues(),)
+class Subscriptions:
+    collection = "subscriptions"
+    quota_status = 403
+    building: Building | None = None
+
+    def create(self, world: CloudWorld, request: Mapping[str, Any]) -> Body:
+        queue = str(request.get("queue_name"))
+        world.require("queues", queue, "Queue")
+        subscriber = self._subscriber(request.get("subscriber"))
+        if any(
+            body["source"] == queue and body["subscriber"] == subscriber
+            for body in world.inventory(self.collection)
+        ):
+            raise Conflict("Subscription already exists.")
+        return {
+            "id": world.new_id().replace("-", "")[:24],
+            "source": queue,
+            "subscriber": subscriber,
+            "ttl": self._ttl(request.get("ttl", 3600)),
+            "options": dict(self._options(request.get("options"))),
+            "age": 0,
+            "confirmed": not subscriber.startswith("mailto:"),
+        }
+
+    def update(self, world: CloudWorld, body: Body, request: Mapping[str, Any]) -> Body:
+        changes: Body = {}
+        if "subscriber" in request:
+            changes["subscriber"] = self._subscriber(request["subscriber"])
+        if "ttl" in request:
+            changes["ttl"] = self._ttl(request["ttl"])
+        if "options" in request:
+            changes["options"] = dict(self._options(request["options"]))
+        return {**body, **changes}
+
+    def delete(self, world: CloudWorld, body: Body) -> None:
+        return None
+
+    @staticmethod
+    def _subscriber(value: Any) -> str:
+        if not isinstance(value, str) or not SUBSCRIBER.match(value):
+            raise BadRequest(
+                "The subscriber type of subscription must be supported in the list "
+                f"['http', 'https', 'mailto', 'trust+http', 'trust+https']: {value!r}"
+            )
+        return value
+
+    @staticmethod
+    def _ttl(value: Any) -> int:
+        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+            raise BadRequest("The TTL for a subscription must be a positive integer.")
+        return value
+
+    @staticmethod
+    def _options(value: Any) -> Mapping[str, Any]:
+        if value is None:
+            return {}
+        if not isinstance(value, Mapping):
+            raise BadRequest("Options must be a dict.")
+        return value
+
+
+BEHAVIOURS = (Queues(), Subscriptions())

@@ -20,6 +20,7 @@ from providers.simulated.heat_types import (
     aggregate_type,
     alarm_types,
     compute_types,
+    container_type,
     dns_types,
     ec2_security_group,
     identity_types,
@@ -30,9 +31,12 @@ from providers.simulated.heat_types import (
     network_types,
     nova_floating_ips,
     object_store_types,
+    reservation_types,
     storage_types,
+    subscription_types,
     trunk_type,
     volume_types,
+    workflow_types,
 )
 from providers.simulated.heat_types.resolving import NameResolver
 from providers.simulated.http.keystone import CATALOG_ENTRIES
@@ -75,6 +79,10 @@ ADAPTERS = (
     *dns_types.TYPES,
     *key_manager_types.TYPES,
     *messaging_types.TYPES,
+    *subscription_types.TYPES,
+    *workflow_types.TYPES,
+    *container_type.TYPES,
+    *reservation_types.TYPES,
 )
 
 

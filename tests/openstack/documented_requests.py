@@ -51,7 +51,7 @@ IDENTITY_ENTITIES = {
     "services": "service",
     "endpoints": "endpoint",
 }
-DOCUMENTED_SERVICES = (*SERVICES, "alarming", "identity")
+DOCUMENTED_SERVICES = (*SERVICES, "alarming", "identity", "container", "reservation", "workflow")
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,14 @@ EXPECTED_TYPES = {
     "OS::Barbican::CertificateContainer",
     "OS::Barbican::RSAContainer",
     "OS::Zaqar::Queue",
+    "OS::Zaqar::Subscription",
+    "OS::Zaqar::MistralTrigger",
+    "OS::Mistral::Workflow",
+    "OS::Mistral::CronTrigger",
+    "OS::Mistral::ExternalResource",
+    "OS::Zun::Container",
+    "OS::Blazar::Host",
+    "OS::Blazar::Lease",
 }
 
 
@@ -107,6 +115,16 @@ def test_catalog_holds_exactly_the_cloud_types() -> None:
         ("OS::Keystone::Project", "parent", UpdateRule.REPLACE),
         ("OS::Keystone::User", "password", UpdateRule.UPDATE),
         ("OS::Keystone::Region", "id", UpdateRule.REPLACE),
+        ("OS::Mistral::Workflow", "tasks", UpdateRule.UPDATE),
+        ("OS::Mistral::Workflow", "name", UpdateRule.UPDATE),
+        ("OS::Mistral::CronTrigger", "pattern", UpdateRule.REPLACE),
+        ("OS::Mistral::ExternalResource", "actions", UpdateRule.UPDATE),
+        ("OS::Zaqar::MistralTrigger", "workflow_id", UpdateRule.UPDATE),
+        ("OS::Zaqar::Subscription", "queue_name", UpdateRule.UPDATE),
+        ("OS::Zun::Container", "image", UpdateRule.REPLACE),
+        ("OS::Zun::Container", "networks", UpdateRule.UPDATE),
+        ("OS::Blazar::Lease", "reservations", UpdateRule.REPLACE),
+        ("OS::Blazar::Host", "extra_capability", UpdateRule.REPLACE),
     ],
 )
 def test_update_rules_follow_the_heat_reference(type_name: str, property_name: str, rule: UpdateRule) -> None:
@@ -187,4 +205,6 @@ def test_asynchronous_types_are_those_that_build() -> None:
         "OS::Designate::Domain",
         "OS::Designate::Record",
         "OS::Barbican::Order",
+        "OS::Mistral::ExternalResource",
+        "OS::Zun::Container",
     }

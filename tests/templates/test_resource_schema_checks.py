@@ -92,7 +92,12 @@ ACCEPTED = [
     ),
     (
         "a type Heat knows but no provider serves",
-        {"z": {"type": "OS::Zun::Container", "properties": {"image": "cirros"}}},
+        {
+            "z": {
+                "type": "OS::Monasca::Notification",
+                "properties": {"type": "webhook", "address": "http://x"},
+            }
+        },
     ),
     ("a placeholder accepts any property", {"n": {"type": "OS::Heat::None", "properties": {"anything": 1}}}),
     (

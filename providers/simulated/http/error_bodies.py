@@ -18,7 +18,7 @@ def error_response(error: CloudError, service: str) -> ApiResponse:
     if service == "neutron":
         kind = "OverQuota" if error.code == "OverQuota" else NEUTRON_TYPES.get(status, "NeutronError")
         body: object = {"NeutronError": {"type": kind, "message": error.message, "detail": ""}}
-    elif service == "octavia":
+    elif service in ("octavia", "mistral"):
         body = {
             "faultcode": "Client" if status < 500 else "Server",
             "faultstring": error.message,
@@ -34,6 +34,11 @@ def error_response(error: CloudError, service: str) -> ApiResponse:
         return with_retry_after(response, error)
     elif service == "zaqar":
         body = {"title": TITLES.get(status, "Error"), "description": error.message}
+    elif service == "blazar":
+        body = {"error_code": status, "error_message": error.message, "error_name": error.code}
+    elif service == "zun":
+        detail = {"status": status, "code": "", "title": TITLES.get(status, "Error"), "detail": error.message}
+        body = {"errors": [{"request_id": "", "links": [], **detail}]}
     elif service == "barbican":
         body = {"code": status, "title": TITLES.get(status, "Error"), "description": error.message}
     elif service == "designate":

@@ -44,6 +44,9 @@ CATALOG_ENTRIES = (
     ("dns", "designate", "/dns"),
     ("key-manager", "barbican", "/key-manager"),
     ("messaging", "zaqar", "/messaging"),
+    ("container", "zun", "/container/v1"),
+    ("reservation", "blazar", "/reservation/v1"),
+    ("workflowv2", "mistral", "/workflow/v2"),
 )
 
 

@@ -19,6 +19,7 @@ from providers.simulated.errors import BadRequest, CallTimedOut, CloudError
 from providers.simulated.http.admin import Admin
 from providers.simulated.http.aodh import Aodh
 from providers.simulated.http.barbican import Barbican
+from providers.simulated.http.blazar import Blazar
 from providers.simulated.http.cinder import Cinder
 from providers.simulated.http.designate import Designate
 from providers.simulated.http.error_bodies import error_response, method_not_allowed, not_found
@@ -26,6 +27,7 @@ from providers.simulated.http.exchange import ApiRequest, ApiResponse
 from providers.simulated.http.glance import Glance
 from providers.simulated.http.keystone import Keystone, Unauthorized
 from providers.simulated.http.keystone_admin import KeystoneAdmin
+from providers.simulated.http.mistral import Mistral
 from providers.simulated.http.neutron import Neutron
 from providers.simulated.http.nova import Nova
 from providers.simulated.http.octavia import Octavia
@@ -33,6 +35,7 @@ from providers.simulated.http.routing import Router
 from providers.simulated.http.swift import Swift
 from providers.simulated.http.telemetry_admin import TelemetryAdmin
 from providers.simulated.http.zaqar import Zaqar
+from providers.simulated.http.zun import Zun
 
 LOG = logging.getLogger(__name__)
 LISTEN_BACKLOG = 256
@@ -57,6 +60,9 @@ class CloudHTTPServer(ThreadingHTTPServer):
             Designate(cloud),
             Barbican(cloud),
             Zaqar(cloud),
+            Mistral(cloud),
+            Zun(cloud),
+            Blazar(cloud),
             Admin(cloud),
         ):
             routes += service.routes()
@@ -131,10 +137,13 @@ class CloudRequestHandler(BaseHTTPRequestHandler):
     def _request(self, method: str) -> ApiRequest:
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
-        try:
-            body = json.loads(raw) if raw else None
-        except ValueError as error:
-            raise BadRequest(f"Malformed request body: {error}") from error
+        if raw and self.headers.get("Content-Type", "").startswith("text/plain"):
+            body: object = raw.decode("utf-8", "replace")  # Mistral's workflow definitions are YAML text
+        else:
+            try:
+                body = json.loads(raw) if raw else None
+            except ValueError as error:
+                raise BadRequest(f"Malformed request body: {error}") from error
         parts = urlsplit(self.path)
         host, port = self.server.server_address[:2]
         return ApiRequest(

@@ -1,7 +1,8 @@
 """Zaqar (messaging v2) over HTTP, under `/messaging/v2`: queues made by PUT (201, or 204 when it
 exists), listed with their metadata (`detailed=true`) in name order paged by `limit` and `marker`
-with a `next` link, their metadata changed by JSON patch, deleted. Every request must carry a
-`Client-ID` header, as Zaqar requires."""
+with a `next` link, their metadata changed by JSON patch, deleted; each queue's subscriptions made,
+listed (paged the same way, by id), shown, changed by a JSON PATCH and deleted. Every request must
+carry a `Client-ID` header, as Zaqar requires."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from providers.simulated.inventory import Body
 SERVICE = "zaqar"
 ROOT = "/messaging/v2"
 PATCH_TYPE = "application/openstack-messaging-v2.0-json-patch"
-MAX_LIMIT = 20  # Zaqar's largest page of queues
+MAX_LIMIT = 20  # Zaqar's largest page of queues (and of subscriptions)
+SUBSCRIPTIONS = ROOT + "/queues/{name}/subscriptions"
 
 
 class Zaqar:
@@ -33,6 +35,11 @@ class Zaqar:
             Route.of("GET", ROOT + "/queues/{name}", self.get_queue, SERVICE),
             Route.of("PATCH", ROOT + "/queues/{name}", self.patch_queue, SERVICE),
             Route.of("DELETE", ROOT + "/queues/{name}", self.delete_queue, SERVICE),
+            Route.of("POST", SUBSCRIPTIONS, self.create_subscription, SERVICE),
+            Route.of("GET", SUBSCRIPTIONS, self.list_subscriptions, SERVICE),
+            Route.of("GET", SUBSCRIPTIONS + "/{id}", self.get_subscription, SERVICE),
+            Route.of("PATCH", SUBSCRIPTIONS + "/{id}", self.patch_subscription, SERVICE),
+            Route.of("DELETE", SUBSCRIPTIONS + "/{id}", self.delete_subscription, SERVICE),
         ]
 
     def versions(self, request: ApiRequest, _: Mapping[str, str]) -> ApiResponse:
@@ -97,6 +104,59 @@ class Zaqar:
         client_id(request)
         self.cloud.delete("queues", params["name"])
         return reply(204)
+
+    # subscriptions
+    def create_subscription(self, request: ApiRequest, params: Mapping[str, str]) -> ApiResponse:
+        client_id(request)
+        fields = request.body if isinstance(request.body, Mapping) else {}
+        created = self.cloud.create("subscriptions", {**fields, "queue_name": params["name"]})
+        return reply(201, {"subscription_id": created["id"]})
+
+    def list_subscriptions(self, request: ApiRequest, params: Mapping[str, str]) -> ApiResponse:
+        client_id(request)
+        self.cloud.get("queues", params["name"])
+        try:
+            limit = min(int(request.first("limit") or 10), MAX_LIMIT)
+        except ValueError as error:
+            raise BadRequest(f"Invalid limit: {error}") from error
+        items, more = self.cloud.page(
+            "subscriptions",
+            limit=limit,
+            marker=request.first("marker"),
+            predicate=lambda body: body["source"] == params["name"],
+        )
+        links = []
+        if more and items:
+            links.append(
+                {
+                    "rel": "next",
+                    "href": request.url(request.path, {"limit": limit, "marker": items[-1]["id"]}),
+                }
+            )
+        return reply(200, {"subscriptions": items, "links": links})
+
+    def get_subscription(self, request: ApiRequest, params: Mapping[str, str]) -> ApiResponse:
+        client_id(request)
+        return reply(200, self._subscription(params))
+
+    def patch_subscription(self, request: ApiRequest, params: Mapping[str, str]) -> ApiResponse:
+        client_id(request)
+        self._subscription(params)
+        fields = request.body if isinstance(request.body, Mapping) else {}
+        self.cloud.update("subscriptions", params["id"], fields)
+        return reply(204)
+
+    def delete_subscription(self, request: ApiRequest, params: Mapping[str, str]) -> ApiResponse:
+        client_id(request)
+        self._subscription(params)
+        self.cloud.delete("subscriptions", params["id"])
+        return reply(204)
+
+    def _subscription(self, params: Mapping[str, str]) -> Body:
+        body = self.cloud.get("subscriptions", params["id"])
+        if body["source"] != params["name"]:
+            raise ItemNotFound(f"Subscription {params['id']} does not exist on queue {params['name']}.")
+        return body
 
     @staticmethod
     def _queue(body: Body, detailed: bool) -> dict[str, Any]:
