@@ -49,7 +49,8 @@ from bench.kube_cluster_templates import files
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.provider import SimulatedProvider
 from providers.simulated.settings import CloudSettings, Latency
-from reconciler.daemon.agent_api import AgentApi, AgentServer
+from reconciler.daemon.agent_api import AgentApi
+from reconciler.daemon.agent_server import AgentServer
 from reconciler.daemon.clouds import CloudRoot
 from reconciler.daemon.collector import tune_process
 from reconciler.daemon.sim_agents import SimulatedAgents
@@ -119,11 +120,10 @@ class Cluster:
         held = SoleWorkerLeases(self.store, "bench", self.clock)
         for shard in range(self.store.settings.shard_count):
             held.want(shard)  # the cluster's nested stacks are spread over every shard
-        self.stopped = threading.Event()
         # renewed on a thread of their own, as the daemon's shard keeper does: a pass over a
         # thousand nested stacks on a busy machine can outlast a lease
-        self.renewer = threading.Thread(target=self.renew, args=(held,), daemon=True)
-        self.renewer.start()
+        self.renewal = held.renewed_meanwhile()
+        self.renewal.__enter__()
         engine_settings = EngineSettings(pool_size=arguments.limit, readiness_poll=0.25, max_sleep=0.05)
         self.engine = Engine(
             self.store,
@@ -168,13 +168,8 @@ class Cluster:
             raise SystemExit(f"{commit}: {report.status.value} {report.failures[:3]}")
         return elapsed, report.status
 
-    def renew(self, leases: SoleWorkerLeases) -> None:
-        while not self.stopped.wait(self.store.settings.renew_seconds / 2):
-            leases.held()
-
     def close(self) -> None:
-        self.stopped.set()
-        self.renewer.join()
+        self.renewal.__exit__(None, None, None)
         self.agents.stop()
         self.engine.close()
         self.agent_api.stop()

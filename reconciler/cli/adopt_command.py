@@ -68,7 +68,8 @@ def command(stack: str, adopt_file: Path, repo: Path, database: str, timeout: fl
     try:
         files = DirectorySource(repo)
         if submit_stack(engine, config, files, stack, commit, hide=store.hide, adoption=adoption):
-            report = engine.converge([stack], clock.now() + timeout)[stack]
+            with leases.renewed_meanwhile():
+                report = engine.converge([stack], clock.now() + timeout)[stack]
         else:
             report = engine.report(stack)
     finally:

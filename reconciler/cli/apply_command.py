@@ -95,9 +95,15 @@ def _converge(
     out = sys.stdout
     progress = ApplyProgress(engine.report, out, terminal=out.isatty())
     try:
-        return apply_repository(
-            engine, DirectorySource(repo), commit, clock.now() + timeout, hide=store.hide, on_pass=progress
-        )
+        with leases.renewed_meanwhile():
+            return apply_repository(
+                engine,
+                DirectorySource(repo),
+                commit,
+                clock.now() + timeout,
+                hide=store.hide,
+                on_pass=progress,
+            )
     finally:
         progress.done()
 

@@ -8,13 +8,17 @@ next write lands (the safety margin), so a paused worker never writes with a sta
 
 from __future__ import annotations
 
+import logging
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Protocol
 
 from state.lease_results import Acquired, HeldBy
 from state.store import Store
 from timekeeping import Clock
+
+LOG = logging.getLogger(__name__)
 
 
 class HeldShards(Protocol):
@@ -74,6 +78,28 @@ class SoleWorkerLeases:
                 self._until[shard] = (epoch, held.until)
             else:
                 del self._until[shard]
+
+    @contextmanager
+    def renewed_meanwhile(self) -> Iterator[None]:
+        """Renew the leases from a thread of their own while the block runs, as the daemon's lease
+        loop does: one engine pass longer than a lease (thousands of nested stacks on a busy host)
+        must not let them lapse, since a lapsed shard is not taken back at the same epoch."""
+        stop = threading.Event()
+
+        def renew() -> None:
+            while not stop.wait(self._store.settings.renew_seconds / 2):
+                try:
+                    self.held()
+                except Exception:  # the next beat tries again; the engine's own pass asks as well
+                    LOG.warning("renewing the leases failed", exc_info=True)
+
+        thread = threading.Thread(target=renew, name="lease-renewal", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join()
 
     def holds(self, shard: int, epoch: int) -> bool:
         held = self._until.get(shard)
