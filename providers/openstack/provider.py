@@ -38,9 +38,11 @@ from providers.openstack.json_api import JsonApi
 from providers.openstack.keypair import KeyPairHandler
 from providers.openstack.load_balancing import load_balancing_handlers
 from providers.openstack.network_extensions import NetworkExtensions
+from providers.openstack.neutron_address_tables import ADDRESS_SCOPE, PROVIDER_NET, SUBNET_POOL
 from providers.openstack.neutron_resource import NeutronResourceHandler
 from providers.openstack.neutron_tables import FLOATING_IP, NET, PORT, ROUTER, SUBNET
 from providers.openstack.nova_floating_ip import NovaFloatingIPAssociationHandler, NovaFloatingIPHandler
+from providers.openstack.qos import QOS_POLICY, RULE_TYPES, QoSRuleHandler
 from providers.openstack.role_assignment import RoleAssignmentHandler
 from providers.openstack.router_interface import RouterInterfaceHandler
 from providers.openstack.security_group import SecurityGroupHandler
@@ -86,6 +88,11 @@ HANDLERS: dict[str, Callable[[CloudApis], TypeHandler]] = {
     "OS::Neutron::FloatingIP": lambda apis: NeutronResourceHandler(apis, FLOATING_IP),
     "OS::Neutron::FloatingIPAssociation": FloatingIPAssociationHandler,
     "OS::Neutron::Trunk": TrunkHandler,
+    "OS::Neutron::ProviderNet": lambda apis: NeutronResourceHandler(apis, PROVIDER_NET),
+    "OS::Neutron::QoSPolicy": lambda apis: NeutronResourceHandler(apis, QOS_POLICY),
+    **for_each(RULE_TYPES, QoSRuleHandler),
+    "OS::Neutron::SubnetPool": lambda apis: NeutronResourceHandler(apis, SUBNET_POOL),
+    "OS::Neutron::AddressScope": lambda apis: NeutronResourceHandler(apis, ADDRESS_SCOPE),
     "AWS::EC2::SecurityGroup": Ec2SecurityGroupHandler,
     "OS::Cinder::Volume": VolumeHandler,
     "OS::Cinder::VolumeAttachment": VolumeAttachmentHandler,

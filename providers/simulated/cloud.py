@@ -60,9 +60,11 @@ from providers.simulated import (
     messaging,
     network,
     object_storage,
+    qos,
     routers,
     security_groups,
     seeds,
+    subnet_pools,
     trunks,
     volume_snapshots,
     volume_types,
@@ -107,6 +109,8 @@ BEHAVIOURS = (
     *dns.BEHAVIOURS,
     *key_manager.BEHAVIOURS,
     *messaging.BEHAVIOURS,
+    *qos.BEHAVIOURS,
+    *subnet_pools.BEHAVIOURS,
 )
 
 ItemAction = Callable[[CloudWorld, Body, str, Mapping[str, Any]], Body]

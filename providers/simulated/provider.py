@@ -17,6 +17,7 @@ from providers.interface import LiveResource, Marker, Permanent, ResourceType
 from providers.simulated.boundary import provider_errors
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.heat_types import (
+    address_types,
     aggregate_type,
     alarm_types,
     compute_types,
@@ -30,6 +31,7 @@ from providers.simulated.heat_types import (
     network_types,
     nova_floating_ips,
     object_store_types,
+    qos_types,
     storage_types,
     trunk_type,
     volume_types,
@@ -75,6 +77,8 @@ ADAPTERS = (
     *dns_types.TYPES,
     *key_manager_types.TYPES,
     *messaging_types.TYPES,
+    *qos_types.TYPES,
+    *address_types.TYPES,
 )
 
 
