@@ -56,7 +56,7 @@ def test_a_subnet_is_allocated_from_a_pool_in_a_scope_and_each_is_found_by_its_m
 def test_a_pool_grows_in_place_and_refuses_to_shrink_or_join_a_scope_of_the_other_version(
     sim: CloudUnderTest,
 ) -> None:
-    v6_scope = sim.provider.create(SCOPE, {"name": "v6", "ip_version": 6}, marker("scope"))
+    sim.provider.create(SCOPE, {"name": "v6", "ip_version": 6}, marker("scope"))
     pool = sim.provider.create(POOL, {"prefixes": ["10.1.0.0/24"]}, marker("pool"))
 
     grown = sim.provider.update(
