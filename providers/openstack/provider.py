@@ -30,6 +30,7 @@ from providers.openstack.connection_pools import DEFAULT_CONNECTIONS, size_conne
 from providers.openstack.designate import RecordSetHandler, ZoneHandler
 from providers.openstack.ec2_security_group import Ec2SecurityGroupHandler
 from providers.openstack.errors import translated_errors
+from providers.openstack.flavor import FlavorHandler
 from providers.openstack.floating_ip_association import FloatingIPAssociationHandler
 from providers.openstack.glance_image import WebImageHandler
 from providers.openstack.host_aggregate import HostAggregateHandler
@@ -78,6 +79,7 @@ HANDLERS: dict[str, Callable[[CloudApis], TypeHandler]] = {
     "OS::Nova::HostAggregate": HostAggregateHandler,
     "OS::Nova::FloatingIP": NovaFloatingIPHandler,
     "OS::Nova::FloatingIPAssociation": NovaFloatingIPAssociationHandler,
+    "OS::Nova::Flavor": FlavorHandler,
     "OS::Neutron::Net": lambda apis: NeutronResourceHandler(apis, NET),
     "OS::Neutron::Subnet": lambda apis: NeutronResourceHandler(apis, SUBNET),
     "OS::Neutron::Port": lambda apis: NeutronResourceHandler(apis, PORT),

@@ -52,6 +52,7 @@ from providers.simulated import (
     block_storage,
     compute,
     dns,
+    flavors,
     floating_ips,
     identity,
     images,
@@ -121,6 +122,7 @@ ITEM_ACTIONS: Mapping[tuple[str, str], ItemAction] = {
         for name in ("os-extend", "os-retype", "os-set_bootable", "os-update_readonly_flag")
     },
     **{("aggregates", name): aggregates.aggregate_action for name in aggregates.AGGREGATE_ACTIONS},
+    **{("flavors", name): flavors.flavor_action for name in flavors.FLAVOR_ACTIONS},
     **{("trunks", name): trunks.trunk_action for name in trunks.TRUNK_ACTIONS},
     **{("volume_types", name): volume_types.volume_type_action for name in volume_types.VOLUME_TYPE_ACTIONS},
     ("images", "import"): images.import_image,

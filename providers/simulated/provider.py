@@ -23,6 +23,7 @@ from providers.simulated.heat_types import (
     compute_types,
     dns_types,
     ec2_security_group,
+    flavor_type,
     identity_types,
     image_types,
     key_manager_types,
@@ -79,6 +80,7 @@ ADAPTERS = (
     *messaging_types.TYPES,
     *qos_types.TYPES,
     *address_types.TYPES,
+    *flavor_type.TYPES,
 )
 
 

@@ -33,6 +33,7 @@ EXPECTED_TYPES = {
     "OS::Neutron::SubnetPool",
     "OS::Neutron::AddressScope",
     "OS::Nova::HostAggregate",
+    "OS::Nova::Flavor",
     "OS::Nova::FloatingIP",
     "OS::Nova::FloatingIPAssociation",
     "AWS::EC2::SecurityGroup",
@@ -120,6 +121,8 @@ def test_catalog_holds_exactly_the_cloud_types() -> None:
         ("OS::Neutron::SubnetPool", "prefixes", UpdateRule.UPDATE),
         ("OS::Neutron::AddressScope", "ip_version", UpdateRule.REPLACE),
         ("OS::Neutron::ProviderNet", "segmentation_id", UpdateRule.UPDATE),
+        ("OS::Nova::Flavor", "extra_specs", UpdateRule.UPDATE),
+        ("OS::Nova::Flavor", "ram", UpdateRule.REPLACE),
     ],
 )
 def test_update_rules_follow_the_heat_reference(type_name: str, property_name: str, rule: UpdateRule) -> None:

@@ -1,7 +1,7 @@
 """Template values name things by name or by id (`flavor: m1.small`, `network: private`); the cloud
 API wants ids. A UUID-shaped value is taken as an id without a call, as Heat's client plugins do;
-a name costs one filtered list call. Flavors never change in the simulated cloud and images rarely,
-so their tables are read once (an image name not in the table reads it again once).
+a name costs one filtered list call. Flavors and images rarely change, so their tables are read once
+(a name not in the table reads it again once).
 """
 
 from __future__ import annotations
@@ -50,8 +50,9 @@ class NameResolver:
         if table is None:
             table = self._static_table(collection)
         found = table.get(name_or_id)
-        if found is None and collection == "images":
-            # images can be made (OS::Glance::WebImage): an unknown name reads the table again once
+        if found is None:
+            # images and flavors can be made (OS::Glance::WebImage, OS::Nova::Flavor): an unknown
+            # name reads the table again once
             with self._lock:
                 self._static.pop(collection, None)
             found = self._static_table(collection).get(name_or_id)
