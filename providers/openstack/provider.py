@@ -19,6 +19,7 @@ from providers.catalog.identity_bodies import ENTITIES, GRANT_TYPES
 from providers.interface import LiveResource, Marker, Permanent, ResourceType
 from providers.openstack.alarm import AlarmHandler
 from providers.openstack.barbican import ContainerHandler, OrderHandler, SecretHandler
+from providers.openstack.cinder_qos import QoSAssociationHandler, QoSSpecsHandler
 from providers.openstack.cloud_apis import (
     BLOCK_STORAGE_MICROVERSION,
     COMPUTE_MICROVERSION,
@@ -100,6 +101,8 @@ HANDLERS: dict[str, Callable[[CloudApis], TypeHandler]] = {
     "OS::Cinder::VolumeAttachment": VolumeAttachmentHandler,
     "OS::Cinder::VolumeType": VolumeTypeHandler,
     "OS::Cinder::EncryptedVolumeType": EncryptedVolumeTypeHandler,
+    "OS::Cinder::QoSSpecs": QoSSpecsHandler,
+    "OS::Cinder::QoSAssociation": QoSAssociationHandler,
     **for_each(ALARM_KINDS, AlarmHandler),
     **for_each(ENTITIES, IdentityHandler),
     **for_each(GRANT_TYPES, RoleAssignmentHandler),

@@ -62,6 +62,7 @@ from providers.simulated import (
     network,
     object_storage,
     qos,
+    qos_specs,
     routers,
     security_groups,
     seeds,
@@ -111,6 +112,7 @@ BEHAVIOURS = (
     *key_manager.BEHAVIOURS,
     *messaging.BEHAVIOURS,
     *qos.BEHAVIOURS,
+    *qos_specs.BEHAVIOURS,
     *subnet_pools.BEHAVIOURS,
 )
 
@@ -123,6 +125,7 @@ ITEM_ACTIONS: Mapping[tuple[str, str], ItemAction] = {
     },
     **{("aggregates", name): aggregates.aggregate_action for name in aggregates.AGGREGATE_ACTIONS},
     **{("flavors", name): flavors.flavor_action for name in flavors.FLAVOR_ACTIONS},
+    **{("qos_specs", name): qos_specs.qos_specs_action for name in qos_specs.QOS_SPECS_ACTIONS},
     **{("trunks", name): trunks.trunk_action for name in trunks.TRUNK_ACTIONS},
     **{("volume_types", name): volume_types.volume_type_action for name in volume_types.VOLUME_TYPE_ACTIONS},
     ("images", "import"): images.import_image,

@@ -32,6 +32,7 @@ from providers.simulated.heat_types import (
     network_types,
     nova_floating_ips,
     object_store_types,
+    qos_specs_types,
     qos_types,
     storage_types,
     trunk_type,
@@ -81,6 +82,7 @@ ADAPTERS = (
     *qos_types.TYPES,
     *address_types.TYPES,
     *flavor_type.TYPES,
+    *qos_specs_types.TYPES,
 )
 
 

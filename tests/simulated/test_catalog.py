@@ -24,6 +24,8 @@ EXPECTED_TYPES = {
     "OS::Cinder::VolumeAttachment",
     "OS::Cinder::VolumeType",
     "OS::Cinder::EncryptedVolumeType",
+    "OS::Cinder::QoSSpecs",
+    "OS::Cinder::QoSAssociation",
     "OS::Neutron::Trunk",
     "OS::Neutron::ProviderNet",
     "OS::Neutron::QoSPolicy",
@@ -123,6 +125,8 @@ def test_catalog_holds_exactly_the_cloud_types() -> None:
         ("OS::Neutron::ProviderNet", "segmentation_id", UpdateRule.UPDATE),
         ("OS::Nova::Flavor", "extra_specs", UpdateRule.UPDATE),
         ("OS::Nova::Flavor", "ram", UpdateRule.REPLACE),
+        ("OS::Cinder::QoSSpecs", "specs", UpdateRule.UPDATE),
+        ("OS::Cinder::QoSAssociation", "volume_types", UpdateRule.UPDATE),
     ],
 )
 def test_update_rules_follow_the_heat_reference(type_name: str, property_name: str, rule: UpdateRule) -> None:

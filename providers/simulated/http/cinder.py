@@ -13,6 +13,7 @@ from typing import Any
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.errors import BadRequest
 from providers.simulated.http import microversions
+from providers.simulated.http.cinder_qos import QosSpecsFace
 from providers.simulated.http.cinder_types import VolumeTypesFace
 from providers.simulated.http.exchange import ApiRequest, ApiResponse, reply
 from providers.simulated.http.paging import links, next_url, page_limit
@@ -67,6 +68,7 @@ class Cinder:
             ("GET", "/backups/{id}", self.get_backup),
             ("DELETE", "/backups/{id}", self.delete_backup),
             *VolumeTypesFace(self.cloud).table(),
+            *QosSpecsFace(self.cloud).table(),
             ("POST", "/snapshots", self.create_snapshot),
             ("GET", "/snapshots/{id}", self.get_snapshot),
             ("DELETE", "/snapshots/{id}", self.delete_snapshot),
