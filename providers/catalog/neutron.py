@@ -1,6 +1,6 @@
 """Networking types served by the cloud providers: OS::Neutron::Net, Subnet, Port, Router,
 RouterInterface, SecurityGroup, SecurityGroupRule, FloatingIP, FloatingIPAssociation, Trunk, ProviderNet,
-QoSPolicy and its rules, SubnetPool and AddressScope.
+QoSPolicy and its rules, SubnetPool, AddressScope and Quota.
 
 Their schemas are data (`schemas/resource_types/neutron.yaml`).
 """
@@ -26,6 +26,7 @@ QOS_DSCP_MARKING_RULE = from_schema("OS::Neutron::QoSDscpMarkingRule")
 QOS_MINIMUM_BANDWIDTH_RULE = from_schema("OS::Neutron::QoSMinimumBandwidthRule")
 SUBNET_POOL = from_schema("OS::Neutron::SubnetPool")
 ADDRESS_SCOPE = from_schema("OS::Neutron::AddressScope")
+QUOTA = from_schema("OS::Neutron::Quota")
 EC2_SECURITY_GROUP = from_schema("AWS::EC2::SecurityGroup")  # a Neutron group under CloudFormation's names
 
 TYPES = (
@@ -46,5 +47,6 @@ TYPES = (
     QOS_MINIMUM_BANDWIDTH_RULE,
     SUBNET_POOL,
     ADDRESS_SCOPE,
+    QUOTA,
     EC2_SECURITY_GROUP,
 )

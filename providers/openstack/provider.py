@@ -45,6 +45,8 @@ from providers.openstack.neutron_resource import NeutronResourceHandler
 from providers.openstack.neutron_tables import FLOATING_IP, NET, PORT, ROUTER, SUBNET
 from providers.openstack.nova_floating_ip import NovaFloatingIPAssociationHandler, NovaFloatingIPHandler
 from providers.openstack.qos import QOS_POLICY, RULE_TYPES, QoSRuleHandler
+from providers.openstack.quota import KINDS as QUOTA_KINDS
+from providers.openstack.quota import QuotaHandler
 from providers.openstack.role_assignment import RoleAssignmentHandler
 from providers.openstack.router_interface import RouterInterfaceHandler
 from providers.openstack.security_group import SecurityGroupHandler
@@ -106,6 +108,7 @@ HANDLERS: dict[str, Callable[[CloudApis], TypeHandler]] = {
     **for_each(ALARM_KINDS, AlarmHandler),
     **for_each(ENTITIES, IdentityHandler),
     **for_each(GRANT_TYPES, RoleAssignmentHandler),
+    **for_each(QUOTA_KINDS, QuotaHandler),
     "OS::Swift::Container": lambda apis: SwiftContainerHandler(service(apis.object_store, "object-store")),
     "OS::Glance::WebImage": lambda apis: WebImageHandler(apis.image),
     "OS::Barbican::Secret": lambda apis: SecretHandler(service(apis.key_manager, "key-manager")),

@@ -17,6 +17,7 @@ Limits, on purpose:
 - Alarms change state only when an `alarm_evaluator.AlarmEvaluator` round runs (on demand, or on
   its own thread while served); their telemetry (`telemetry.Telemetry`) is not saved with the state.
 - Quotas count items per collection (and the gigabytes of volumes); no cores or RAM quotas.
+  Per-project quotas set through Nova's, Neutron's and Cinder's quota APIs are recorded, not enforced.
 - Statuses change only at calls: a server due ACTIVE becomes so on the first call after it is due.
 - No scheduler: availability zones, server-group policies and scheduler hints are recorded, never
   enforced; resize, rebuild, stop and start change statuses only.
@@ -63,6 +64,7 @@ from providers.simulated import (
     object_storage,
     qos,
     qos_specs,
+    quota_sets,
     routers,
     security_groups,
     seeds,
@@ -113,6 +115,7 @@ BEHAVIOURS = (
     *messaging.BEHAVIOURS,
     *qos.BEHAVIOURS,
     *qos_specs.BEHAVIOURS,
+    *quota_sets.BEHAVIOURS,
     *subnet_pools.BEHAVIOURS,
 )
 

@@ -34,6 +34,7 @@ from providers.simulated.heat_types import (
     object_store_types,
     qos_specs_types,
     qos_types,
+    quota_types,
     storage_types,
     trunk_type,
     volume_types,
@@ -83,6 +84,7 @@ ADAPTERS = (
     *address_types.TYPES,
     *flavor_type.TYPES,
     *qos_specs_types.TYPES,
+    *quota_types.TYPES,
 )
 
 

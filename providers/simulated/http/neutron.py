@@ -13,8 +13,10 @@ from providers.simulated.errors import BadRequest, ItemNotFound
 from providers.simulated.http.exchange import ApiRequest, ApiResponse, reply
 from providers.simulated.http.neutron_qos import QosRulesFace
 from providers.simulated.http.paging import links, next_url, page_limit
+from providers.simulated.http.quota_faces import QuotaFace
 from providers.simulated.http.routing import Handler, Route
 from providers.simulated.inventory import Body
+from providers.simulated.quota_sets import NETWORK_QUOTAS
 
 SERVICE = "neutron"
 PREFIX = "/networking/v2.0"
@@ -113,6 +115,12 @@ class Neutron:
             )
         routes.append(Route.of("GET", f"{PREFIX}/trunks/{{id}}/get_subports", self._subports_reader, SERVICE))
         routes += QosRulesFace(self.cloud).routes(PREFIX, SERVICE)
+        quotas = QuotaFace(self.cloud, NETWORK_QUOTAS, "quota")
+        routes += [
+            Route.of("GET", f"{PREFIX}/quotas/{{id}}", quotas.show, SERVICE),
+            Route.of("PUT", f"{PREFIX}/quotas/{{id}}", quotas.set_limits, SERVICE),
+            Route.of("DELETE", f"{PREFIX}/quotas/{{id}}", quotas.revert, SERVICE),
+        ]
         return routes
 
     # discovery

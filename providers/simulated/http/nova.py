@@ -18,8 +18,10 @@ from providers.simulated.http.exchange import ApiRequest, ApiResponse, reply
 from providers.simulated.http.nova_aggregates import AggregatesFace
 from providers.simulated.http.nova_flavors import FlavorsFace
 from providers.simulated.http.paging import links, next_url, page_limit
+from providers.simulated.http.quota_faces import QuotaFace
 from providers.simulated.http.routing import Route
 from providers.simulated.inventory import Body
+from providers.simulated.quota_sets import COMPUTE_QUOTAS
 
 SERVICE = "nova"
 PREFIX = "/compute/v2.1"
@@ -74,6 +76,7 @@ class Nova:
             ("DELETE", "/os-server-groups/{id}", self.delete_server_group),
             *AggregatesFace(self.cloud).table(),
             *FlavorsFace(self.cloud, self._flavor).table(),
+            *QuotaFace(self.cloud, COMPUTE_QUOTAS, "quota_set").versioned(),
         ]
         routes = [
             Route.of("GET", "/compute", self.versions, SERVICE, public=True),
