@@ -46,10 +46,11 @@ PROVIDER_NET = NeutronTable(
     "network",
     {
         **same("name", "shared", "port_security_enabled", "admin_state_up", "dns_domain"),
+        **same("availability_zone_hints"),
         "network_type": BodyField("provider:network_type"),
         "physical_network": BodyField("provider:physical_network"),
         "segmentation_id": BodyField("provider:segmentation_id", segmentation_id),
         "router_external": BodyField("router:external"),
     },
-    attributes=frozenset({"status", "subnets"}),
+    attributes=frozenset({"status", "subnets", "segments"}),
 )

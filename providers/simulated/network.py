@@ -67,15 +67,17 @@ def provider_fields(request: Mapping[str, Any]) -> Body:
         return {}
     physical = request.get("provider:physical_network")
     segment = request.get("provider:segmentation_id")
-    if kind not in ("flat", *SEGMENTED_TYPES):
+    if kind not in ("local", "flat", *SEGMENTED_TYPES):
         raise BadRequest(f"Invalid input for operation: network_type value '{kind}' not supported.")
     if kind in ("flat", "vlan") and not physical:
         raise BadRequest(
             f"Invalid input for operation: physical_network required for {kind} provider network."
         )
-    if kind == "flat" and segment is not None:
-        raise BadRequest("Invalid input for operation: segmentation_id prohibited for flat provider network.")
-    if kind != "flat" and segment is not None:
+    if kind in ("local", "flat") and segment is not None:
+        raise BadRequest(
+            f"Invalid input for operation: segmentation_id prohibited for {kind} provider network."
+        )
+    if segment is not None:
         if not str(segment).isdigit() or (kind == "vlan" and not 1 <= int(segment) <= 4094):
             raise BadRequest(f"Invalid input for operation: segmentation_id out of range for {kind}.")
         segment = int(segment)

@@ -84,10 +84,11 @@ class ProviderNet(Net):
         "physical_network": "provider:physical_network",
         "segmentation_id": "provider:segmentation_id",
         "router_external": "router:external",
+        "availability_zone_hints": "availability_zone_hints",
     }
 
     def attributes_of(self, cloud: SimulatedCloud, body: Body) -> dict[str, Any]:
-        return {"status": body["status"], "subnets": body["subnets"]}
+        return {"status": body["status"], "subnets": body["subnets"], "segments": []}
 
 
 TYPES = (SubnetPool, AddressScope, ProviderNet)
