@@ -1,7 +1,8 @@
 """Neutron (networking v2.0) over HTTP: networks (provider networks too), subnets, ports, routers with
 interfaces, security groups and rules, floating IPs, trunks, QoS policies with their rules
-(`neutron_qos`), subnet pools, address scopes and per-project quotas; field filters, `tags` / `tags-any` / `not-tags` filters, `fields`,
-tag sub-resources, marker pagination with `<collection>_links`, and bulk create.
+(`neutron_qos`), subnet pools, address scopes and per-project quotas; field filters, `tags` /
+`tags-any` / `not-tags` filters, `fields`, tag sub-resources, marker pagination with
+`<collection>_links`, and bulk create.
 """
 
 from __future__ import annotations
