@@ -1,5 +1,5 @@
 """Compute types served by the cloud providers: OS::Nova::Server, KeyPair, ServerGroup,
-HostAggregate, and FloatingIP with its association.
+HostAggregate, Flavor, Quota, and FloatingIP with its association.
 
 Their schemas are data (`schemas/resource_types/nova.yaml`); a server reaches readiness
 asynchronously (BUILD, then ACTIVE).
@@ -15,5 +15,7 @@ SERVER_GROUP = from_schema("OS::Nova::ServerGroup")
 HOST_AGGREGATE = from_schema("OS::Nova::HostAggregate")
 FLOATING_IP = from_schema("OS::Nova::FloatingIP")  # Heat serves both through Neutron
 FLOATING_IP_ASSOCIATION = from_schema("OS::Nova::FloatingIPAssociation")
+FLAVOR = from_schema("OS::Nova::Flavor")
+QUOTA = from_schema("OS::Nova::Quota")
 
-TYPES = (SERVER, KEY_PAIR, SERVER_GROUP, HOST_AGGREGATE, FLOATING_IP, FLOATING_IP_ASSOCIATION)
+TYPES = (SERVER, KEY_PAIR, SERVER_GROUP, HOST_AGGREGATE, FLOATING_IP, FLOATING_IP_ASSOCIATION, FLAVOR, QUOTA)

@@ -49,6 +49,9 @@ def name_lookup_for(compute: JsonApi, network: JsonApi, image: JsonApi) -> NameL
             "security_group": lambda: network.list_all("/security-groups", "security_groups", fields),
             "router": lambda: network.list_all("/routers", "routers", fields),
             "port": lambda: network.list_all("/ports", "ports", fields),
+            "qos_policy": lambda: network.list_all("/qos/policies", "policies", fields),
+            "subnetpool": lambda: network.list_all("/subnetpools", "subnetpools", fields),
+            "address_scope": lambda: network.list_all("/address-scopes", "address_scopes", fields),
         }
     )
 

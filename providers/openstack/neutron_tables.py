@@ -52,7 +52,7 @@ NET = NeutronTable(
     {
         **same("name", "admin_state_up", "shared", "port_security_enabled", "dns_domain", "tenant_id"),
         **same("availability_zone_hints"),
-        "qos_policy": BodyField("qos_policy_id"),
+        "qos_policy": BodyField("qos_policy_id", resolved("qos_policy")),
     },
     attributes=frozenset(
         {"admin_state_up", "l2_adjacency", "mtu", "name", "port_security_enabled", "status", "subnets"}
@@ -68,7 +68,7 @@ SUBNET = NeutronTable(
         **same("cidr", "ip_version", "name", "dns_nameservers", "gateway_ip", "enable_dhcp"),
         **same("allocation_pools", "host_routes", "ipv6_address_mode", "ipv6_ra_mode", "prefixlen"),
         **same("tenant_id"),
-        "subnetpool": BodyField("subnetpool_id"),
+        "subnetpool": BodyField("subnetpool_id", resolved("subnetpool")),
         "segment": BodyField("segment_id"),
     },
     attributes=frozenset(
@@ -87,7 +87,7 @@ PORT = NeutronTable(
         "security_groups": BodyField("security_groups", each_resolved("security_group")),
         **same("name", "admin_state_up", "mac_address", "device_id", "device_owner", "binding:vnic_type"),
         **same("allowed_address_pairs", "port_security_enabled", "dns_name"),
-        "qos_policy": BodyField("qos_policy_id"),
+        "qos_policy": BodyField("qos_policy_id", resolved("qos_policy")),
     },
     attributes=frozenset(
         {"admin_state_up", "allowed_address_pairs", "device_id", "device_owner", "dns_assignment"}

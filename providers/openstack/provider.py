@@ -19,6 +19,7 @@ from providers.catalog.identity_bodies import ENTITIES, GRANT_TYPES
 from providers.interface import LiveResource, Marker, Permanent, ResourceType
 from providers.openstack.alarm import AlarmHandler
 from providers.openstack.barbican import ContainerHandler, OrderHandler, SecretHandler
+from providers.openstack.cinder_qos import QoSAssociationHandler, QoSSpecsHandler
 from providers.openstack.cloud_apis import (
     BLOCK_STORAGE_MICROVERSION,
     COMPUTE_MICROVERSION,
@@ -30,6 +31,7 @@ from providers.openstack.connection_pools import DEFAULT_CONNECTIONS, size_conne
 from providers.openstack.designate import RecordSetHandler, ZoneHandler
 from providers.openstack.ec2_security_group import Ec2SecurityGroupHandler
 from providers.openstack.errors import translated_errors
+from providers.openstack.flavor import FlavorHandler
 from providers.openstack.floating_ip_association import FloatingIPAssociationHandler
 from providers.openstack.glance_image import WebImageHandler
 from providers.openstack.host_aggregate import HostAggregateHandler
@@ -38,9 +40,13 @@ from providers.openstack.json_api import JsonApi
 from providers.openstack.keypair import KeyPairHandler
 from providers.openstack.load_balancing import load_balancing_handlers
 from providers.openstack.network_extensions import NetworkExtensions
+from providers.openstack.neutron_address_tables import ADDRESS_SCOPE, PROVIDER_NET, SUBNET_POOL
 from providers.openstack.neutron_resource import NeutronResourceHandler
 from providers.openstack.neutron_tables import FLOATING_IP, NET, PORT, ROUTER, SUBNET
 from providers.openstack.nova_floating_ip import NovaFloatingIPAssociationHandler, NovaFloatingIPHandler
+from providers.openstack.qos import QOS_POLICY, RULE_TYPES, QoSRuleHandler
+from providers.openstack.quota import KINDS as QUOTA_KINDS
+from providers.openstack.quota import QuotaHandler
 from providers.openstack.role_assignment import RoleAssignmentHandler
 from providers.openstack.router_interface import RouterInterfaceHandler
 from providers.openstack.security_group import SecurityGroupHandler
@@ -77,6 +83,7 @@ HANDLERS: dict[str, Callable[[CloudApis], TypeHandler]] = {
     "OS::Nova::HostAggregate": HostAggregateHandler,
     "OS::Nova::FloatingIP": NovaFloatingIPHandler,
     "OS::Nova::FloatingIPAssociation": NovaFloatingIPAssociationHandler,
+    "OS::Nova::Flavor": FlavorHandler,
     "OS::Neutron::Net": lambda apis: NeutronResourceHandler(apis, NET),
     "OS::Neutron::Subnet": lambda apis: NeutronResourceHandler(apis, SUBNET),
     "OS::Neutron::Port": lambda apis: NeutronResourceHandler(apis, PORT),
@@ -87,14 +94,22 @@ HANDLERS: dict[str, Callable[[CloudApis], TypeHandler]] = {
     "OS::Neutron::FloatingIP": lambda apis: NeutronResourceHandler(apis, FLOATING_IP),
     "OS::Neutron::FloatingIPAssociation": FloatingIPAssociationHandler,
     "OS::Neutron::Trunk": TrunkHandler,
+    "OS::Neutron::ProviderNet": lambda apis: NeutronResourceHandler(apis, PROVIDER_NET),
+    "OS::Neutron::QoSPolicy": lambda apis: NeutronResourceHandler(apis, QOS_POLICY),
+    **for_each(RULE_TYPES, QoSRuleHandler),
+    "OS::Neutron::SubnetPool": lambda apis: NeutronResourceHandler(apis, SUBNET_POOL),
+    "OS::Neutron::AddressScope": lambda apis: NeutronResourceHandler(apis, ADDRESS_SCOPE),
     "AWS::EC2::SecurityGroup": Ec2SecurityGroupHandler,
     "OS::Cinder::Volume": VolumeHandler,
     "OS::Cinder::VolumeAttachment": VolumeAttachmentHandler,
     "OS::Cinder::VolumeType": VolumeTypeHandler,
     "OS::Cinder::EncryptedVolumeType": EncryptedVolumeTypeHandler,
+    "OS::Cinder::QoSSpecs": QoSSpecsHandler,
+    "OS::Cinder::QoSAssociation": QoSAssociationHandler,
     **for_each(ALARM_KINDS, AlarmHandler),
     **for_each(ENTITIES, IdentityHandler),
     **for_each(GRANT_TYPES, RoleAssignmentHandler),
+    **for_each(QUOTA_KINDS, QuotaHandler),
     "OS::Swift::Container": lambda apis: SwiftContainerHandler(service(apis.object_store, "object-store")),
     "OS::Glance::WebImage": lambda apis: WebImageHandler(apis.image),
     "OS::Barbican::Secret": lambda apis: SecretHandler(service(apis.key_manager, "key-manager")),

@@ -2,8 +2,9 @@
 
 A create returns as soon as Nova accepted the server (status BUILD, IN_PROGRESS); the engine sees
 it become ACTIVE from an observe pass, where one paged `GET /servers/detail` answers for every
-server at once. Updates are in `server_update.py`; a resize Nova holds in VERIFY_RESIZE is
-confirmed by the observe pass that sees it, as Heat confirms its own resizes.
+server at once. A `networks` entry naming a subnet gets a port made for it first
+(`server_ports.py`), deleted with the server. Updates are in `server_update.py`; a resize Nova holds
+in VERIFY_RESIZE is confirmed by the observe pass that sees it, as Heat confirms its own resizes.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from providers.openstack.cloud_apis import CloudApis
 from providers.openstack.marker_tags import MANAGED_TAG, carries_marker_metadata, marker_tag
 from providers.openstack.server_body import server_create_body
 from providers.openstack.server_live import SERVER_TYPE, is_gone, live_server
+from providers.openstack.server_ports import delete_internal_port, internal_ports_of, with_internal_ports
 from providers.openstack.server_update import update_server
 
 
@@ -26,7 +28,10 @@ class ServerHandler:
     apis: CloudApis
 
     def create(self, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
-        body = server_create_body(properties, marker, self.apis.names)
+        networks = with_internal_ports(
+            self.apis, properties.get("networks") or [], marker, properties.get("security_groups") or []
+        )
+        body = server_create_body({**properties, "networks": networks}, marker, self.apis.names)
         created = self.apis.compute.post("/servers", body)["server"]
         return LiveResource(
             physical_id=created["id"],
@@ -43,7 +48,11 @@ class ServerHandler:
         return self.show(physical_id)
 
     def delete(self, physical_id: str) -> None:
+        """The server, then the ports it made for itself (Nova keeps ports it was handed)."""
+        owned = internal_ports_of(self.apis, physical_id)
         self.apis.compute.delete(f"/servers/{physical_id}")
+        for port_id in owned:
+            delete_internal_port(self.apis, port_id)
 
     def observe(self, physical_ids: Collection[str]) -> Mapping[str, LiveResource]:
         """One paged list of this provider's servers (the managed tag); only when some wanted id is

@@ -9,7 +9,7 @@
 | image, key_name (image_update_policy REBUILD*) | POST /servers/{id}/action {rebuild} |
 | admin_pass | POST /servers/{id}/action {changePassword} |
 | security_groups | GET /ports?device_id={id}, PUT /ports/{port} {port: {security_groups}} |
-| networks | POST / DELETE /servers/{id}/os-interface |
+| networks | POST / DELETE /servers/{id}/os-interface; an entry naming a subnet: POST / DELETE /ports |
 
 Properties that only steer Heat's own choices (the *_update_policy ones, software_config_transport)
 need no call. A resize leaves the server in VERIFY_RESIZE; the observe pass that sees it there
@@ -21,9 +21,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from providers.interface import Marker
+from providers.internal_ports import needs_internal_port
 from providers.openstack.cloud_apis import CloudApis
-from providers.openstack.marker_tags import MARKER_METADATA_KEY, is_marker_tag
+from providers.openstack.marker_tags import MARKER_METADATA_KEY, is_marker_tag, marker_from_metadata
 from providers.openstack.server_body import stringified
+from providers.openstack.server_ports import (
+    delete_internal_port,
+    internal_ports_of,
+    make_internal_port,
+    serving_entry,
+)
 
 ServerState = Mapping[str, Any]  # the server as Nova showed it before the update
 
@@ -84,7 +92,8 @@ def set_security_groups(
 def set_networks(
     apis: CloudApis, server_id: str, current: ServerState, properties: Mapping[str, Any]
 ) -> None:
-    update_networks(apis, server_id, properties.get("networks") or [])
+    marker = marker_from_metadata(current.get("metadata") or {})
+    update_networks(apis, server_id, properties.get("networks") or [], marker, properties)
 
 
 def rebuild_body(
@@ -109,20 +118,45 @@ def update_security_groups(apis: CloudApis, server_id: str, desired: list[str]) 
             apis.network.put(f"/ports/{port['id']}", {"port": {"security_groups": groups}})
 
 
-def update_networks(apis: CloudApis, server_id: str, desired: list[Mapping[str, Any]]) -> None:
-    """Attach interfaces the template gained and detach the ones it lost."""
+def update_networks(
+    apis: CloudApis,
+    server_id: str,
+    desired: list[Mapping[str, Any]],
+    marker: Marker | None,
+    properties: Mapping[str, Any],
+) -> None:
+    """Attach interfaces the template gained and detach the ones it lost; an entry naming a subnet
+    keeps the internal port still on that subnet, or gets a new one (the old one deleted)."""
     path = f"/servers/{server_id}/os-interface"
     attached: list[dict[str, Any]] = apis.compute.get(path)["interfaceAttachments"]
+    internal = internal_ports_of(apis, server_id)
     wanted_ports = {apis.names.id_of("port", entry["port"]) for entry in desired if entry.get("port")}
-    wanted_networks = [apis.names.id_of("network", e["network"]) for e in desired if not e.get("port")]
-    unmatched = list(wanted_networks)
+    unmatched = [
+        apis.names.id_of("network", entry["network"])
+        for entry in desired
+        if entry.get("network") and not entry.get("port") and not needs_internal_port(entry)
+    ]
+    subnets = {
+        index: (entry, apis.names.id_of("subnet", str(entry["subnet"])))
+        for index, entry in enumerate(desired)
+        if needs_internal_port(entry)
+    }
     for interface in attached:
-        if interface["port_id"] in wanted_ports:
-            wanted_ports.discard(interface["port_id"])
-        elif interface["net_id"] in unmatched:
+        port_id = interface["port_id"]
+        served = serving_entry(internal[port_id], subnets) if port_id in internal else None
+        if port_id in wanted_ports:
+            wanted_ports.discard(port_id)
+        elif served is not None:
+            subnets.pop(served)
+        elif port_id not in internal and interface["net_id"] in unmatched:
             unmatched.remove(interface["net_id"])
         else:
-            apis.compute.delete(f"{path}/{interface['port_id']}")
+            apis.compute.delete(f"{path}/{port_id}")
+            if port_id in internal:
+                delete_internal_port(apis, port_id)
+    groups = properties.get("security_groups") or []
+    for index, (entry, _subnet) in sorted(subnets.items()):
+        wanted_ports.add(make_internal_port(apis, entry, index, marker, groups))
     for port in sorted(wanted_ports):
         apis.compute.post(path, {"interfaceAttachment": {"port_id": port}})
     for network in unmatched:

@@ -17,6 +17,7 @@ Limits, on purpose:
 - Alarms change state only when an `alarm_evaluator.AlarmEvaluator` round runs (on demand, or on
   its own thread while served); their telemetry (`telemetry.Telemetry`) is not saved with the state.
 - Quotas count items per collection (and the gigabytes of volumes); no cores or RAM quotas.
+  Per-project quotas set through Nova's, Neutron's and Cinder's quota APIs are recorded, not enforced.
 - Statuses change only at calls: a server due ACTIVE becomes so on the first call after it is due.
 - No scheduler: availability zones, server-group policies and scheduler hints are recorded, never
   enforced; resize, rebuild, stop and start change statuses only.
@@ -55,6 +56,7 @@ from providers.simulated import (
     block_storage,
     compute,
     dns,
+    flavors,
     floating_ips,
     identity,
     images,
@@ -63,10 +65,14 @@ from providers.simulated import (
     messaging,
     network,
     object_storage,
+    qos,
+    qos_specs,
+    quota_sets,
     reservations,
     routers,
     security_groups,
     seeds,
+    subnet_pools,
     trunks,
     volume_snapshots,
     volume_types,
@@ -117,6 +123,10 @@ BEHAVIOURS = (
     *workflow_executions.BEHAVIOURS,
     *application_containers.BEHAVIOURS,
     *reservations.BEHAVIOURS,
+    *qos.BEHAVIOURS,
+    *qos_specs.BEHAVIOURS,
+    *quota_sets.BEHAVIOURS,
+    *subnet_pools.BEHAVIOURS,
 )
 
 ItemAction = Callable[[CloudWorld, Body, str, Mapping[str, Any]], Body]
@@ -127,6 +137,8 @@ ITEM_ACTIONS: Mapping[tuple[str, str], ItemAction] = {
         for name in ("os-extend", "os-retype", "os-set_bootable", "os-update_readonly_flag")
     },
     **{("aggregates", name): aggregates.aggregate_action for name in aggregates.AGGREGATE_ACTIONS},
+    **{("flavors", name): flavors.flavor_action for name in flavors.FLAVOR_ACTIONS},
+    **{("qos_specs", name): qos_specs.qos_specs_action for name in qos_specs.QOS_SPECS_ACTIONS},
     **{("trunks", name): trunks.trunk_action for name in trunks.TRUNK_ACTIONS},
     **{("volume_types", name): volume_types.volume_type_action for name in volume_types.VOLUME_TYPE_ACTIONS},
     ("images", "import"): images.import_image,

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from providers.simulated.errors import BadRequest, Conflict, ItemNotFound
+from providers.simulated.flavors import Flavors
 from providers.simulated.inventory import Body
 from providers.simulated.network import Ports, addresses_of, refresh_server_addresses
 from providers.simulated.world import Building, CloudWorld
@@ -29,27 +30,6 @@ class Nova:
 
     def delete(self, world: CloudWorld, body: Body) -> None:
         return None
-
-
-class Flavors(Nova):
-    """Flavors are seeded with the cloud (see `catalog_seed`); the API only reads them."""
-
-    collection = "flavors"
-
-    def create(self, world: CloudWorld, request: Mapping[str, Any]) -> Body:
-        return {
-            "id": request.get("id") or world.new_id(),
-            "name": request["name"],
-            "ram": request.get("ram", 512),
-            "vcpus": request.get("vcpus", 1),
-            "disk": request.get("disk", 1),
-            "OS-FLV-EXT-DATA:ephemeral": 0,
-            "swap": 0,
-            "rxtx_factor": 1.0,
-            "os-flavor-access:is_public": True,
-            "description": None,
-            "extra_specs": {},
-        }
 
 
 def flavor_details(flavor: Body) -> Body:
@@ -410,7 +390,7 @@ class ServerGroups(Nova):
         }
 
 
-BEHAVIOURS = (Flavors(), Servers(), KeyPairs(), ServerGroups())
+BEHAVIOURS = (Flavors(), Servers(), KeyPairs(), ServerGroups())  # flavors: see `flavors`
 
 
 def interface_of(port: Body) -> Body:

@@ -49,6 +49,45 @@ def merged(world: CloudWorld, body: Body, request: Mapping[str, Any], read_only:
     }
 
 
+def require_qos_policy(world: CloudWorld, request: Mapping[str, Any]) -> None:
+    """A network or port names an existing QoS policy, or none."""
+    policy = request.get("qos_policy_id")
+    if policy:
+        world.require("qos_policies", str(policy), "QoS policy")
+
+
+PROVIDER_FIELDS = ("provider:network_type", "provider:physical_network", "provider:segmentation_id")
+SEGMENTED_TYPES = frozenset({"vlan", "vxlan", "gre", "geneve"})
+
+
+def provider_fields(request: Mapping[str, Any]) -> Body:
+    """A provider network's segment, checked as Neutron's type drivers check it (none: a tenant network)."""
+    kind = request.get("provider:network_type")
+    if kind is None:
+        return {}
+    physical = request.get("provider:physical_network")
+    segment = request.get("provider:segmentation_id")
+    if kind not in ("local", "flat", *SEGMENTED_TYPES):
+        raise BadRequest(f"Invalid input for operation: network_type value '{kind}' not supported.")
+    if kind in ("flat", "vlan") and not physical:
+        raise BadRequest(
+            f"Invalid input for operation: physical_network required for {kind} provider network."
+        )
+    if kind in ("local", "flat") and segment is not None:
+        raise BadRequest(
+            f"Invalid input for operation: segmentation_id prohibited for {kind} provider network."
+        )
+    if segment is not None:
+        if not str(segment).isdigit() or (kind == "vlan" and not 1 <= int(segment) <= 4094):
+            raise BadRequest(f"Invalid input for operation: segmentation_id out of range for {kind}.")
+        segment = int(segment)
+    return {
+        "provider:network_type": kind,
+        "provider:physical_network": physical if kind in ("flat", "vlan") else None,
+        "provider:segmentation_id": segment,
+    }
+
+
 class Neutron:
     """Shared shape of a Neutron collection: status ACTIVE at once, 409 on quota."""
 
@@ -68,8 +107,10 @@ class Networks(Neutron):
     collection = "networks"
 
     def create(self, world: CloudWorld, request: Mapping[str, Any]) -> Body:
+        require_qos_policy(world, request)
         return {
             **standard_fields(world, request),
+            **provider_fields(request),
             "status": "ACTIVE",
             "admin_state_up": request.get("admin_state_up", True),
             "shared": request.get("shared", False),
@@ -82,6 +123,10 @@ class Networks(Neutron):
             "availability_zones": ["nova"],
             "subnets": [],
         }
+
+    def update(self, world: CloudWorld, body: Body, request: Mapping[str, Any]) -> Body:
+        require_qos_policy(world, request)
+        return merged(world, body, request, self.read_only)
 
     def delete(self, world: CloudWorld, body: Body) -> None:
         in_use = [port["id"] for port in world.inventory("ports") if port["network_id"] == body["id"]]
@@ -101,8 +146,13 @@ class Subnets(Neutron):
     def create(self, world: CloudWorld, request: Mapping[str, Any]) -> Body:
         network = world.require("networks", str(request.get("network_id")), "Network")
         cidr = request.get("cidr")
+        pool_id = request.get("subnetpool_id")
+        if not cidr and pool_id:
+            from providers.simulated.subnet_pools import allocated_cidr  # pools build on subnets
+
+            cidr = allocated_cidr(world, str(pool_id), request.get("prefixlen"))
         if not cidr:
-            raise BadRequest("Bad subnets request: a cidr must be given (no subnet pool in this cloud).")
+            raise BadRequest("Bad subnets request: a cidr or a subnetpool_id must be given.")
         try:
             gateway = request.get("gateway_ip", addressing.gateway_of(cidr))
             pools = request.get("allocation_pools") or addressing.allocation_pool_of(cidr)
@@ -120,7 +170,7 @@ class Subnets(Neutron):
             "host_routes": list(request.get("host_routes") or ()),
             "ipv6_address_mode": request.get("ipv6_address_mode"),
             "ipv6_ra_mode": request.get("ipv6_ra_mode"),
-            "subnetpool_id": None,
+            "subnetpool_id": pool_id or None,
             "segment_id": request.get("segment_id"),
         }
         world.add("networks", {**network, "subnets": [*network["subnets"], body["id"]]})
@@ -165,6 +215,7 @@ class Ports(Neutron):
 
     def create(self, world: CloudWorld, request: Mapping[str, Any]) -> Body:
         network = world.require("networks", str(request.get("network_id")), "Network")
+        require_qos_policy(world, request)
         for group in request.get("security_groups") or ():
             world.require("security_groups", group, "Security group")
         device_id = request.get("device_id", "")
@@ -186,6 +237,7 @@ class Ports(Neutron):
         }
 
     def update(self, world: CloudWorld, body: Body, request: Mapping[str, Any]) -> Body:
+        require_qos_policy(world, request)
         changes = dict(request)
         if "fixed_ips" in changes:
             network = world.require("networks", body["network_id"], "Network")

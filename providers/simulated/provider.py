@@ -17,12 +17,14 @@ from providers.interface import LiveResource, Marker, Permanent, ResourceType
 from providers.simulated.boundary import provider_errors
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.heat_types import (
+    address_types,
     aggregate_type,
     alarm_types,
     compute_types,
     container_type,
     dns_types,
     ec2_security_group,
+    flavor_type,
     identity_types,
     image_types,
     key_manager_types,
@@ -31,6 +33,9 @@ from providers.simulated.heat_types import (
     network_types,
     nova_floating_ips,
     object_store_types,
+    qos_specs_types,
+    qos_types,
+    quota_types,
     reservation_types,
     storage_types,
     subscription_types,
@@ -83,6 +88,11 @@ ADAPTERS = (
     *workflow_types.TYPES,
     *container_type.TYPES,
     *reservation_types.TYPES,
+    *qos_types.TYPES,
+    *address_types.TYPES,
+    *flavor_type.TYPES,
+    *qos_specs_types.TYPES,
+    *quota_types.TYPES,
 )
 
 

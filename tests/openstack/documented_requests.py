@@ -21,6 +21,7 @@ from tests.openstack.conftest import CloudUnderTest
 
 DOCUMENT = Path(__file__).resolve().parents[2] / "docs" / "openstack-api.md"
 NEUTRON_COLLECTIONS = {
+    "address-scopes": "address_scope",
     "networks": "network",
     "subnets": "subnet",
     "ports": "port",
@@ -29,6 +30,11 @@ NEUTRON_COLLECTIONS = {
     "security-group-rules": "security_group_rule",
     "floatingips": "floatingip",
     "trunks": "trunk",
+    "qos/policies": "policy",
+    "subnetpools": "subnetpool",
+}
+QOS_RULES = {
+    f"{kind}_rules": f"{kind}_rule" for kind in ("bandwidth_limit", "dscp_marking", "minimum_bandwidth")
 }
 SERVICES = (
     "compute",
@@ -82,11 +88,18 @@ class DocumentedCall:
 def documented_calls(document: Path = DOCUMENT) -> list[DocumentedCall]:
     rows = [_cells(line) for line in document.read_text(encoding="utf-8").splitlines()]
     table = [cells for cells in rows if cells and cells[0] in DOCUMENTED_SERVICES]
-    creates = {cells[2]: _keys(cells[3]) for cells in table if cells[1] == "POST"}
+    creates: dict[str, frozenset[str]] = {}
+    for cells in table:
+        if cells[1] == "POST":  # two rows may create in one collection (networks, provider networks)
+            creates[cells[2]] = creates.get(cells[2], frozenset()) | _keys(cells[3])
     calls = []
     for service, method, path, keys, *_ in table:
         for collection, singular in _expansions(path):
-            expanded_path = path.replace("{collection}", collection).replace("{entities}", collection)
+            expanded_path = (
+                path.replace("{collection}", collection)
+                .replace("{entities}", collection)
+                .replace("{rules}", collection)
+            )
             body_keys = {key.replace("{singular}", singular) for key in _keys(keys)}
             if f"{singular}.*" in body_keys:
                 body_keys |= creates.get(f"/{collection}", frozenset())
@@ -114,6 +127,8 @@ def _expansions(path: str) -> list[tuple[str, str]]:
         return list(NEUTRON_COLLECTIONS.items())
     if "{entities}" in path:
         return list(IDENTITY_ENTITIES.items())
+    if "{rules}" in path:
+        return list(QOS_RULES.items())
     return [("", "")]
 
 

@@ -11,10 +11,17 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from providers.interface import LiveResource, Marker, Permanent
+from providers.internal_ports import needs_internal_port
 from providers.marker_text import NOVA_TAG, bounded_name
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.errors import Conflict
-from providers.simulated.heat_types.adapter import TaggedCollection
+from providers.simulated.heat_types.adapter import TaggedCollection, split_tags
+from providers.simulated.heat_types.server_ports import (
+    delete_internal_port,
+    internal_ports_of,
+    make_internal_port,
+    serving_entry,
+)
 from providers.simulated.inventory import Body
 
 
@@ -22,6 +29,11 @@ def marker_name(marker: Marker) -> str:
     """The physical name Heat would give a resource with no name: stack, resource and record, cut
     to the 255 characters Nova keeps."""
     return bounded_name(f"{marker.stack}-{marker.resource}", f"-{marker.record_id}")
+
+
+def marker_of(server: Body) -> Marker | None:
+    """The server's marker, when its tag holds it in clear (a digest cannot be read back)."""
+    return split_tags(server)[0]
 
 
 class Server(TaggedCollection):
@@ -45,8 +57,18 @@ class Server(TaggedCollection):
         if properties.get("image"):
             request["imageRef"] = self.resolver.id_of("images", properties["image"], "Image")
         request["flavorRef"] = self.resolver.id_of("flavors", str(properties.get("flavor")), "Flavor")
-        request["networks"] = [self._network(entry) for entry in properties.get("networks") or ()]
-        request["security_groups"] = [{"name": group} for group in properties.get("security_groups") or ()]
+        groups = properties.get("security_groups") or ()
+        request["networks"] = [
+            {
+                "port": make_internal_port(
+                    cloud, self.resolver, entry, index, marker=marker, security_groups=groups
+                )
+            }
+            if needs_internal_port(entry)
+            else self._network(entry)
+            for index, entry in enumerate(properties.get("networks") or ())
+        ]
+        request["security_groups"] = [{"name": group} for group in groups]
         if properties.get("scheduler_hints"):
             request["os:scheduler_hints"] = dict(properties["scheduler_hints"])
         return request
@@ -69,7 +91,7 @@ class Server(TaggedCollection):
         if "admin_pass" in changed and properties.get("admin_pass"):
             cloud.act("servers", physical_id, "changePassword", {"adminPass": properties["admin_pass"]})
         if "networks" in changed:
-            self._update_networks(cloud, physical_id, properties.get("networks") or [])
+            self._update_networks(cloud, physical_id, properties)
         if "security_groups" in changed:
             self._update_security_groups(cloud, physical_id, properties.get("security_groups") or [])
         if "name" in changed:
@@ -97,25 +119,50 @@ class Server(TaggedCollection):
         }
         return super().update(cloud, physical_id, properties, frozenset(rest & {"tags"}))
 
-    def _update_networks(
-        self, cloud: SimulatedCloud, server_id: str, desired: list[Mapping[str, Any]]
-    ) -> None:
-        """Attach the interfaces the template gained, detach the ones it lost (as Heat does)."""
-        ports = cloud.list("ports", ids=cloud.get("servers", server_id)["_ports"])
-        wanted = [self._network(entry) for entry in desired]
+    def _update_networks(self, cloud: SimulatedCloud, server_id: str, properties: Mapping[str, Any]) -> None:
+        """Attach the interfaces the template gained, detach the ones it lost (as Heat does); an entry
+        naming a subnet keeps the internal port still on it, or gets a new one (the old one deleted)."""
+        desired: list[Mapping[str, Any]] = properties.get("networks") or []
+        server = cloud.get("servers", server_id)
+        ports = cloud.list("ports", ids=server["_ports"])
+        internal = internal_ports_of(cloud, server_id)
+        wanted = [self._network(entry) for entry in desired if not needs_internal_port(entry)]
         wanted_ports = {entry["port"] for entry in wanted if "port" in entry}
         wanted_networks = [entry["uuid"] for entry in wanted if "uuid" in entry]
+        subnets = {
+            index: (entry, self.resolver.id_of("subnets", str(entry["subnet"]), "Subnet"))
+            for index, entry in enumerate(desired)
+            if needs_internal_port(entry)
+        }
         for port in ports:
+            served = serving_entry(port, subnets) if port["id"] in internal else None
             if port["id"] in wanted_ports:
                 wanted_ports.discard(port["id"])
-            elif port["network_id"] in wanted_networks:
+            elif served is not None:
+                subnets.pop(served)
+            elif port["id"] not in internal and port["network_id"] in wanted_networks:
                 wanted_networks.remove(port["network_id"])
             else:
                 cloud.act("servers", server_id, "detach_interface", {"port_id": port["id"]})
+                if port["id"] in internal:
+                    delete_internal_port(cloud, port["id"])
+        marker = marker_of(server)
+        groups = properties.get("security_groups") or []
+        for index, (entry, _subnet) in sorted(subnets.items()):
+            wanted_ports.add(
+                make_internal_port(cloud, self.resolver, entry, index, marker=marker, security_groups=groups)
+            )
         for port_id in sorted(wanted_ports):
             cloud.act("servers", server_id, "attach_interface", {"port_id": port_id})
         for network_id in wanted_networks:
             cloud.act("servers", server_id, "attach_interface", {"net_id": network_id})
+
+    def delete(self, cloud: SimulatedCloud, physical_id: str) -> None:
+        """The server, then the ports it made for itself (Nova keeps ports it was handed)."""
+        owned = internal_ports_of(cloud, physical_id)
+        cloud.delete(self.collection, physical_id)
+        for port_id in owned:
+            delete_internal_port(cloud, port_id)
 
     def _update_security_groups(self, cloud: SimulatedCloud, server_id: str, desired: list[str]) -> None:
         groups = [self.resolver.id_of("security_groups", group, "Security group") for group in desired]

@@ -17,6 +17,7 @@ from providers.marker_text import NEUTRON_DESCRIPTION
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.errors import Conflict
 from providers.simulated.heat_types.adapter import TaggedCollection, pages, require_found, shown
+from providers.simulated.heat_types.resolving import NameResolver
 from providers.simulated.inventory import Body
 from providers.simulated.network import ROUTER_INTERFACE_OWNER
 from providers.simulated.security_groups import RULE_FIELDS
@@ -35,11 +36,26 @@ class Net(TaggedCollection):
     }
 
     def fields(self, cloud: SimulatedCloud, properties: Mapping[str, Any]) -> Body:
-        return {**super().fields(cloud, properties), **(properties.get("value_specs") or {})}
+        request = {**super().fields(cloud, properties), **(properties.get("value_specs") or {})}
+        return {**request, **qos_policy_field(self.resolver, properties)}
+
+    def properties_of(self, body: Body) -> dict[str, Any]:
+        return {**super().properties_of(body), "qos_policy": body.get("qos_policy_id")}
 
     def attributes_of(self, cloud: SimulatedCloud, body: Body) -> dict[str, Any]:
         names = ("status", "subnets", "admin_state_up", "mtu", "name", "port_security_enabled", "tenant_id")
-        return {name: body.get(name) for name in names} | {"segments": [], "qos_policy_id": None}
+        return {name: body.get(name) for name in names} | {
+            "segments": [],
+            "qos_policy_id": body.get("qos_policy_id"),
+        }
+
+
+def qos_policy_field(resolver: NameResolver, properties: Mapping[str, Any]) -> Body:
+    """A network's or port's `qos_policy` (name or id) as Neutron's `qos_policy_id`, when given."""
+    if "qos_policy" not in properties:
+        return {}
+    policy = properties["qos_policy"]
+    return {"qos_policy_id": resolver.id_of("qos_policies", policy, "QoS policy") if policy else None}
 
 
 class Subnet(TaggedCollection):
@@ -62,10 +78,20 @@ class Subnet(TaggedCollection):
         request = {**super().fields(cloud, properties), **(properties.get("value_specs") or {})}
         if properties.get("network"):
             request["network_id"] = self.resolver.id_of("networks", properties["network"], "Network")
+        if properties.get("subnetpool"):
+            request["subnetpool_id"] = self.resolver.id_of(
+                "subnetpools", properties["subnetpool"], "Subnet pool"
+            )
+        if properties.get("prefixlen") is not None:
+            request["prefixlen"] = properties["prefixlen"]
         return request
 
     def properties_of(self, body: Body) -> dict[str, Any]:
-        return {**super().properties_of(body), "network": body["network_id"]}
+        return {
+            **super().properties_of(body),
+            "network": body["network_id"],
+            "subnetpool": body["subnetpool_id"],
+        }
 
     def attributes_of(self, cloud: SimulatedCloud, body: Body) -> dict[str, Any]:
         return {name: body.get(name) for name in (*self.passthrough, "network_id", "tenant_id")}
@@ -97,7 +123,7 @@ class Port(TaggedCollection):
                 self.resolver.id_of("security_groups", group, "Security group")
                 for group in properties["security_groups"]
             ]
-        return request
+        return {**request, **qos_policy_field(self.resolver, properties)}
 
     def _fixed_ip(self, entry: Mapping[str, Any]) -> Body:
         fixed: Body = {}
@@ -113,6 +139,7 @@ class Port(TaggedCollection):
             **super().properties_of(body),
             "network": body["network_id"],
             "security_groups": body["security_groups"],
+            "qos_policy": body.get("qos_policy_id"),
         }
 
     def attributes_of(self, cloud: SimulatedCloud, body: Body) -> dict[str, Any]:
@@ -122,7 +149,10 @@ class Port(TaggedCollection):
             "tenant_id",
         )  # fmt: skip
         subnets = [fixed["subnet_id"] for fixed in body["fixed_ips"]]
-        return {name: body.get(name) for name in names} | {"subnets": subnets, "qos_policy_id": None}
+        return {name: body.get(name) for name in names} | {
+            "subnets": subnets,
+            "qos_policy_id": body.get("qos_policy_id"),
+        }
 
 
 class Router(TaggedCollection):

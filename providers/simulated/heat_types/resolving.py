@@ -2,8 +2,8 @@
 API wants ids. A UUID-shaped value is taken as an id without a call, as Heat's client plugins do;
 a name costs one filtered list call, shared by the lookups of that name made while it is out (a
 thousand floating IPs on the network `public` created together are not a thousand lists). Flavors
-never change in the simulated cloud and images rarely, so their tables are read once (an image name
-not in the table reads it again once).
+and images rarely change, so their tables are read once (a name not in the table reads it again
+once).
 """
 
 from __future__ import annotations
@@ -87,8 +87,9 @@ class NameResolver:
         if table is None:
             table = self._static_table(collection)
         found = table.get(name_or_id)
-        if found is None and collection == "images":
-            # images can be made (OS::Glance::WebImage): an unknown name reads the table again once
+        if found is None:
+            # images and flavors can be made (OS::Glance::WebImage, OS::Nova::Flavor): an unknown
+            # name reads the table again once
             with self._lock:
                 self._static.pop(collection, None)
             found = self._static_table(collection).get(name_or_id)

@@ -13,11 +13,14 @@ from typing import Any
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.errors import BadRequest
 from providers.simulated.http import microversions
+from providers.simulated.http.cinder_qos import QosSpecsFace
 from providers.simulated.http.cinder_types import VolumeTypesFace
 from providers.simulated.http.exchange import ApiRequest, ApiResponse, reply
 from providers.simulated.http.paging import links, next_url, page_limit
+from providers.simulated.http.quota_faces import QuotaFace
 from providers.simulated.http.routing import Route
 from providers.simulated.inventory import Body
+from providers.simulated.quota_sets import VOLUME_QUOTAS
 
 SERVICE = "cinder"
 MIN_VERSION, MAX_VERSION = "3.0", "3.70"
@@ -67,6 +70,8 @@ class Cinder:
             ("GET", "/backups/{id}", self.get_backup),
             ("DELETE", "/backups/{id}", self.delete_backup),
             *VolumeTypesFace(self.cloud).table(),
+            *QosSpecsFace(self.cloud).table(),
+            *QuotaFace(self.cloud, VOLUME_QUOTAS, "quota_set").versioned(),
             ("POST", "/snapshots", self.create_snapshot),
             ("GET", "/snapshots/{id}", self.get_snapshot),
             ("DELETE", "/snapshots/{id}", self.delete_snapshot),

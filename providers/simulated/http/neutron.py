@@ -1,6 +1,8 @@
-"""Neutron (networking v2.0) over HTTP: networks, subnets, ports, routers with interfaces, security
-groups and rules, floating IPs; field filters, `tags` / `tags-any` / `not-tags` filters, `fields`,
-tag sub-resources, marker pagination with `<collection>_links`, and bulk create.
+"""Neutron (networking v2.0) over HTTP: networks (provider networks too), subnets, ports, routers with
+interfaces, security groups and rules, floating IPs, trunks, QoS policies with their rules
+(`neutron_qos`), subnet pools, address scopes and per-project quotas; field filters, `tags` /
+`tags-any` / `not-tags` filters, `fields`, tag sub-resources, marker pagination with
+`<collection>_links`, and bulk create.
 """
 
 from __future__ import annotations
@@ -11,14 +13,18 @@ from typing import Any
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.errors import BadRequest, ItemNotFound
 from providers.simulated.http.exchange import ApiRequest, ApiResponse, reply
+from providers.simulated.http.neutron_qos import QosRulesFace
 from providers.simulated.http.paging import links, next_url, page_limit
+from providers.simulated.http.quota_faces import QuotaFace
 from providers.simulated.http.routing import Handler, Route
 from providers.simulated.inventory import Body
+from providers.simulated.quota_sets import NETWORK_QUOTAS
 
 SERVICE = "neutron"
 PREFIX = "/networking/v2.0"
 # URL segment -> (model collection, singular JSON key)
 COLLECTIONS = {
+    "address-scopes": ("address_scopes", "address_scope"),
     "networks": ("networks", "network"),
     "subnets": ("subnets", "subnet"),
     "ports": ("ports", "port"),
@@ -27,6 +33,8 @@ COLLECTIONS = {
     "security-group-rules": ("security_group_rules", "security_group_rule"),
     "floatingips": ("floatingips", "floatingip"),
     "trunks": ("trunks", "trunk"),
+    "qos/policies": ("qos_policies", "policy"),
+    "subnetpools": ("subnetpools", "subnetpool"),
 }
 NOT_FILTERS = frozenset(
     {"limit", "marker", "fields", "sort_key", "sort_dir", "page_reverse", "tags", "tags-any", "not-tags",
@@ -36,7 +44,13 @@ EXTENSIONS = (
     "external-net", "router", "extraroute", "security-group", "port-security", "standard-attr-tag",
     "tag-ext", "standard-attr-description", "standard-attr-timestamp", "binding", "allowed-address-pairs",
     "dns-integration", "quotas", "agent", "network-mtu", "subnet_allocation", "tag-creation", "trunk",
+    "address-scope", "provider", "qos", "qos-bw-minimum-ingress", "subnetpool-prefix-ops",
 )  # fmt: skip
+
+
+def list_key(segment: str) -> str:
+    """The key of a collection's list body: `qos/policies` lists `policies`."""
+    return segment.rsplit("/", 1)[-1].replace("-", "_")
 
 
 def matches(body: Body, key: str, wanted: list[str]) -> bool:
@@ -102,6 +116,13 @@ class Neutron:
                 Route.of("PUT", f"{PREFIX}/trunks/{{id}}/{action}", self._subports(action), SERVICE)
             )
         routes.append(Route.of("GET", f"{PREFIX}/trunks/{{id}}/get_subports", self._subports_reader, SERVICE))
+        routes += QosRulesFace(self.cloud).routes(PREFIX, SERVICE)
+        quotas = QuotaFace(self.cloud, NETWORK_QUOTAS, "quota")
+        routes += [
+            Route.of("GET", f"{PREFIX}/quotas/{{id}}", quotas.show, SERVICE),
+            Route.of("PUT", f"{PREFIX}/quotas/{{id}}", quotas.set_limits, SERVICE),
+            Route.of("DELETE", f"{PREFIX}/quotas/{{id}}", quotas.revert, SERVICE),
+        ]
         return routes
 
     # discovery
@@ -144,19 +165,21 @@ class Neutron:
                 predicate=filter_of(request),
             )
             fields = request.all("fields")
-            body: dict[str, Any] = {collection: [self._shown(item, fields) for item in items]}
+            listed = list_key(segment)
+            body: dict[str, Any] = {listed: [self._shown(item, fields) for item in items]}
             following = next_url(request, items, more)
             if following:
-                body[f"{collection}_links"] = links(following)
+                body[f"{listed}_links"] = links(following)
             return reply(200, body)
 
         return handle
 
     def _creator(self, collection: str, key: str, segment: str) -> Handler:
         def handle(request: ApiRequest, _: Mapping[str, str]) -> ApiResponse:
-            if isinstance(request.body, Mapping) and isinstance(request.body.get(collection), list):
-                created = [self.cloud.create(collection, dict(item)) for item in request.body[collection]]
-                return reply(201, {collection: [self._shown(item) for item in created]})
+            listed = list_key(segment)
+            if isinstance(request.body, Mapping) and isinstance(request.body.get(listed), list):
+                created = [self.cloud.create(collection, dict(item)) for item in request.body[listed]]
+                return reply(201, {listed: [self._shown(item) for item in created]})
             return reply(201, {key: self._shown(self.cloud.create(collection, request.member(key)))})
 
         return handle

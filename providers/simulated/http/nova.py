@@ -16,9 +16,12 @@ from providers.simulated.errors import BadRequest, ItemNotFound
 from providers.simulated.http import microversions
 from providers.simulated.http.exchange import ApiRequest, ApiResponse, reply
 from providers.simulated.http.nova_aggregates import AggregatesFace
+from providers.simulated.http.nova_flavors import FlavorsFace
 from providers.simulated.http.paging import links, next_url, page_limit
+from providers.simulated.http.quota_faces import QuotaFace
 from providers.simulated.http.routing import Route
 from providers.simulated.inventory import Body
+from providers.simulated.quota_sets import COMPUTE_QUOTAS
 
 SERVICE = "nova"
 PREFIX = "/compute/v2.1"
@@ -72,6 +75,8 @@ class Nova:
             ("GET", "/os-server-groups/{id}", self.get_server_group),
             ("DELETE", "/os-server-groups/{id}", self.delete_server_group),
             *AggregatesFace(self.cloud).table(),
+            *FlavorsFace(self.cloud, self._flavor).table(),
+            *QuotaFace(self.cloud, COMPUTE_QUOTAS, "quota_set").versioned(),
         ]
         routes = [
             Route.of("GET", "/compute", self.versions, SERVICE, public=True),
@@ -376,10 +381,12 @@ class Nova:
         return shown
 
     def _flavor(self, request: ApiRequest, body: Body, version: str) -> Body:
-        shown = dict(body)
+        shown = {key: value for key, value in body.items() if key[0] != "_"}
         shown["links"] = self._links(request, "flavors", body["id"])
         if not at_least(version, "2.61"):
             shown.pop("extra_specs", None)
+        if not at_least(version, "2.55"):
+            shown.pop("description", None)
         return shown
 
     @staticmethod
