@@ -1,6 +1,6 @@
 """Which templates of the community corpus converge on the simulated cloud, each with its reason.
 
-    python -m bench.corpus_converge [--corpus DIR] [--only SUBSTRING] [--timeout 90] [--json FILE]
+    python -m bench.corpus_converge [--corpus DIR] [--only SUBSTRING ...] [--timeout 90] [--json FILE]
 
 Every corpus file that declares resources becomes its own git repository of two stacks: `base`,
 which makes what a real project would already hold (a key pair, a private network and subnet
@@ -351,13 +351,19 @@ def main() -> None:
     formatter = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=formatter)
     parser.add_argument("--corpus", type=Path, default=CORPUS)
-    parser.add_argument("--only", default="", help="only files whose corpus path contains this")
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        help="only files whose corpus path contains this (repeat to name several files)",
+    )
     parser.add_argument("--timeout", type=float, default=90.0, help="seconds each file may take to settle")
     parser.add_argument("--json", type=Path, help="write every outcome to this file as JSON")
     arguments = parser.parse_args()
     outcomes = []
     for template in corpus_templates(arguments.corpus):
-        if arguments.only not in str(template.relative_to(arguments.corpus)):
+        name = str(template.relative_to(arguments.corpus))
+        if arguments.only and not any(part in name for part in arguments.only):
             continue
         outcome = converge(template, arguments.corpus, arguments.timeout)
         outcomes.append(outcome)

@@ -19,6 +19,8 @@ from providers.catalog import (
     designate,
     glance,
     keystone,
+    magnum,
+    monasca,
     neutron,
     nova,
     octavia,
@@ -42,6 +44,8 @@ CATALOG: Mapping[str, ResourceType] = MappingProxyType(
             *designate.TYPES,
             *barbican.TYPES,
             *zaqar.TYPES,
+            *magnum.TYPES,
+            *monasca.TYPES,
         )
     }
 )

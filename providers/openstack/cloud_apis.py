@@ -32,6 +32,8 @@ class CloudApis:
     dns: JsonApi | None = None
     key_manager: JsonApi | None = None
     messaging: JsonApi | None = None
+    container_infra: JsonApi | None = None
+    monitoring: JsonApi | None = None
 
 
 def name_lookup_for(compute: JsonApi, network: JsonApi, image: JsonApi) -> NameLookup:

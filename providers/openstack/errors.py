@@ -68,12 +68,16 @@ def cloud_message(error: sdk_errors.HttpException) -> str:
 
 
 def body_description(response: requests.Response) -> str | None:
-    """Barbican's own words, which it writes as `description` where the SDK looks for `message`."""
+    """The service's own words where the SDK does not look for them: Barbican's and Monasca's
+    `description`, Magnum's `detail` of its first entry under `errors`."""
     try:
         body = response.json()
     except ValueError:
         return None
-    description = body.get("description") if isinstance(body, dict) else None
+    entries = body.get("errors") if isinstance(body, dict) else None
+    if isinstance(entries, list) and entries and isinstance(entries[0], dict):
+        body = entries[0]
+    description = (body.get("description") or body.get("detail")) if isinstance(body, dict) else None
     return description.strip() or None if isinstance(description, str) else None
 
 

@@ -1,5 +1,5 @@
 """OpenStackProvider: the provider interface over openstacksdk, for the Nova, Neutron, Cinder,
-Octavia, Aodh, Keystone, Swift, Glance, Designate, Barbican and Zaqar types.
+Octavia, Aodh, Keystone, Swift, Glance, Designate, Barbican, Zaqar, Magnum and Monasca types.
 
 Build one per cloud with `OpenStackProvider.from_cloud(name)`: credentials, region and endpoints
 come from `clouds.yaml` (or `OS_CLOUD` / `OS_*` variables) exactly as for the `openstack` command;
@@ -37,6 +37,8 @@ from providers.openstack.identity import IdentityHandler
 from providers.openstack.json_api import JsonApi
 from providers.openstack.keypair import KeyPairHandler
 from providers.openstack.load_balancing import load_balancing_handlers
+from providers.openstack.magnum import ClusterHandler, ClusterTemplateHandler
+from providers.openstack.monasca import AlarmDefinitionHandler, NotificationHandler
 from providers.openstack.network_extensions import NetworkExtensions
 from providers.openstack.neutron_resource import NeutronResourceHandler
 from providers.openstack.neutron_tables import FLOATING_IP, NET, PORT, ROUTER, SUBNET
@@ -114,6 +116,12 @@ HANDLERS: dict[str, Callable[[CloudApis], TypeHandler]] = {
         service(apis.dns, "dns"), "OS::Designate::RecordSet"
     ),
     "OS::Designate::Record": lambda apis: RecordSetHandler(service(apis.dns, "dns"), "OS::Designate::Record"),
+    "OS::Magnum::Cluster": lambda apis: ClusterHandler(service(apis.container_infra, "container-infra")),
+    "OS::Magnum::ClusterTemplate": lambda apis: ClusterTemplateHandler(
+        service(apis.container_infra, "container-infra")
+    ),
+    "OS::Monasca::AlarmDefinition": lambda apis: AlarmDefinitionHandler(service(apis.monitoring, "monitoring")),
+    "OS::Monasca::Notification": lambda apis: NotificationHandler(service(apis.monitoring, "monitoring")),
 }
 
 
@@ -160,6 +168,8 @@ class OpenStackProvider:
             dns=JsonApi(connection.dns, "dns"),
             key_manager=JsonApi(connection.key_manager, "key-manager"),
             messaging=JsonApi(connection.message, "messaging"),
+            container_infra=JsonApi(connection.container_infrastructure_management, "container-infra"),
+            monitoring=JsonApi(connection.monitoring, "monitoring"),
         )
         self._handlers = {name: build(self.apis) for name, build in HANDLERS.items()}
         self._handlers.update(load_balancing_handlers(connection, self.apis))

@@ -1,5 +1,5 @@
 """The simulated cloud: one in-process model of Nova, Neutron, Cinder, Glance, Octavia, Aodh,
-Keystone's admin collections, Swift, Designate, Barbican and Zaqar, shared by the in-process
+Keystone's admin collections, Swift, Designate, Barbican, Zaqar, Magnum and Monasca, shared by the in-process
 `SimulatedProvider` and the OpenStack-compatible HTTP face.
 
 Every API call goes through one pipeline: a slot under the concurrency limit (wait for one, or a
@@ -51,6 +51,7 @@ from providers.simulated import (
     backups,
     block_storage,
     compute,
+    container_infra,
     dns,
     floating_ips,
     identity,
@@ -58,6 +59,7 @@ from providers.simulated import (
     key_manager,
     load_balancing,
     messaging,
+    monitoring,
     network,
     object_storage,
     routers,
@@ -107,6 +109,8 @@ BEHAVIOURS = (
     *dns.BEHAVIOURS,
     *key_manager.BEHAVIOURS,
     *messaging.BEHAVIOURS,
+    *container_infra.BEHAVIOURS,
+    *monitoring.BEHAVIOURS,
 )
 
 ItemAction = Callable[[CloudWorld, Body, str, Mapping[str, Any]], Body]

@@ -26,7 +26,9 @@ from providers.simulated.heat_types import (
     image_types,
     key_manager_types,
     load_balancing_types,
+    magnum_types,
     messaging_types,
+    monasca_types,
     network_types,
     nova_floating_ips,
     object_store_types,
@@ -75,6 +77,8 @@ ADAPTERS = (
     *dns_types.TYPES,
     *key_manager_types.TYPES,
     *messaging_types.TYPES,
+    *magnum_types.TYPES,
+    *monasca_types.TYPES,
 )
 
 

@@ -9,7 +9,7 @@ from providers.simulated.http.exchange import ApiResponse
 
 NEUTRON_TYPES = {400: "BadRequest", 403: "Forbidden", 404: "NotFound", 409: "Conflict", 429: "OverLimit"}
 TITLES = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 409: "Conflict",
-          413: "Request Entity Too Large", 429: "Too Many Requests", 500: "Internal Server Error",
+          413: "Request Entity Too Large", 422: "Unprocessable Entity", 429: "Too Many Requests", 500: "Internal Server Error",
           503: "Service Unavailable"}  # fmt: skip
 
 
@@ -33,6 +33,13 @@ def error_response(error: CloudError, service: str) -> ApiResponse:
         response.headers["Content-Type"] = "text/html; charset=UTF-8"
         return with_retry_after(response, error)
     elif service == "zaqar":
+        body = {"title": TITLES.get(status, "Error"), "description": error.message}
+    elif service == "magnum":
+        kind = "client" if status < 500 else "server"
+        error_entry = {"request_id": "", "code": kind, "status": status, "title": TITLES.get(status, "Error"),
+                       "detail": error.message, "links": []}  # fmt: skip
+        body = {"errors": [error_entry]}
+    elif service == "monasca":
         body = {"title": TITLES.get(status, "Error"), "description": error.message}
     elif service == "barbican":
         body = {"code": status, "title": TITLES.get(status, "Error"), "description": error.message}

@@ -44,6 +44,8 @@ CATALOG_ENTRIES = (
     ("dns", "designate", "/dns"),
     ("key-manager", "barbican", "/key-manager"),
     ("messaging", "zaqar", "/messaging"),
+    ("container-infra", "magnum", "/container-infra"),
+    ("monitoring", "monasca", "/monitoring"),
 )
 
 
