@@ -63,3 +63,9 @@ def definition_properties(body: Mapping[str, Any]) -> dict[str, Any]:
 
 def marker_description(marker: Marker) -> str:
     return DESCRIPTION.fitted(marker.tag)
+
+
+def is_same(shown: Mapping[str, Any], body: Mapping[str, Any]) -> bool:
+    """Whether a definition Monasca shows is the one `body` asks for: its name, expression and
+    description (which carries the marker when the template gives none)."""
+    return all(shown.get(key) == body.get(key) for key in ("name", "expression", "description"))

@@ -3,7 +3,8 @@ session (the SDK has no Monasca proxy; the `monitoring` endpoint comes from the 
 
 Monasca keeps no tags: an unnamed item is given the physical name the marker makes, which is what
 `find_by_marker` looks for; a definition named by its template is recognised by its description
-(the marker when the template gives none). A notification change is one PUT of the whole method,
+(the marker when the template gives none). A create meeting a definition of the same name (409)
+adopts it when its expression and description are this resource's, and fails otherwise. A notification change is one PUT of the whole method,
 a definition change one PATCH of what changed. Lists are paged by `offset` and `limit`, following
 the `next` link Monasca gives.
 """
@@ -18,6 +19,7 @@ from urllib.parse import parse_qs, urlsplit
 from providers.catalog.monasca import ALARM_DEFINITION, NOTIFICATION
 from providers.catalog.monasca_bodies import (
     definition_body,
+    is_same,
     definition_patch,
     definition_properties,
     marker_description,
@@ -25,7 +27,7 @@ from providers.catalog.monasca_bodies import (
     notification_properties,
     physical_name,
 )
-from providers.interface import LiveResource, LiveStatus, Marker
+from providers.interface import LiveResource, LiveStatus, Marker, Permanent, Retryable
 from providers.openstack.json_api import PAGE_SIZE, JsonApi
 
 NOTIFICATIONS = "/notification-methods"
@@ -90,7 +92,18 @@ class AlarmDefinitionHandler:
     api: JsonApi
 
     def create(self, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
-        return self.live(self.api.post(DEFINITIONS, definition_body(properties, marker)), marker)
+        body = definition_body(properties, marker)
+        try:
+            return self.live(self.api.post(DEFINITIONS, body), marker)
+        except Retryable as error:
+            if not error.conflict:
+                raise
+            same = next((item for item in listed(self.api, DEFINITIONS) if is_same(item, body)), None)
+            if same is None:
+                raise Permanent(
+                    f"an alarm definition named {body['name']!r} already exists and is not this resource's"
+                ) from error
+            return self.live(same, marker)
 
     def update(
         self, physical_id: str, properties: Mapping[str, Any], changed: frozenset[str]

@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 from providers.catalog.monasca import ALARM_DEFINITION, NOTIFICATION
 from providers.catalog.monasca_bodies import (
     definition_body,
+    is_same,
     definition_patch,
     definition_properties,
     marker_description,
@@ -17,8 +18,9 @@ from providers.catalog.monasca_bodies import (
     notification_properties,
     physical_name,
 )
-from providers.interface import LiveResource, LiveStatus, Marker
+from providers.interface import LiveResource, LiveStatus, Marker, Permanent
 from providers.simulated.cloud import SimulatedCloud
+from providers.simulated.errors import Conflict
 from providers.simulated.heat_types.adapter import shown
 from providers.simulated.heat_types.resolving import NameResolver
 from providers.simulated.inventory import Body
@@ -62,7 +64,16 @@ class AlarmDefinition:
         self.resolver = resolver
 
     def create(self, cloud: SimulatedCloud, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
-        return self.live(cloud.create("alarm_definitions", definition_body(properties, marker)), marker)
+        request = definition_body(properties, marker)
+        try:
+            return self.live(cloud.create("alarm_definitions", request), marker)
+        except Conflict as error:
+            same = [body for body in cloud.list("alarm_definitions") if is_same(body, request)]
+            if not same:
+                raise Permanent(
+                    f"an alarm definition named {request['name']!r} already exists and is not this resource's"
+                ) from error
+            return self.live(same[0], marker)
 
     def update(
         self, cloud: SimulatedCloud, physical_id: str, properties: Mapping[str, Any], changed: frozenset[str]
