@@ -28,6 +28,7 @@ from providers.openstack.cloud_apis import (
 )
 from providers.openstack.connection_pools import DEFAULT_CONNECTIONS, size_connection_pools
 from providers.openstack.designate import RecordSetHandler, ZoneHandler
+from providers.openstack.ec2_instance import Ec2InstanceHandler
 from providers.openstack.ec2_security_group import Ec2SecurityGroupHandler
 from providers.openstack.errors import translated_errors
 from providers.openstack.floating_ip_association import FloatingIPAssociationHandler
@@ -88,6 +89,7 @@ HANDLERS: dict[str, Callable[[CloudApis], TypeHandler]] = {
     "OS::Neutron::FloatingIP": lambda apis: NeutronResourceHandler(apis, FLOATING_IP),
     "OS::Neutron::FloatingIPAssociation": FloatingIPAssociationHandler,
     "OS::Neutron::Trunk": TrunkHandler,
+    "AWS::EC2::Instance": Ec2InstanceHandler,
     "AWS::EC2::SecurityGroup": Ec2SecurityGroupHandler,
     "OS::Cinder::Volume": VolumeHandler,
     "OS::Cinder::VolumeAttachment": VolumeAttachmentHandler,
