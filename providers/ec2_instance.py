@@ -3,13 +3,14 @@ Both providers translate it to and from OS::Nova::Server and make the same calls
 
 | AWS property | OS::Nova::Server property |
 |---|---|
-| ImageId, InstanceType, KeyName, AvailabilityZone, UserData | image, flavor, key_name, availability_zone, user_data |
+| ImageId, InstanceType, KeyName | image, flavor, key_name |
+| AvailabilityZone, UserData | availability_zone, user_data |
 | SecurityGroups and SecurityGroupIds | security_groups |
 | NetworkInterfaces (port ids, or {NetworkInterfaceId, DeviceIndex}) | networks: ports in DeviceIndex order |
 | SubnetId (no NetworkInterfaces) | networks: the subnet's network |
 | Tags [{Key, Value}] | metadata |
 | NovaSchedulerHints [{Key, Value}] | scheduler_hints (a key given twice holds a list) |
-| BlockDeviceMappings [{DeviceName, Ebs: {SnapshotId, VolumeSize, DeleteOnTermination}}] | block_device_mapping |
+| BlockDeviceMappings [{DeviceName, Ebs: {SnapshotId, VolumeSize, ...}}] | block_device_mapping |
 
 Heat makes a port on SubnetId itself; here Nova makes it on the subnet's network, so the address
 may come from another subnet of that network. Every address attribute (PrivateIp, PublicIp,
@@ -33,9 +34,7 @@ NATIVE_NAMES = {"InstanceType": "flavor", "Tags": "metadata", "NetworkInterfaces
                 "SubnetId": "networks", "ImageId": "image", "KeyName": "key_name"}  # fmt: skip
 
 
-def nova_properties(
-    properties: Mapping[str, Any], network_of_subnet: Callable[[str], str]
-) -> dict[str, Any]:
+def nova_properties(properties: Mapping[str, Any], network_of_subnet: Callable[[str], str]) -> dict[str, Any]:
     """The OS::Nova::Server properties an AWS::EC2::Instance stands for."""
     if properties.get("Volumes"):
         raise Permanent("Volumes of AWS::EC2::Instance are not attached: use AWS::EC2::VolumeAttachment")

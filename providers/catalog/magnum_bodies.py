@@ -62,7 +62,10 @@ def request_body(properties: Mapping[str, Any], fields: Mapping[str, str], marke
 
 
 def patch(
-    properties: Mapping[str, Any], changed: Iterable[str], fields: Mapping[str, str], labels: Mapping[str, Any]
+    properties: Mapping[str, Any],
+    changed: Iterable[str],
+    fields: Mapping[str, str],
+    labels: Mapping[str, Any],
 ) -> list[dict[str, Any]]:
     """The JSON patch of a change; `labels` are the live ones, whose marker the new labels keep."""
     operations = []
@@ -73,7 +76,11 @@ def patch(
         elif name == "tags" and isinstance(value, list):
             value = ",".join(str(tag) for tag in value)
         path = "/" + fields.get(name, name)
-        operations.append({"op": "remove", "path": path} if value is None else {"op": "replace", "path": path, "value": value})
+        operations.append(
+            {"op": "remove", "path": path}
+            if value is None
+            else {"op": "replace", "path": path, "value": value}
+        )
     return operations
 
 
@@ -81,7 +88,9 @@ def carries(body: Mapping[str, Any], marker: Marker) -> bool:
     return (body.get("labels") or {}).get(MARKER_LABEL) == marker_label(marker)
 
 
-def live_properties(body: Mapping[str, Any], fields: Mapping[str, str], names: Iterable[str]) -> dict[str, Any]:
+def live_properties(
+    body: Mapping[str, Any], fields: Mapping[str, str], names: Iterable[str]
+) -> dict[str, Any]:
     """The properties `names` as Magnum shows them (ids where the template may have given names)."""
     shown = {name: body.get(fields.get(name, name)) for name in names}
     shown["labels"] = {k: v for k, v in (body.get("labels") or {}).items() if k != MARKER_LABEL}

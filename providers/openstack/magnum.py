@@ -73,7 +73,11 @@ class ClusterTemplateHandler:
         return {item["uuid"]: self.live(item) for item in found if item["uuid"] in wanted}
 
     def find_by_marker(self, marker: Marker) -> LiveResource | None:
-        found = (item for item in listed(self.api, "/clustertemplates", "clustertemplates") if carries(item, marker))
+        found = (
+            item
+            for item in listed(self.api, "/clustertemplates", "clustertemplates")
+            if carries(item, marker)
+        )
         item = next(found, None)
         return None if item is None else self.live(item, marker)
 
@@ -115,10 +119,16 @@ class ClusterHandler:
         wanted = set(physical_ids)
         if not wanted:
             return {}
-        return {item["uuid"]: self.live(item) for item in listed(self.api, "/clusters", "clusters") if item["uuid"] in wanted}
+        return {
+            item["uuid"]: self.live(item)
+            for item in listed(self.api, "/clusters", "clusters")
+            if item["uuid"] in wanted
+        }
 
     def find_by_marker(self, marker: Marker) -> LiveResource | None:
-        item = next((item for item in listed(self.api, "/clusters", "clusters") if carries(item, marker)), None)
+        item = next(
+            (item for item in listed(self.api, "/clusters", "clusters") if carries(item, marker)), None
+        )
         return None if item is None else self.live(item, marker)
 
     @staticmethod

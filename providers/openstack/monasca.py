@@ -4,9 +4,9 @@ session (the SDK has no Monasca proxy; the `monitoring` endpoint comes from the 
 Monasca keeps no tags: an unnamed item is given the physical name the marker makes, which is what
 `find_by_marker` looks for; a definition named by its template is recognised by its description
 (the marker when the template gives none). A create meeting a definition of the same name (409)
-adopts it when its expression and description are this resource's, and fails otherwise. A notification change is one PUT of the whole method,
-a definition change one PATCH of what changed. Lists are paged by `offset` and `limit`, following
-the `next` link Monasca gives.
+adopts it when its expression and description are this resource's, and fails otherwise. A
+notification change is one PUT of the whole method, a definition change one PATCH of what changed.
+Lists are paged by `offset` and `limit`, following the `next` link Monasca gives.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from urllib.parse import parse_qs, urlsplit
 from providers.catalog.monasca import ALARM_DEFINITION, NOTIFICATION
 from providers.catalog.monasca_bodies import (
     definition_body,
-    is_same,
     definition_patch,
     definition_properties,
+    is_same,
     marker_description,
     notification_body,
     notification_properties,
@@ -41,7 +41,9 @@ def listed(api: JsonApi, path: str) -> Iterator[dict[str, Any]]:
         page = api.get(path, query)
         elements: list[dict[str, Any]] = page.get("elements") or []
         yield from elements
-        following = next((link["href"] for link in page.get("links") or () if link.get("rel") == "next"), None)
+        following = next(
+            (link["href"] for link in page.get("links") or () if link.get("rel") == "next"), None
+        )
         offsets = parse_qs(urlsplit(following).query).get("offset") if following else None
         if not offsets or not elements:
             return
@@ -60,7 +62,10 @@ class NotificationHandler:
     ) -> LiveResource:
         path = f"{NOTIFICATIONS}/{physical_id}"
         current = self.api.get(path)
-        body = {**notification_body(properties, None), **({} if properties.get("name") else {"name": current["name"]})}
+        body = {
+            **notification_body(properties, None),
+            **({} if properties.get("name") else {"name": current["name"]}),
+        }
         return self.live(self.api.put(path, body))
 
     def delete(self, physical_id: str) -> None:
@@ -68,7 +73,11 @@ class NotificationHandler:
 
     def observe(self, physical_ids: Collection[str]) -> Mapping[str, LiveResource]:
         wanted = set(physical_ids)
-        return {item["id"]: self.live(item) for item in listed(self.api, NOTIFICATIONS) if item["id"] in wanted} if wanted else {}
+        return (
+            {item["id"]: self.live(item) for item in listed(self.api, NOTIFICATIONS) if item["id"] in wanted}
+            if wanted
+            else {}
+        )
 
     def find_by_marker(self, marker: Marker) -> LiveResource | None:
         name = physical_name(marker)
@@ -117,7 +126,11 @@ class AlarmDefinitionHandler:
 
     def observe(self, physical_ids: Collection[str]) -> Mapping[str, LiveResource]:
         wanted = set(physical_ids)
-        return {item["id"]: self.live(item) for item in listed(self.api, DEFINITIONS) if item["id"] in wanted} if wanted else {}
+        return (
+            {item["id"]: self.live(item) for item in listed(self.api, DEFINITIONS) if item["id"] in wanted}
+            if wanted
+            else {}
+        )
 
     def find_by_marker(self, marker: Marker) -> LiveResource | None:
         name, description = physical_name(marker), marker_description(marker)

@@ -122,7 +122,9 @@ HANDLERS: dict[str, Callable[[CloudApis], TypeHandler]] = {
     "OS::Magnum::ClusterTemplate": lambda apis: ClusterTemplateHandler(
         service(apis.container_infra, "container-infra")
     ),
-    "OS::Monasca::AlarmDefinition": lambda apis: AlarmDefinitionHandler(service(apis.monitoring, "monitoring")),
+    "OS::Monasca::AlarmDefinition": lambda apis: AlarmDefinitionHandler(
+        service(apis.monitoring, "monitoring")
+    ),
     "OS::Monasca::Notification": lambda apis: NotificationHandler(service(apis.monitoring, "monitoring")),
 }
 

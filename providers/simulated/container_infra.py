@@ -171,7 +171,7 @@ class Clusters:
 
     def update(self, world: CloudWorld, body: Body, request: Mapping[str, Any]) -> Body:
         if body["status"] in IN_PROGRESS:
-            raise Conflict(f"Updating a cluster when status is \"{body['status']}\" is not supported")
+            raise Conflict(f'Updating a cluster when status is "{body["status"]}" is not supported')
         unknown = sorted(set(request) - CLUSTER_UPDATABLE)
         if unknown:
             raise BadRequest(f"Couldn't apply patch: {', '.join(unknown)} cannot be changed.")
@@ -202,7 +202,9 @@ def addresses(cluster: Mapping[str, Any]) -> Body:
 def _count(request: Mapping[str, Any], key: str) -> int:
     value = request.get(key, 1)
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise BadRequest(f"Invalid input for field/attribute {key}. Value: '{value}'. Value should be at least 1.")
+        raise BadRequest(
+            f"Invalid input for field/attribute {key}. Value: '{value}'. Value should be at least 1."
+        )
     return value
 
 

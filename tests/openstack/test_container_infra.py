@@ -75,7 +75,9 @@ def test_a_cluster_builds_then_grows_in_place_and_is_observed_in_one_list(sim: C
     sim.log.clear()
     seen = sim.provider.observe(CLUSTER, [created.physical_id])[created.physical_id]
     observe_requests = sim.log.count()
-    grown = sim.provider.update(CLUSTER, created.physical_id, {**properties, "node_count": 5}, frozenset({"node_count"}))
+    grown = sim.provider.update(
+        CLUSTER, created.physical_id, {**properties, "node_count": 5}, frozenset({"node_count"})
+    )
     sim.clock.advance(60)
     settled = sim.provider.observe(CLUSTER, [created.physical_id])[created.physical_id]
 
@@ -85,7 +87,9 @@ def test_a_cluster_builds_then_grows_in_place_and_is_observed_in_one_list(sim: C
     assert seen.attributes["cluster_template_id"] == template.physical_id
     assert len(seen.attributes["master_addresses"]) == 3 and seen.attributes["api_address"]
     assert grown.status is LiveStatus.IN_PROGRESS and grown.attributes["status"] == "UPDATE_IN_PROGRESS"
-    assert settled.attributes["status"] == "UPDATE_COMPLETE" and len(settled.attributes["node_addresses"]) == 5
+    assert (
+        settled.attributes["status"] == "UPDATE_COMPLETE" and len(settled.attributes["node_addresses"]) == 5
+    )
     assert sim.provider.find_by_marker(CLUSTER, example) is not None
 
 
@@ -95,7 +99,9 @@ def test_a_template_in_use_refuses_changes_and_deletion(sim: CloudUnderTest) -> 
     sim.provider.create(CLUSTER, {"cluster_template": template.physical_id}, marker("cluster"))
 
     with pytest.raises(Permanent, match="referenced by one or multiple clusters"):
-        sim.provider.update(TEMPLATE, template.physical_id, template_properties(coe="swarm"), frozenset({"coe"}))
+        sim.provider.update(
+            TEMPLATE, template.physical_id, template_properties(coe="swarm"), frozenset({"coe"})
+        )
     with pytest.raises(Permanent, match="referenced by one or multiple clusters"):
         sim.provider.delete(TEMPLATE, template.physical_id)
 

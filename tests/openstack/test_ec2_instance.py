@@ -16,10 +16,10 @@ def test_an_instance_boots_on_its_subnets_network_and_reads_back_the_aws_way(sim
     network = given_a_network(sim.provider)
     sim.provider.create("OS::Nova::KeyPair", {"name": "key"}, marker("key"))
     example = marker("wordpress")
+    hints = [{"Key": "rack", "Value": "a"}, {"Key": "rack", "Value": "b"}]
     properties = {"ImageId": IMAGE, "InstanceType": "m1.small", "KeyName": "key",
                   "SubnetId": network.subnet.physical_id, "UserData": "#!/bin/sh\necho hi\n",
-                  "Tags": [{"Key": "role", "Value": "web"}],
-                  "NovaSchedulerHints": [{"Key": "rack", "Value": "a"}, {"Key": "rack", "Value": "b"}]}  # fmt: skip
+                  "Tags": [{"Key": "role", "Value": "web"}], "NovaSchedulerHints": hints}  # fmt: skip
 
     created = sim.provider.create(INSTANCE, properties, example)
     sim.clock.advance(60)
@@ -40,7 +40,12 @@ def test_an_instance_resizes_in_place_when_its_instance_type_changes(sim: CloudU
     created = sim.provider.create(INSTANCE, properties, marker("web"))
     sim.clock.advance(60)
 
-    sim.provider.update(INSTANCE, created.physical_id, {**properties, "InstanceType": "m1.medium"}, frozenset({"InstanceType"}))
+    sim.provider.update(
+        INSTANCE,
+        created.physical_id,
+        {**properties, "InstanceType": "m1.medium"},
+        frozenset({"InstanceType"}),
+    )
     sim.clock.advance(60)
     seen = sim.provider.observe(INSTANCE, [created.physical_id])[created.physical_id]
 
@@ -48,7 +53,11 @@ def test_an_instance_resizes_in_place_when_its_instance_type_changes(sim: CloudU
 
 
 def test_volumes_to_attach_are_refused_with_the_reason(sim: CloudUnderTest) -> None:
-    properties = {"ImageId": IMAGE, "InstanceType": "m1.small", "Volumes": [{"Device": "/dev/vdb", "VolumeId": "v"}]}
+    properties = {
+        "ImageId": IMAGE,
+        "InstanceType": "m1.small",
+        "Volumes": [{"Device": "/dev/vdb", "VolumeId": "v"}],
+    }
 
     with pytest.raises(Permanent, match="VolumeAttachment"):
         sim.provider.create(INSTANCE, properties, marker("web"))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any, ClassVar
 
+from providers.catalog.magnum import CLUSTER, CLUSTER_TEMPLATE
 from providers.catalog.magnum_bodies import (
     CLUSTER_FIELDS,
     TEMPLATE_FIELDS,
@@ -17,7 +18,6 @@ from providers.catalog.magnum_bodies import (
     patch,
     request_body,
 )
-from providers.catalog.magnum import CLUSTER, CLUSTER_TEMPLATE
 from providers.interface import LiveResource, LiveStatus, Marker
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.heat_types.adapter import shown
@@ -65,7 +65,9 @@ class ClusterTemplate(MagnumCollection):
 
     def live(self, body: Body, marker: Marker | None = None) -> LiveResource:
         properties = live_properties(body, self.fields, CLUSTER_TEMPLATE.properties)
-        return LiveResource(body["uuid"], self.type_name, LiveStatus.READY, properties, {"show": shown(body)}, marker)
+        return LiveResource(
+            body["uuid"], self.type_name, LiveStatus.READY, properties, {"show": shown(body)}, marker
+        )
 
 
 class Cluster(MagnumCollection):

@@ -10,9 +10,9 @@ from typing import Any, ClassVar
 from providers.catalog.monasca import ALARM_DEFINITION, NOTIFICATION
 from providers.catalog.monasca_bodies import (
     definition_body,
-    is_same,
     definition_patch,
     definition_properties,
+    is_same,
     marker_description,
     notification_body,
     notification_properties,
@@ -46,7 +46,9 @@ class Notification:
         cloud.delete("notification_methods", physical_id)
 
     def observe(self, cloud: SimulatedCloud, physical_ids: Collection[str]) -> Mapping[str, LiveResource]:
-        return {body["id"]: self.live(body) for body in cloud.list("notification_methods", ids=list(physical_ids))}
+        return {
+            body["id"]: self.live(body) for body in cloud.list("notification_methods", ids=list(physical_ids))
+        }
 
     def find_by_marker(self, cloud: SimulatedCloud, marker: Marker) -> LiveResource | None:
         found = cloud.list("notification_methods", where={"name": physical_name(marker)})
@@ -54,7 +56,9 @@ class Notification:
 
     def live(self, body: Body, marker: Marker | None = None) -> LiveResource:
         properties = notification_properties(body)
-        return LiveResource(body["id"], self.type_name, LiveStatus.READY, properties, {"show": shown(body)}, marker)
+        return LiveResource(
+            body["id"], self.type_name, LiveStatus.READY, properties, {"show": shown(body)}, marker
+        )
 
 
 class AlarmDefinition:
@@ -79,14 +83,20 @@ class AlarmDefinition:
         self, cloud: SimulatedCloud, physical_id: str, properties: Mapping[str, Any], changed: frozenset[str]
     ) -> LiveResource:
         request = definition_patch(properties, changed)
-        body = cloud.update("alarm_definitions", physical_id, request) if request else cloud.get("alarm_definitions", physical_id)
+        body = (
+            cloud.update("alarm_definitions", physical_id, request)
+            if request
+            else cloud.get("alarm_definitions", physical_id)
+        )
         return self.live(body)
 
     def delete(self, cloud: SimulatedCloud, physical_id: str) -> None:
         cloud.delete("alarm_definitions", physical_id)
 
     def observe(self, cloud: SimulatedCloud, physical_ids: Collection[str]) -> Mapping[str, LiveResource]:
-        return {body["id"]: self.live(body) for body in cloud.list("alarm_definitions", ids=list(physical_ids))}
+        return {
+            body["id"]: self.live(body) for body in cloud.list("alarm_definitions", ids=list(physical_ids))
+        }
 
     def find_by_marker(self, cloud: SimulatedCloud, marker: Marker) -> LiveResource | None:
         name, description = physical_name(marker), marker_description(marker)
@@ -99,7 +109,9 @@ class AlarmDefinition:
 
     def live(self, body: Body, marker: Marker | None = None) -> LiveResource:
         properties = definition_properties(body)
-        return LiveResource(body["id"], self.type_name, LiveStatus.READY, properties, {"show": shown(body)}, marker)
+        return LiveResource(
+            body["id"], self.type_name, LiveStatus.READY, properties, {"show": shown(body)}, marker
+        )
 
 
 TYPES = (Notification, AlarmDefinition)

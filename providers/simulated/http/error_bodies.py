@@ -9,8 +9,8 @@ from providers.simulated.http.exchange import ApiResponse
 
 NEUTRON_TYPES = {400: "BadRequest", 403: "Forbidden", 404: "NotFound", 409: "Conflict", 429: "OverLimit"}
 TITLES = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 409: "Conflict",
-          413: "Request Entity Too Large", 422: "Unprocessable Entity", 429: "Too Many Requests", 500: "Internal Server Error",
-          503: "Service Unavailable"}  # fmt: skip
+          413: "Request Entity Too Large", 422: "Unprocessable Entity", 429: "Too Many Requests",
+          500: "Internal Server Error", 503: "Service Unavailable"}  # fmt: skip
 
 
 def error_response(error: CloudError, service: str) -> ApiResponse:

@@ -56,7 +56,9 @@ class Magnum:
 
     def _list(self, collection: str) -> Any:
         def handler(request: ApiRequest, params: Mapping[str, str]) -> ApiResponse:
-            items, more = self.cloud.page(collection, limit=page_limit(request), marker=request.first("marker"))
+            items, more = self.cloud.page(
+                collection, limit=page_limit(request), marker=request.first("marker")
+            )
             following = next_url(request, items, more)
             return reply(200, {collection: [shown(item) for item in items], "next": following})
 
