@@ -51,7 +51,7 @@ IDENTITY_ENTITIES = {
     "services": "service",
     "endpoints": "endpoint",
 }
-DOCUMENTED_SERVICES = (*SERVICES, "alarming", "identity")
+DOCUMENTED_SERVICES = (*SERVICES, "alarming", "identity", "container-infra", "monitoring")
 
 
 @dataclass(frozen=True)
@@ -143,6 +143,8 @@ def service_prefixes(sim: CloudUnderTest) -> dict[str, str]:
         "dns": connection.dns,
         "key-manager": connection.key_manager,
         "messaging": connection.message,
+        "container-infra": connection.container_infrastructure_management,
+        "monitoring": connection.monitoring,
     }
     return {service: urlsplit(proxy.get_endpoint()).path.rstrip("/") for service, proxy in proxies.items()}
 

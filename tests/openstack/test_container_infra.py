@@ -8,6 +8,7 @@ import pytest
 
 from providers.interface import LiveStatus, NotFound, Permanent
 from tests.openstack.conftest import CloudUnderTest
+from tests.openstack.documented_requests import undocumented_requests
 from tests.openstack.scenario import IMAGE, marker
 
 TEMPLATE = "OS::Magnum::ClusterTemplate"
@@ -91,6 +92,7 @@ def test_a_cluster_builds_then_grows_in_place_and_is_observed_in_one_list(sim: C
         settled.attributes["status"] == "UPDATE_COMPLETE" and len(settled.attributes["node_addresses"]) == 5
     )
     assert sim.provider.find_by_marker(CLUSTER, example) is not None
+    assert undocumented_requests(sim) == []
 
 
 def test_a_template_in_use_refuses_changes_and_deletion(sim: CloudUnderTest) -> None:

@@ -7,6 +7,7 @@ import pytest
 
 from providers.interface import LiveStatus, Permanent
 from tests.openstack.conftest import CloudUnderTest
+from tests.openstack.documented_requests import undocumented_requests
 from tests.openstack.scenario import IMAGE, given_a_network, marker
 
 INSTANCE = "AWS::EC2::Instance"
@@ -33,6 +34,7 @@ def test_an_instance_boots_on_its_subnets_network_and_reads_back_the_aws_way(sim
     assert seen.attributes["PrivateIp"] == seen.attributes["PublicIp"] != "0.0.0.0"
     assert list(server["addresses"]) == ["private"]
     assert sim.provider.find_by_marker(INSTANCE, example) is not None
+    assert undocumented_requests(sim) == []
 
 
 def test_an_instance_resizes_in_place_when_its_instance_type_changes(sim: CloudUnderTest) -> None:

@@ -8,6 +8,7 @@ import pytest
 
 from providers.interface import LiveStatus, Permanent
 from tests.openstack.conftest import CloudUnderTest
+from tests.openstack.documented_requests import undocumented_requests
 from tests.openstack.scenario import marker
 
 NOTIFICATION = "OS::Monasca::Notification"
@@ -63,6 +64,7 @@ def test_an_alarm_definition_names_its_notifications_and_changes_severity_in_pla
     assert requests == 1
     assert changed.properties["severity"] == "critical"
     assert sim.provider.find_by_marker(DEFINITION, example) is not None
+    assert undocumented_requests(sim) == []
 
 
 @pytest.mark.parametrize(
