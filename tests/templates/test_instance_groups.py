@@ -19,29 +19,17 @@ from reconciler.templates import (
 
 from .snippets import ReadyCloud
 
+CONFIG = {"ImageId": "cirros", "InstanceType": "m1.small", "KeyName": "key", "UserData": "#!/bin/sh"}
+TAGS = [{"Key": "tier", "Value": "web"}]
+
 
 def template(reference: Any, size: int = 2) -> dict[str, Any]:
+    group = {"LaunchConfigurationName": reference, "AvailabilityZones": [], "Size": size, "Tags": TAGS}
     return {
         "heat_template_version": "2013-05-23",
         "resources": {
-            "group": {
-                "type": "OS::Heat::InstanceGroup",
-                "properties": {
-                    "LaunchConfigurationName": reference,
-                    "AvailabilityZones": [],
-                    "Size": size,
-                    "Tags": [{"Key": "tier", "Value": "web"}],
-                },
-            },  # fmt: skip
-            "config": {
-                "type": "AWS::AutoScaling::LaunchConfiguration",
-                "properties": {
-                    "ImageId": "cirros",
-                    "InstanceType": "m1.small",
-                    "KeyName": "key",
-                    "UserData": "#!/bin/sh",
-                },
-            },  # fmt: skip
+            "group": {"type": "OS::Heat::InstanceGroup", "properties": group},
+            "config": {"type": "AWS::AutoScaling::LaunchConfiguration", "properties": CONFIG},
         },
     }
 
@@ -61,8 +49,7 @@ def test_members_are_instances_with_the_launch_configurations_properties_and_the
     assert group is not None and list(group.resources) == ["0", "1"]
     member = group.resources["1"]
     assert member.type == "AWS::EC2::Instance"
-    assert member.properties == {"ImageId": "cirros", "InstanceType": "m1.small", "KeyName": "key",
-                                 "UserData": "#!/bin/sh", "Tags": [{"Key": "tier", "Value": "web"}]}  # fmt: skip
+    assert member.properties == {**CONFIG, "Tags": TAGS}
     assert definition.resources["group"].depends_on == {"config"}
 
 
