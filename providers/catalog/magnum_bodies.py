@@ -55,6 +55,8 @@ def marker_label(marker: Marker) -> str:
 def request_body(properties: Mapping[str, Any], fields: Mapping[str, str], marker: Marker) -> dict[str, Any]:
     """The create body: every property given, under Magnum's field name, the marker among the labels."""
     body = {fields.get(name, name): value for name, value in properties.items() if value is not None}
+    if body.get("hidden") is False:
+        del body["hidden"]  # sent only when set: older Magnum API versions refuse the field
     body["labels"] = {**(properties.get("labels") or {}), MARKER_LABEL: marker_label(marker)}
     if isinstance(body.get("tags"), list):
         body["tags"] = ",".join(str(tag) for tag in body["tags"])
