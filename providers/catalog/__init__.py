@@ -20,7 +20,9 @@ from providers.catalog import (
     designate,
     glance,
     keystone,
+    magnum,
     mistral,
+    monasca,
     neutron,
     nova,
     octavia,
@@ -48,6 +50,8 @@ CATALOG: Mapping[str, ResourceType] = MappingProxyType(
             *mistral.TYPES,
             *zun.TYPES,
             *blazar.TYPES,
+            *magnum.TYPES,
+            *monasca.TYPES,
         )
     }
 )

@@ -1,6 +1,7 @@
 """The provider of native Heat types: resources that live in the engine's records, not in a cloud.
 
-OS::Heat::None, Value and RandomString are ready the moment they are created. OS::Heat::TestResource
+OS::Heat::None, Value, RandomString and AWS::AutoScaling::LaunchConfiguration (a record of the
+properties its InstanceGroup reads) are ready the moment they are created. OS::Heat::TestResource
 follows Heat's test type: `fail` fails the action with a permanent error, `wait_secs` (or
 `action_wait_secs.create` / `.update`) keeps it IN_PROGRESS for that long on the injected clock, and
 `attr_wait_secs` withholds its `output` attribute for that long after creation.
@@ -19,7 +20,14 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from providers.heat.native_types import NATIVE_TYPES, NONE, RANDOM_STRING, TEST_RESOURCE, VALUE
+from providers.heat.native_types import (
+    LAUNCH_CONFIGURATION,
+    NATIVE_TYPES,
+    NONE,
+    RANDOM_STRING,
+    TEST_RESOURCE,
+    VALUE,
+)
 from providers.heat.random_string import RandomSource, RandomStringError, generate_random_string
 from providers.interface import LiveResource, LiveStatus, Marker, Permanent, ResourceType
 from timekeeping import Clock
@@ -77,7 +85,7 @@ class NativeHeatProvider:
         action: str,
         marker: Marker | None,
     ) -> LiveResource:
-        if type_name == NONE:
+        if type_name in (NONE, LAUNCH_CONFIGURATION):
             return LiveResource(physical_id, type_name, LiveStatus.READY, properties, {}, marker)
         if type_name == VALUE:
             attributes = {"value": properties.get("value")}

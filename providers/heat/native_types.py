@@ -13,6 +13,8 @@ NONE = "OS::Heat::None"
 VALUE = "OS::Heat::Value"
 RANDOM_STRING = "OS::Heat::RandomString"
 TEST_RESOURCE = "OS::Heat::TestResource"
+# Heat's record of an AWS group's member properties; the group (OS::Heat::InstanceGroup) reads them.
+LAUNCH_CONFIGURATION = "AWS::AutoScaling::LaunchConfiguration"
 
 
 @dataclass(frozen=True)
@@ -46,4 +48,5 @@ NATIVE_TYPES: Mapping[str, ResourceType] = {
     VALUE: _from_schema(VALUE),
     RANDOM_STRING: _from_schema(RANDOM_STRING),
     TEST_RESOURCE: _from_schema(TEST_RESOURCE, TestResourceType),
+    LAUNCH_CONFIGURATION: _from_schema(LAUNCH_CONFIGURATION),
 }

@@ -35,6 +35,8 @@ class CloudApis:
     container: JsonApi | None = None  # Zun
     reservation: JsonApi | None = None  # Blazar
     workflow: JsonApi | None = None  # Mistral
+    container_infra: JsonApi | None = None
+    monitoring: JsonApi | None = None
 
 
 def name_lookup_for(compute: JsonApi, network: JsonApi, image: JsonApi) -> NameLookup:

@@ -68,8 +68,9 @@ def cloud_message(error: sdk_errors.HttpException) -> str:
 
 
 def body_description(response: requests.Response) -> str | None:
-    """The words of services that write them where the SDK does not look for a `message`: Barbican's
-    `description`, Blazar's `error_message`, the `detail` of Zun's first entry of `errors`."""
+    """The service's own words where the SDK does not look for them: Barbican's and Monasca's
+    `description`, Blazar's `error_message`, the `detail` of Zun's and Magnum's first entry of
+    `errors`."""
     try:
         body = response.json()
     except ValueError:

@@ -1,5 +1,6 @@
 """OpenStackProvider: the provider interface over openstacksdk, for the Nova, Neutron, Cinder,
-Octavia, Aodh, Keystone, Swift, Glance, Designate, Barbican, Zaqar, Mistral, Zun and Blazar types.
+Octavia, Aodh, Keystone, Swift, Glance, Designate, Barbican, Zaqar, Mistral, Zun, Blazar, Magnum and
+Monasca types.
 
 Build one per cloud with `OpenStackProvider.from_cloud(name)`: credentials, region and endpoints
 come from `clouds.yaml` (or `OS_CLOUD` / `OS_*` variables) exactly as for the `openstack` command;
@@ -29,6 +30,7 @@ from providers.openstack.cloud_apis import (
 )
 from providers.openstack.connection_pools import DEFAULT_CONNECTIONS, size_connection_pools
 from providers.openstack.designate import RecordSetHandler, ZoneHandler
+from providers.openstack.ec2_instance import Ec2InstanceHandler
 from providers.openstack.ec2_security_group import Ec2SecurityGroupHandler
 from providers.openstack.errors import translated_errors
 from providers.openstack.flavor import FlavorHandler
@@ -39,6 +41,8 @@ from providers.openstack.identity import IdentityHandler
 from providers.openstack.json_api import JsonApi
 from providers.openstack.keypair import KeyPairHandler
 from providers.openstack.load_balancing import load_balancing_handlers
+from providers.openstack.magnum import ClusterHandler, ClusterTemplateHandler
+from providers.openstack.monasca import AlarmDefinitionHandler, NotificationHandler
 from providers.openstack.network_extensions import NetworkExtensions
 from providers.openstack.neutron_address_tables import ADDRESS_SCOPE, PROVIDER_NET, SUBNET_POOL
 from providers.openstack.neutron_resource import NeutronResourceHandler
@@ -99,6 +103,7 @@ HANDLERS: dict[str, Callable[[CloudApis], TypeHandler]] = {
     **for_each(RULE_TYPES, QoSRuleHandler),
     "OS::Neutron::SubnetPool": lambda apis: NeutronResourceHandler(apis, SUBNET_POOL),
     "OS::Neutron::AddressScope": lambda apis: NeutronResourceHandler(apis, ADDRESS_SCOPE),
+    "AWS::EC2::Instance": Ec2InstanceHandler,
     "AWS::EC2::SecurityGroup": Ec2SecurityGroupHandler,
     "OS::Cinder::Volume": VolumeHandler,
     "OS::Cinder::VolumeAttachment": VolumeAttachmentHandler,
@@ -131,6 +136,14 @@ HANDLERS: dict[str, Callable[[CloudApis], TypeHandler]] = {
     ),
     "OS::Designate::Record": lambda apis: RecordSetHandler(service(apis.dns, "dns"), "OS::Designate::Record"),
     **WORKFLOW_SERVICE_HANDLERS,
+    "OS::Magnum::Cluster": lambda apis: ClusterHandler(service(apis.container_infra, "container-infra")),
+    "OS::Magnum::ClusterTemplate": lambda apis: ClusterTemplateHandler(
+        service(apis.container_infra, "container-infra")
+    ),
+    "OS::Monasca::AlarmDefinition": lambda apis: AlarmDefinitionHandler(
+        service(apis.monitoring, "monitoring")
+    ),
+    "OS::Monasca::Notification": lambda apis: NotificationHandler(service(apis.monitoring, "monitoring")),
 }
 
 
@@ -180,6 +193,8 @@ class OpenStackProvider:
             container=JsonApi(connection.application_container, "container"),
             reservation=JsonApi(connection.reservation, "reservation"),
             workflow=JsonApi(connection.workflow, "workflow"),
+            container_infra=JsonApi(connection.container_infrastructure_management, "container-infra"),
+            monitoring=JsonApi(connection.monitoring, "monitoring"),
         )
         self._handlers = {name: build(self.apis) for name, build in HANDLERS.items()}
         self._handlers.update(load_balancing_handlers(connection, self.apis))

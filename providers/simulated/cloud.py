@@ -1,6 +1,6 @@
 """The simulated cloud: one in-process model of Nova, Neutron, Cinder, Glance, Octavia, Aodh,
-Keystone's admin collections, Swift, Designate, Barbican, Zaqar, Mistral, Zun and Blazar, shared
-by the in-process `SimulatedProvider` and the OpenStack-compatible HTTP face.
+Keystone's admin collections, Swift, Designate, Barbican, Zaqar, Mistral, Zun, Blazar, Magnum and
+Monasca, shared by the in-process `SimulatedProvider` and the OpenStack-compatible HTTP face.
 
 Every API call goes through one pipeline: a slot under the concurrency limit (wait for one, or a
 429 with Retry-After), the configured latency (an injected `sleep`), the call fault drawn from the
@@ -55,6 +55,7 @@ from providers.simulated import (
     backups,
     block_storage,
     compute,
+    container_infra,
     dns,
     flavors,
     floating_ips,
@@ -63,6 +64,7 @@ from providers.simulated import (
     key_manager,
     load_balancing,
     messaging,
+    monitoring,
     network,
     object_storage,
     qos,
@@ -127,6 +129,8 @@ BEHAVIOURS = (
     *qos_specs.BEHAVIOURS,
     *quota_sets.BEHAVIOURS,
     *subnet_pools.BEHAVIOURS,
+    *container_infra.BEHAVIOURS,
+    *monitoring.BEHAVIOURS,
 )
 
 ItemAction = Callable[[CloudWorld, Body, str, Mapping[str, Any]], Body]

@@ -23,13 +23,16 @@ from providers.simulated.heat_types import (
     compute_types,
     container_type,
     dns_types,
+    ec2_instance,
     ec2_security_group,
     flavor_type,
     identity_types,
     image_types,
     key_manager_types,
     load_balancing_types,
+    magnum_types,
     messaging_types,
+    monasca_types,
     network_types,
     nova_floating_ips,
     object_store_types,
@@ -76,6 +79,7 @@ ADAPTERS = (
     *aggregate_type.TYPES,
     *nova_floating_ips.TYPES,
     *ec2_security_group.TYPES,
+    *ec2_instance.TYPES,
     *load_balancing_types.TYPES,
     *alarm_types.TYPES,
     *identity_types.TYPES,
@@ -93,6 +97,8 @@ ADAPTERS = (
     *flavor_type.TYPES,
     *qos_specs_types.TYPES,
     *quota_types.TYPES,
+    *magnum_types.TYPES,
+    *monasca_types.TYPES,
 )
 
 

@@ -37,6 +37,8 @@ class Building:
     settling: tuple[str, ...] = ()
     # Fields set with the ready status (Octavia's operating_status going ONLINE).
     on_ready: Mapping[str, Any] = field(default_factory=dict)
+    # The ready status a settling status ends in, where it is not `ready` (Magnum's UPDATE_COMPLETE).
+    ready_after: Mapping[str, str] = field(default_factory=dict)
 
     def is_pending(self, body: Mapping[str, Any]) -> bool:
         status = body.get(self.status_key)
@@ -171,5 +173,6 @@ class CloudWorld:
         elif change == ERROR:
             self.inventories[collection].put({**body, building.status_key: building.error})
         elif building.is_pending(body):
-            ready = {building.status_key: building.ready, **building.on_ready, "updated": self.timestamp()}
+            status = building.ready_after.get(str(body.get(building.status_key)), building.ready)
+            ready = {building.status_key: status, **building.on_ready, "updated": self.timestamp()}
             self.inventories[collection].put({**body, **ready})

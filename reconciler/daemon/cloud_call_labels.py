@@ -18,6 +18,8 @@ SERVICE_OF_NAMESPACE: Mapping[str, str] = {
     "Octavia": "load-balancer",
     "Designate": "dns",
     "Barbican": "key-manager",
+    "Magnum": "container-infra",
+    "Monasca": "monitoring",
     "Heat": "orchestration",
 }
 OK = "ok"

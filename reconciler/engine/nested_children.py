@@ -26,7 +26,9 @@ from reconciler.templates.stack_identity import nested_stack_name, stack_pseudo_
 if TYPE_CHECKING:
     from reconciler.engine.stack_run import StackRun
 
-GROUP_KINDS = frozenset({"group", "autoscaling"})
+GROUP_KINDS = frozenset({"group", "autoscaling", "instancegroup"})
+# The property holding a group's member definition: a change of it renews every member.
+MEMBERS_KEYS = {"group": "resource_def", "autoscaling": "resource", "instancegroup": "LaunchConfiguration"}
 ASKED = -1  # the generation of a child asked for, until the engine answers with its number
 
 
@@ -135,7 +137,7 @@ class NestedChildren:
         batch = None
         if is_group:
             creating = state.status is not RecordStatus.READY
-            members_key = "resource_def" if resource.nested_kind == "group" else "resource"
+            members_key = MEMBERS_KEYS[str(resource.nested_kind)]
             renewing = previous is None or previous.get(members_key) != desired.get(members_key)
             batch = batch_policy(self._resolved_update_policy(resource), creating=creating, renewing=renewing)
         spec = RunSpec(

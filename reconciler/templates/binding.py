@@ -27,6 +27,7 @@ from reconciler.templates.errors import FunctionError, Problem, TemplateError
 from reconciler.templates.evaluation import UNKNOWN, Evaluation, Facade, NoCloud
 from reconciler.templates.file_source import relative_to
 from reconciler.templates.functions_conditions import condition_value
+from reconciler.templates.instance_groups import with_launch_configurations
 from reconciler.templates.nodes import Call
 from reconciler.templates.parameters import (
     ParameterSchema,
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
 NESTED_KINDS = {
     "OS::Heat::ResourceGroup": "group",
     "OS::Heat::AutoScalingGroup": "autoscaling",
+    "OS::Heat::InstanceGroup": "instancegroup",
     "OS::Heat::ResourceChain": "chain",
     "OS::Heat::Stack": "stack",
 }
@@ -93,10 +95,11 @@ def bind(model: TemplateModel, context: LoadContext, binding: Binding) -> StackD
         if name in active:
             needed.check(resource.deletion_policy, (*resource.where, "deletion_policy"))
             resources[name], parsed_properties[name] = _resource(model, resource, scope, context, problems)
+    with_launch_configurations(resources, parsed_properties)
     scope.group_resources = frozenset(
         name
         for name, resource in resources.items()
-        if resource.nested_kind in ("group", "autoscaling", "chain")
+        if resource.nested_kind in ("group", "autoscaling", "chain", "instancegroup")
     )
     graph = {name: resource.depends_on for name, resource in resources.items()}
     _check_cycles(model, graph, problems)

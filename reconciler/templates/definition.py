@@ -42,7 +42,8 @@ class ResourceDefinition:
     deletion_policy: Any = "Delete"
     update_policy: Any = None
     external_id: Any = None
-    nested_kind: str | None = None  # "template" | "group" | "autoscaling" | "chain" | "stack"
+    # "template" | "group" | "autoscaling" | "instancegroup" | "chain" | "stack"
+    nested_kind: str | None = None
     template_file: str | None = None  # the nested template (repository path) of a template resource
     written_type: str | None = None  # the type as written, before the registry
 

@@ -24,6 +24,7 @@ from reconciler.templates.documents import Document
 from reconciler.templates.errors import Problem, TemplateError
 from reconciler.templates.file_source import relative_to
 from schemas import load_schema
+from schemas.resource_schemas import GLOBAL_ALIASES
 
 SECTIONS = frozenset(
     {
@@ -90,7 +91,19 @@ class Registry:
                 if mapping.is_file or not mapping.target.endswith("*"):
                     return mapping
                 return TypeMapping(mapping.target[:-1] + resource_type[len(pattern) - 1 :], False)
-        return None
+        return heat_global_mapping(resource_type)
+
+
+def heat_global_mapping(resource_type: str) -> TypeMapping | None:
+    """Heat's global environment, loaded under every stack's own: the old names it maps
+    (OS::Ceilometer::Alarm is an OS::Aodh::Alarm, OS::Quantum::* OS::Neutron::*)."""
+    target = GLOBAL_ALIASES.get(resource_type)
+    if target is not None:
+        return TypeMapping(target, False)
+    for alias, aliased in GLOBAL_ALIASES.items():
+        if alias.endswith("*") and resource_type.startswith(alias[:-1]):
+            return TypeMapping(aliased[:-1] + resource_type[len(alias) - 1 :], False)
+    return None
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,12 @@
 """Attributes of resources that own nested stacks, as Heat defines them (pure functions).
 
-Groups (OS::Heat::ResourceGroup, AutoScalingGroup, ResourceChain):
+Groups (OS::Heat::ResourceGroup, AutoScalingGroup, InstanceGroup, ResourceChain):
 - `refs`: the members' physical ids, in member order; `refs_map`: member name -> physical id;
 - `removed_rsrc_list`: members removed by removal policies; `current_size`: the member count;
 - `resource.N`: member N's physical id; `resource.N.attr`: that member's attribute `attr`;
 - `attributes`: member name -> that member's attributes (get_attr's path picks one per member);
 - `outputs` / `outputs_list` (AutoScalingGroup): members' outputs, as a map / a list;
+- `InstanceList` (InstanceGroup): the members' PublicIp, joined by commas;
 - any other name: the list of every member's value of that attribute (get_attr's path applies to
   each member's value).
 Template resources: `OS::stack_id` is the nested stack's id, any other name an output of it.
@@ -23,7 +24,7 @@ from typing import Any
 from reconciler.templates.definition import ResourceDefinition
 from reconciler.templates.errors import FunctionError
 
-GROUP_KINDS = frozenset({"group", "autoscaling", "chain"})
+GROUP_KINDS = frozenset({"group", "autoscaling", "chain", "instancegroup"})
 WHOLE_VALUE_NAMES = frozenset({"refs", "refs_map", "removed_rsrc_list", "current_size"})
 PER_KEY_NAMES = frozenset({"attributes", "outputs"})
 STACK_ID_OUTPUT = "OS::stack_id"
@@ -104,6 +105,8 @@ def _group_value(  # noqa: PLR0911 - one answer per attribute Heat defines
         return {member_name: dict(member.attributes) for member_name, member in members.items()}
     if name == "outputs_list":
         return [dict(member.attributes) for member in members.values()]
+    if name == "InstanceList":
+        return ",".join(str(member.attributes.get("PublicIp") or "") for member in members.values())
     return [member.attributes.get(name) for member in members.values()]
 
 

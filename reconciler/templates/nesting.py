@@ -19,6 +19,7 @@ from reconciler.templates.environment import TEMPLATE_SUFFIXES
 from reconciler.templates.errors import Problem, TemplateError
 from reconciler.templates.evaluation import Facade
 from reconciler.templates.file_source import relative_to
+from reconciler.templates.instance_groups import MEMBER_TYPE, member_properties
 
 
 def nested_definition(
@@ -141,7 +142,8 @@ def removed_members(properties: Mapping[str, Any]) -> list[str]:
 def member_spec(
     parent: StackDefinition, resource: ResourceDefinition, properties: Mapping[str, Any]
 ) -> MemberSpec:
-    """The members of a group, AutoScalingGroup or ResourceChain, from its resolved properties."""
+    """The members of a group, AutoScalingGroup, InstanceGroup or ResourceChain, from its resolved
+    properties."""
     kind = resource.nested_kind
     if kind == "group":
         definition = properties.get("resource_def") or {}
@@ -160,6 +162,9 @@ def member_spec(
         size = desired if desired is not None else properties.get("min_size", 0)
         count = _count(parent, size, "desired_capacity", resource)
         return MemberSpec(range(count), str(definition.get("type", "")), definition.get("properties") or {})
+    if kind == "instancegroup":
+        count = _count(parent, properties.get("Size", 0), "Size", resource)
+        return MemberSpec(range(count), MEMBER_TYPE, member_properties(properties))
     types = tuple(str(item) for item in properties.get("resources") or [])
     return MemberSpec(
         range(len(types)),

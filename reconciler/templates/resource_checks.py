@@ -10,13 +10,14 @@ not a provider serves it on some cloud: that is for `plan` and `apply` to say.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from reconciler.templates.definition import ResourceDefinition, StackDefinition
 from reconciler.templates.documents import Document, PathKey
 from reconciler.templates.environment import TEMPLATE_SUFFIXES
 from reconciler.templates.errors import Problem
+from reconciler.templates.instance_groups import LAUNCH_CONFIGURATION, without_launch_configuration
 from reconciler.templates.nodes import Call
 from reconciler.templates.property_values import value_problem
 from schemas.resource_schemas import TypeFacts, type_schema
@@ -40,12 +41,25 @@ def resource_problems(definition: StackDefinition) -> list[Problem]:
         if resource.external_id is not None:
             continue  # Heat checks an external resource against the cloud, not its properties
         parsed = definition.parsed_properties(resource.name)
+        if resource.nested_kind == "instancegroup":
+            problems.extend(_launch_configuration_problems(document, at, parsed))
+            parsed = without_launch_configuration(parsed)
         if not facts.placeholder:
             problems.extend(_property_problems(document, at, facts, parsed))
         if resource.nested_kind in MEMBER_KEYS and type(parsed) is dict:
             problems.extend(_member_problems(definition, document, resource, parsed))
     problems.extend(_attribute_problems(definition, document))
     return problems
+
+
+def _launch_configuration_problems(document: Document, at: Where, parsed: Any) -> Iterator[Problem]:
+    """An InstanceGroup must name a launch configuration of its stack, as Heat finds it."""
+    if isinstance(parsed, Mapping) and LAUNCH_CONFIGURATION not in parsed:
+        message = (
+            "LaunchConfigurationName must name an AWS::AutoScaling::LaunchConfiguration of this "
+            "stack (with get_resource or Ref)"
+        )
+        yield document.problem((*at, "properties", "LaunchConfigurationName"), message)
 
 
 def _not_found(type_name: str) -> str:

@@ -16,6 +16,7 @@ from reconciler.templates.definition import ResourceDefinition, StackDefinition
 from reconciler.templates.documents import Document
 from reconciler.templates.environment import TEMPLATE_SUFFIXES
 from reconciler.templates.errors import Problem, TemplateError
+from reconciler.templates.instance_groups import MEMBER_TYPE
 from reconciler.templates.nested_checks import nested_template_files
 
 
@@ -77,6 +78,8 @@ def _plain_member_types(definition: StackDefinition, resource: ResourceDefinitio
             written.append(member.get("type"))
     elif resource.nested_kind == "chain" and isinstance(raw.get("resources"), list):
         written.extend(raw["resources"])
+    elif resource.nested_kind == "instancegroup":
+        written.append(MEMBER_TYPE)
     registry = definition.context.environment.registry
     for index, item in enumerate(written):
         if not isinstance(item, str) or item.endswith(TEMPLATE_SUFFIXES) or "::" not in item:

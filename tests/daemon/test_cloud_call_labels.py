@@ -16,6 +16,8 @@ from reconciler.daemon.cloud_call_labels import outcome_of, service_of
         ("OS::Cinder::Volume", "volume"),
         ("OS::Glance::WebImage", "image"),
         ("OS::Heat::RandomString", "orchestration"),
+        ("OS::Magnum::Cluster", "container-infra"),
+        ("OS::Monasca::AlarmDefinition", "monitoring"),
         ("OS::Zun::Container", "zun"),
         ("My::Custom", "other"),
     ],

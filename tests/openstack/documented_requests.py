@@ -57,7 +57,16 @@ IDENTITY_ENTITIES = {
     "services": "service",
     "endpoints": "endpoint",
 }
-DOCUMENTED_SERVICES = (*SERVICES, "alarming", "identity", "container", "reservation", "workflow")
+DOCUMENTED_SERVICES = (
+    *SERVICES,
+    "alarming",
+    "identity",
+    "container",
+    "reservation",
+    "workflow",
+    "container-infra",
+    "monitoring",
+)
 
 
 @dataclass(frozen=True)
@@ -158,6 +167,8 @@ def service_prefixes(sim: CloudUnderTest) -> dict[str, str]:
         "dns": connection.dns,
         "key-manager": connection.key_manager,
         "messaging": connection.message,
+        "container-infra": connection.container_infrastructure_management,
+        "monitoring": connection.monitoring,
     }
     return {service: urlsplit(proxy.get_endpoint()).path.rstrip("/") for service, proxy in proxies.items()}
 

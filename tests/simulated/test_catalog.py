@@ -42,6 +42,7 @@ EXPECTED_TYPES = {
     "OS::Nova::FloatingIP",
     "OS::Nova::FloatingIPAssociation",
     "AWS::EC2::SecurityGroup",
+    "AWS::EC2::Instance",
     *(f"OS::Octavia::{name}" for name in ("LoadBalancer", "Listener", "Pool", "PoolMember", "HealthMonitor")),
     *(f"OS::Octavia::{name}" for name in ("L7Policy", "L7Rule", "Flavor")),
     "OS::Aodh::Alarm",
@@ -80,6 +81,10 @@ EXPECTED_TYPES = {
     "OS::Zun::Container",
     "OS::Blazar::Host",
     "OS::Blazar::Lease",
+    "OS::Magnum::ClusterTemplate",
+    "OS::Magnum::Cluster",
+    "OS::Monasca::Notification",
+    "OS::Monasca::AlarmDefinition",
 }
 
 
@@ -148,6 +153,15 @@ def test_catalog_holds_exactly_the_cloud_types() -> None:
         ("OS::Nova::Flavor", "ram", UpdateRule.REPLACE),
         ("OS::Cinder::QoSSpecs", "specs", UpdateRule.UPDATE),
         ("OS::Cinder::QoSAssociation", "volume_types", UpdateRule.UPDATE),
+        ("OS::Magnum::Cluster", "node_count", UpdateRule.UPDATE),
+        ("OS::Magnum::Cluster", "master_count", UpdateRule.REPLACE),
+        ("OS::Magnum::ClusterTemplate", "coe", UpdateRule.REPLACE),
+        ("OS::Magnum::ClusterTemplate", "labels", UpdateRule.UPDATE),
+        ("OS::Monasca::AlarmDefinition", "expression", UpdateRule.REPLACE),
+        ("OS::Monasca::AlarmDefinition", "severity", UpdateRule.UPDATE),
+        ("OS::Monasca::Notification", "address", UpdateRule.UPDATE),
+        ("AWS::EC2::Instance", "InstanceType", UpdateRule.UPDATE),
+        ("AWS::EC2::Instance", "ImageId", UpdateRule.REPLACE),
     ],
 )
 def test_update_rules_follow_the_heat_reference(type_name: str, property_name: str, rule: UpdateRule) -> None:
@@ -187,6 +201,8 @@ def test_server_update_policies_decide_replacement(
         ("OS::Neutron::Net", "subnets"),
         ("OS::Neutron::FloatingIP", "floating_ip_address"),
         ("OS::Cinder::Volume", "attachments"),
+        ("OS::Magnum::Cluster", "api_address"),
+        ("AWS::EC2::Instance", "PublicIp"),
     ],
 )
 def test_documented_attributes_are_readable(type_name: str, attribute: str) -> None:
@@ -230,4 +246,6 @@ def test_asynchronous_types_are_those_that_build() -> None:
         "OS::Barbican::Order",
         "OS::Mistral::ExternalResource",
         "OS::Zun::Container",
+        "OS::Magnum::Cluster",
+        "AWS::EC2::Instance",
     }

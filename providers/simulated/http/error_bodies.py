@@ -9,8 +9,8 @@ from providers.simulated.http.exchange import ApiResponse
 
 NEUTRON_TYPES = {400: "BadRequest", 403: "Forbidden", 404: "NotFound", 409: "Conflict", 429: "OverLimit"}
 TITLES = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 409: "Conflict",
-          413: "Request Entity Too Large", 429: "Too Many Requests", 500: "Internal Server Error",
-          503: "Service Unavailable"}  # fmt: skip
+          413: "Request Entity Too Large", 422: "Unprocessable Entity", 429: "Too Many Requests",
+          500: "Internal Server Error", 503: "Service Unavailable"}  # fmt: skip
 
 
 def error_response(error: CloudError, service: str) -> ApiResponse:
@@ -32,13 +32,15 @@ def error_response(error: CloudError, service: str) -> ApiResponse:
         response = ApiResponse(status, f"<html><h1>{title}</h1><p>{error.message}</p></html>")
         response.headers["Content-Type"] = "text/html; charset=UTF-8"
         return with_retry_after(response, error)
-    elif service == "zaqar":
+    elif service in ("zaqar", "monasca"):
         body = {"title": TITLES.get(status, "Error"), "description": error.message}
     elif service == "blazar":
         body = {"error_code": status, "error_message": error.message, "error_name": error.code}
-    elif service == "zun":
-        detail = {"status": status, "code": "", "title": TITLES.get(status, "Error"), "detail": error.message}
-        body = {"errors": [{"request_id": "", "links": [], **detail}]}
+    elif service in ("zun", "magnum"):
+        code = ("client" if status < 500 else "server") if service == "magnum" else ""
+        entry = {"request_id": "", "code": code, "status": status, "title": TITLES.get(status, "Error"),
+                 "detail": error.message, "links": []}  # fmt: skip
+        body = {"errors": [entry]}
     elif service == "barbican":
         body = {"code": status, "title": TITLES.get(status, "Error"), "description": error.message}
     elif service == "designate":

@@ -47,6 +47,8 @@ CATALOG_ENTRIES = (
     ("container", "zun", "/container/v1"),
     ("reservation", "blazar", "/reservation/v1"),
     ("workflowv2", "mistral", "/workflow/v2"),
+    ("container-infra", "magnum", "/container-infra"),
+    ("monitoring", "monasca", "/monitoring"),
 )
 
 

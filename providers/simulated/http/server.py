@@ -27,7 +27,9 @@ from providers.simulated.http.exchange import ApiRequest, ApiResponse
 from providers.simulated.http.glance import Glance
 from providers.simulated.http.keystone import Keystone, Unauthorized
 from providers.simulated.http.keystone_admin import KeystoneAdmin
+from providers.simulated.http.magnum import Magnum
 from providers.simulated.http.mistral import Mistral
+from providers.simulated.http.monasca import Monasca
 from providers.simulated.http.neutron import Neutron
 from providers.simulated.http.nova import Nova
 from providers.simulated.http.octavia import Octavia
@@ -63,6 +65,8 @@ class CloudHTTPServer(ThreadingHTTPServer):
             Mistral(cloud),
             Zun(cloud),
             Blazar(cloud),
+            Magnum(cloud),
+            Monasca(cloud),
             Admin(cloud),
         ):
             routes += service.routes()
