@@ -166,12 +166,9 @@ resources:
   server:
     type: OS::Nova::Server
     properties: {image: cirros-0.6.2-x86_64-disk, flavor: m1.small}
-  hook:
-    type: OS::Monasca::Notification
-    properties: {type: webhook, address: "http://hooks.example.org/"}
-  alert:
-    type: OS::Monasca::AlarmDefinition
-    properties: {expression: "avg(cpu.user_perc) > 90", alarm_actions: [{get_resource: hook}]}
+  segment:
+    type: OS::Neutron::Segment
+    properties: {network: private, network_type: vlan, physical_network: physnet1}
 """
 
 
@@ -187,31 +184,23 @@ def test_a_type_heat_knows_but_no_provider_serves_is_valid_yet_refused_before_an
 
     assert planned.exit_code == 1
     for shown in (planned.output, applied.output):
-        assert (
-            "stack.yaml:7" in shown
-            and "resource hook: no provider serves OS::Monasca::Notification on cloud 'sim'" in shown
-        )
-        assert (
-            "stack.yaml:10" in shown
-            and "resource alert: no provider serves OS::Monasca::AlarmDefinition" in shown
-        )
-        assert "the cloud 'sim' has no monitoring service (needed by hook, alert)" in shown
+        assert "stack.yaml:7" in shown
+        assert "resource segment: no provider serves OS::Neutron::Segment on cloud 'sim'" in shown
     assert applied.exit_code == 1
     assert "demo: INVALID" in applied.output and "(created 0," in applied.output  # the server neither
 
 
 def test_a_nested_template_using_an_unserved_type_refuses_the_whole_stack(tmp_path: Path) -> None:
-    node = "heat_template_version: 2018-08-31\nresources:\n  box:\n    type: OS::Monasca::Notification\n"
-    node += "    properties: {type: email, address: ops@example.org}\n"
+    node = "heat_template_version: 2018-08-31\nresources:\n  box:\n    type: OS::Neutron::Segment\n"
+    node += "    properties: {network: private, network_type: flat}\n"
     repository = OneStackRepository(tmp_path, {"stack.yaml": GROUP, "node.yaml": node})
 
     planned = repository.run("plan")
 
     assert planned.exit_code == 1
-    assert "node.yaml:4: resource nodes.box: no provider serves OS::Monasca::Notification on cloud 'sim'" in (
+    assert "node.yaml:4: resource nodes.box: no provider serves OS::Neutron::Segment on cloud 'sim'" in (
         planned.output
     )
-    assert "the cloud 'sim' has no monitoring service (needed by nodes.box)" in planned.output
 
 
 STRICT = """heat_template_version: 2018-08-31

@@ -94,8 +94,8 @@ ACCEPTED = [
         "a type Heat knows but no provider serves",
         {
             "z": {
-                "type": "OS::Monasca::Notification",
-                "properties": {"type": "webhook", "address": "http://x"},
+                "type": "OS::Neutron::Segment",
+                "properties": {"network": "private", "network_type": "vlan"},
             }
         },
     ),
