@@ -86,7 +86,7 @@ _COLUMNS = (
 
 
 def _records(rows: Any, sealer: Sealer | None) -> Iterator[ComparedRecord]:
-    for stack, name, type_name, physical_id, properties, attributes, status, replaced_by, policy, digest in rows:
+    for stack, name, type_name, physical_id, properties, attributes, status, replaced, policy, digest in rows:
         yield ComparedRecord(
             stack,
             name,
@@ -95,7 +95,7 @@ def _records(rows: Any, sealer: Sealer | None) -> Iterator[ComparedRecord]:
             DecodedOnRead(properties, sealer),
             DecodedOnRead(attributes, sealer),
             status,
-            replaced_by,
+            replaced,
             policy,
             digest,
         )

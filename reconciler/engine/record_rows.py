@@ -72,8 +72,8 @@ def state_from_record(record: RecordedResource) -> ResourceState:
 def write_for(stack: str, state: ResourceState) -> RecordWrite:
     properties = state.encoded_properties
     if properties is None or properties[0] is not state.properties:
-        encoded = serialize_json(state.properties)
-        properties = state.encoded_properties = (state.properties, encoded, properties_digest(state.properties))
+        encoded = (state.properties, serialize_json(state.properties), properties_digest(state.properties))
+        properties = state.encoded_properties = encoded
     attributes = state.encoded_attributes
     if attributes is None or attributes[0] is not state.attributes:
         attributes = state.encoded_attributes = (state.attributes, serialize_json(state.attributes))

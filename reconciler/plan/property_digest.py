@@ -18,9 +18,7 @@ from typing import Any
 _DEFAULT = json.JSONEncoder().default
 # The C encoder behind `json.dumps(sort_keys=True, separators=(",", ":"))`, made once: `dumps`
 # makes a new one per call, a large share of encoding a small value.
-_ENCODE = _json.make_encoder(
-    None, _DEFAULT, _json.encode_basestring_ascii, None, ":", ",", True, False, True
-)
+_ENCODE = _json.make_encoder(None, _DEFAULT, _json.encode_basestring_ascii, None, ":", ",", True, False, True)
 
 
 def properties_digest(properties: Mapping[str, Any]) -> str | None:
