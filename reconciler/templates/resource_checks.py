@@ -17,12 +17,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from reconciler.templates.computed_values import computed_value_problems
 from reconciler.templates.definition import ResourceDefinition, StackDefinition
 from reconciler.templates.documents import Document, PathKey
 from reconciler.templates.environment import TEMPLATE_SUFFIXES
 from reconciler.templates.errors import Problem
 from reconciler.templates.nodes import Call
-from reconciler.templates.computed_values import computed_value_problems
 from reconciler.templates.property_values import value_problem
 from schemas.resource_schemas import TypeFacts, type_schema
 
