@@ -4,13 +4,15 @@ A plan of a large stack looks at every record, yet reads the applied properties 
 resources whose digest differs from the recorded one, and the attributes only of those others read
 (`get_attr`). Decoding every record's JSON up front was most of such a plan's time; here each value
 stays the text the database returned until something reads it, and is then decoded (and opened, if
-sealed) once.
+sealed) once. Attributes, the bulk of a record, are not even fetched with the records: the first
+one read fetches those of every record of the same read, in one query of its own (so they may be
+newer than the records, never older).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,20 +22,43 @@ from state.models import RESOURCE_RECORDS as RECORDS
 from state.sealing import Sealer, is_sealed
 
 
+class AttributeTexts:
+    """The attributes' JSON texts of the records of one read, by record id, fetched on first use."""
+
+    def __init__(self, fetch: Callable[[], Mapping[int, str]]) -> None:
+        self._fetch = fetch
+        self._texts: Mapping[int, str] | None = None
+
+    def text(self, record_id: int) -> str | None:
+        if self._texts is None:
+            self._texts = self._fetch()
+        return self._texts.get(record_id)
+
+
 class DecodedOnRead(Mapping[str, Any]):
-    """A JSON object kept as its text until read."""
+    """A JSON object kept as its text (or as the record id whose attributes text `texts` fetches)
+    until read."""
 
-    __slots__ = ("_sealer", "_text", "_value")
+    __slots__ = ("_record_id", "_sealer", "_text", "_texts", "_value")
 
-    def __init__(self, text: str | None, sealer: Sealer | None) -> None:
+    def __init__(
+        self,
+        text: str | None,
+        sealer: Sealer | None,
+        texts: AttributeTexts | None = None,
+        record_id: int = 0,
+    ) -> None:
         self._text = text
         self._sealer = sealer
+        self._texts = texts
+        self._record_id = record_id
         self._value: dict[str, Any] | None = None
 
     def _decoded(self) -> dict[str, Any]:
         value = self._value
         if value is None:
-            value = json.loads(self._text) if self._text else {}
+            text = self._text if self._texts is None else self._texts.text(self._record_id)
+            value = json.loads(text) if text else {}
             if self._sealer is not None and is_sealed(value):
                 value = self._sealer.opened(value)
             self._value = value = value if isinstance(value, dict) else {}
@@ -72,12 +97,12 @@ class ComparedRecord:
 
 
 _COLUMNS = (
+    RECORDS.c.id,
     RECORDS.c.stack,
     RECORDS.c.logical_name,
     RECORDS.c.type,
     RECORDS.c.physical_id,
     sa.cast(RECORDS.c.properties, sa.Text),
-    sa.cast(RECORDS.c.attributes, sa.Text),
     RECORDS.c.status,
     RECORDS.c.replaced_by,
     RECORDS.c.deletion_policy,
@@ -85,15 +110,25 @@ _COLUMNS = (
 )
 
 
-def _records(rows: Any, sealer: Sealer | None) -> Iterator[ComparedRecord]:
-    for stack, name, type_name, physical_id, properties, attributes, status, replaced, policy, digest in rows:
+def of_stack(stack: str) -> sa.ColumnElement[bool]:
+    """The records of `stack`."""
+    return RECORDS.c.stack == stack
+
+
+def under_stack(stack: str) -> sa.ColumnElement[bool]:
+    """The records of the stacks nested under `stack` ("app/nodes", "app/nodes/0", ...)."""
+    return RECORDS.c.stack.startswith(f"{stack}/", autoescape=True)
+
+
+def _records(rows: Any, sealer: Sealer | None, texts: AttributeTexts) -> Iterator[ComparedRecord]:
+    for record_id, stack, name, type_name, physical_id, properties, status, replaced, policy, digest in rows:
         yield ComparedRecord(
             stack,
             name,
             type_name,
             physical_id,
             DecodedOnRead(properties, sealer),
-            DecodedOnRead(attributes, sealer),
+            DecodedOnRead(None, sealer, texts, record_id),
             status,
             replaced,
             policy,
@@ -102,20 +137,21 @@ def _records(rows: Any, sealer: Sealer | None) -> Iterator[ComparedRecord]:
 
 
 def read_compared_records(
-    connection: sa.Connection, stack: str, sealer: Sealer | None = None
-) -> list[ComparedRecord]:
-    """Every record of a stack, ordered by id."""
-    rows = connection.execute(sa.select(*_COLUMNS).where(RECORDS.c.stack == stack).order_by(RECORDS.c.id))
-    return list(_records(rows, sealer))
-
-
-def read_compared_records_under(
-    connection: sa.Connection, stack: str, sealer: Sealer | None = None
+    connection: sa.Connection,
+    where: sa.ColumnElement[bool],
+    texts: AttributeTexts,
+    sealer: Sealer | None = None,
 ) -> dict[str, list[ComparedRecord]]:
-    """Every record of the stacks nested under `stack` ("app/nodes", "app/nodes/0", ...), by stack."""
-    nested = RECORDS.c.stack.startswith(f"{stack}/", autoescape=True)
-    rows = connection.execute(sa.select(*_COLUMNS).where(nested).order_by(RECORDS.c.id))
+    """The records `where` selects, by stack, each stack's ordered by id; their attributes come
+    from `texts` (`attribute_texts` of the same `where`)."""
+    rows = connection.execute(sa.select(*_COLUMNS).where(where).order_by(RECORDS.c.id))
     found: dict[str, list[ComparedRecord]] = {}
-    for record in _records(rows, sealer):
+    for record in _records(rows, sealer, texts):
         found.setdefault(record.stack, []).append(record)
     return found
+
+
+def attribute_texts(connection: sa.Connection, where: sa.ColumnElement[bool]) -> dict[int, str]:
+    """The attributes' JSON text of the records `where` selects, by record id."""
+    query = sa.select(RECORDS.c.id, sa.cast(RECORDS.c.attributes, sa.Text)).where(where)
+    return {record_id: text for record_id, text in connection.execute(query)}

@@ -14,7 +14,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from sqlalchemy import Connection
+from sqlalchemy import ColumnElement, Connection
 from sqlalchemy.engine import URL
 
 from state import (
@@ -436,15 +436,19 @@ class Store:
 
     def read_compared_records(self, stack: str) -> list[ComparedRecord]:
         """Every record of a stack, its values decoded only when read (what a plan compares)."""
-        return self._tx.read(
-            "read compared records", lambda c: compared_records.read_compared_records(c, stack, self._sealer)
-        )
+        return self._compared_records(compared_records.of_stack(stack)).get(stack, [])
 
     def read_compared_records_under(self, stack: str) -> dict[str, list[ComparedRecord]]:
         """`read_compared_records` of every stack nested under `stack`, by stack, in one read."""
+        return self._compared_records(compared_records.under_stack(stack))
+
+    def _compared_records(self, where: ColumnElement[bool]) -> dict[str, list[ComparedRecord]]:
+        texts = compared_records.AttributeTexts(
+            lambda: self._tx.read("read attributes", lambda c: compared_records.attribute_texts(c, where))
+        )
         return self._tx.read(
-            "read compared nested records",
-            lambda c: compared_records.read_compared_records_under(c, stack, self._sealer),
+            "read compared records",
+            lambda c: compared_records.read_compared_records(c, where, texts, self._sealer),
         )
 
     def read_records_under(self, stack: str) -> dict[str, list[RecordedResource]]:
