@@ -68,7 +68,7 @@ def main() -> None:
             (workdir / "stack.yaml").write_text(group(count))
             started = time.perf_counter()
             changed = load_stack(DirectorySource(workdir), "stack.yaml")
-            recorded = recorded_for_plan(store.read_records("tree"))
+            recorded = recorded_for_plan(store.read_compared_records("tree"))
             rules = clouds.for_cloud("sim")
             plan = plan_stack(changed, recorded, rules, stack="tree", nested=StoredRecords(store))
             actions = planned_actions(plan)

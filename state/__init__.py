@@ -4,6 +4,7 @@ May import SQLAlchemy and Alembic; never the engine, the templates or any provid
 entry points are re-exported here; each lives in a module named for its idea.
 """
 
+from state.compared_records import ComparedRecord
 from state.errors import CommitOutcomeUnknown, DatabaseUnavailable, InvalidDatabaseUrl, StaleLease, StateError
 from state.fencing import Fence
 from state.lease_results import Acquired, HeldBy, HeldShard, Lost, Released
@@ -31,6 +32,7 @@ __all__ = [
     "Acquired",
     "ClaimedWorkItem",
     "CommitOutcomeUnknown",
+    "ComparedRecord",
     "DatabaseUnavailable",
     "Fence",
     "Generation",

@@ -121,6 +121,9 @@ class ResourceRecord(Base):
     # Heat's deletion policy (Delete, Retain, Snapshot) as last converged: what removal does.
     deletion_policy: Mapped[str] = mapped_column(sa.String(16), default="Delete", server_default="Delete")
     updated_at: Mapped[float]
+    # The digest of `properties` its writer computed (None when sealed: a digest of a hidden value
+    # would let anyone holding the database test guesses of it); a plan compares it first.
+    properties_digest: Mapped[str | None] = mapped_column(sa.String(64))
 
 
 class WorkItem(Base):

@@ -14,11 +14,12 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from sqlalchemy import Connection
+from sqlalchemy import ColumnElement, Connection
 from sqlalchemy.engine import URL
 
 from state import (
     abandonment,
+    compared_records,
     leases,
     outbox,
     records,
@@ -29,6 +30,7 @@ from state import (
     workers,
 )
 from state.balance_step import Balanced, balance
+from state.compared_records import ComparedRecord
 from state.database import create_database_engine
 from state.fencing import Fence, check_fence
 from state.lease_results import Acquired, AcquireResult, HeldShard, Released, ReleaseResult, RenewResult
@@ -433,6 +435,23 @@ class Store:
     def newest_digests_under(self, stack: str) -> dict[str, str]:
         """The newest generation's definition digest of every stack nested under `stack`, in one read."""
         return self._tx.read("nested digests", lambda c: stacks.newest_digests_under(c, stack))
+
+    def read_compared_records(self, stack: str) -> list[ComparedRecord]:
+        """Every record of a stack, its values decoded only when read (what a plan compares)."""
+        return self._compared_records(compared_records.of_stack(stack)).get(stack, [])
+
+    def read_compared_records_under(self, stack: str) -> dict[str, list[ComparedRecord]]:
+        """`read_compared_records` of every stack nested under `stack`, by stack, in one read."""
+        return self._compared_records(compared_records.under_stack(stack))
+
+    def _compared_records(self, where: ColumnElement[bool]) -> dict[str, list[ComparedRecord]]:
+        texts = compared_records.AttributeTexts(
+            lambda: self._tx.read("read attributes", lambda c: compared_records.attribute_texts(c, where))
+        )
+        return self._tx.read(
+            "read compared records",
+            lambda c: compared_records.read_compared_records(c, where, texts, self._sealer),
+        )
 
     def read_records_under(self, stack: str) -> dict[str, list[RecordedResource]]:
         """Every record of the stacks nested under `stack`, by stack, in one read."""

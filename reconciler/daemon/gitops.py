@@ -440,7 +440,7 @@ class GitOps:
         self._remember(revision)
         if not self.leader:
             return []
-        recorded = recorded_for_plan(self.store.read_records(revision.name))
+        recorded = recorded_for_plan(self.store.read_compared_records(revision.name))
         rules = self.rules_for(revision.spec.cloud)
         nested = StoredRecords(self.store)
         plan = plan_line(revision, recorded, rules, at=self.clock.now(), writer=self.writer, nested=nested)

@@ -30,8 +30,7 @@ from reconciler.source.revisions import (
 from reconciler.source.touched_stacks import changed_paths, touched_stacks
 from reconciler.templates import DocumentCache, FunctionError, StackSpec
 from reconciler.templates.documents import flat_path
-from state import RecordedResource as StoredRecord
-from state import StackState, StackStatus
+from state import ComparedRecord, StackState, StackStatus
 
 FAILED_RECORD_STATUSES = frozenset({"FAILED", "ERROR"})
 PLANNED = "PLANNED"
@@ -42,24 +41,25 @@ class RecordedState(Protocol):
 
     def read_stack(self, stack: str) -> StackState | None: ...
 
-    def read_records(self, stack: str) -> list[StoredRecord]: ...
+    def read_compared_records(self, stack: str) -> list[ComparedRecord]: ...
 
-    def read_records_under(self, stack: str) -> dict[str, list[StoredRecord]]: ...
+    def read_compared_records_under(self, stack: str) -> dict[str, list[ComparedRecord]]: ...
 
     def newest_digests_under(self, stack: str) -> dict[str, str]: ...
 
 
-def recorded_for_plan(records: Iterable[StoredRecord]) -> dict[str, RecordedResource]:
+def recorded_for_plan(records: Iterable[ComparedRecord]) -> dict[str, RecordedResource]:
     """The store's current records of one stack as the plan layer sees them (replaced ones skipped)."""
     return {
         record.logical_name: RecordedResource(
-            name=record.logical_name,
-            type=record.type,
-            physical_id=record.physical_id,
-            properties=record.properties,
-            attributes=record.attributes,
-            failed=record.status.upper() in FAILED_RECORD_STATUSES,
-            deletion_policy=record.deletion_policy,
+            record.logical_name,
+            record.type,
+            record.physical_id,
+            record.properties,
+            record.attributes,
+            record.status.upper() in FAILED_RECORD_STATUSES,
+            record.deletion_policy,
+            record.properties_digest,
         )
         for record in records
         if record.replaced_by is None
@@ -72,15 +72,15 @@ class StoredRecords:
 
     def __init__(self, store: RecordedState) -> None:
         self._store = store
-        self._trees: dict[str, dict[str, list[StoredRecord]]] = {}
+        self._trees: dict[str, dict[str, list[ComparedRecord]]] = {}
         self._digests: dict[str, dict[str, str]] = {}
 
     def records(self, stack: str) -> Mapping[str, RecordedResource]:
         root = stack.split("/", 1)[0]
         if root == stack:
-            return recorded_for_plan(self._store.read_records(stack))
+            return recorded_for_plan(self._store.read_compared_records(stack))
         if root not in self._trees:
-            self._trees[root] = self._store.read_records_under(root)
+            self._trees[root] = self._store.read_compared_records_under(root)
         return recorded_for_plan(self._trees[root].get(stack, []))
 
     def digest(self, stack: str) -> str | None:
@@ -189,7 +189,7 @@ def plan_for_stack(
             writer=writer,
             problems=note_problems(refusals),
         )
-    recorded = recorded_for_plan(store.read_records(spec.name))
+    recorded = recorded_for_plan(store.read_compared_records(spec.name))
     return plan_line(outcome, recorded, rules, at=at, writer=writer, nested=StoredRecords(store))
 
 

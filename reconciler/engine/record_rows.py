@@ -7,6 +7,7 @@ from typing import Any
 
 from providers.interface import LiveResource
 from reconciler.engine.resource_state import RecordStatus, ResourceState
+from reconciler.plan.property_digest import properties_digest
 from state.record_batches import serialize_json
 from state.records import RecordedResource, RecordWrite
 
@@ -71,7 +72,8 @@ def state_from_record(record: RecordedResource) -> ResourceState:
 def write_for(stack: str, state: ResourceState) -> RecordWrite:
     properties = state.encoded_properties
     if properties is None or properties[0] is not state.properties:
-        properties = state.encoded_properties = (state.properties, serialize_json(state.properties))
+        encoded = (state.properties, serialize_json(state.properties), properties_digest(state.properties))
+        properties = state.encoded_properties = encoded
     attributes = state.encoded_attributes
     if attributes is None or attributes[0] is not state.attributes:
         attributes = state.encoded_attributes = (state.attributes, serialize_json(state.attributes))
@@ -92,4 +94,5 @@ def write_for(stack: str, state: ResourceState) -> RecordWrite:
         record_id=state.record_id,
         properties_json=properties[1],
         attributes_json=attributes[1],
+        properties_digest=properties[2],
     )

@@ -45,7 +45,7 @@ class ResourceState:
     delete_first: bool = False  # an old copy in the new one's way (a port in use, a unique name)
     conflicts: int = 0  # creates the cloud refused because something was in the way (HTTP 409)
     deletion_policy: str = "Delete"  # Heat's: Delete, Retain or Snapshot, as last converged
-    encoded_properties: tuple[dict[str, Any], str] | None = None
+    encoded_properties: tuple[dict[str, Any], str, str | None] | None = None  # with its digest
     encoded_attributes: tuple[dict[str, Any], str] | None = None
     leaves: tuple[dict[str, Any], frozenset[str]] | None = None  # the strings in `properties`
 

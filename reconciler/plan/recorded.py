@@ -7,9 +7,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: a plan makes one per record, and frozen fields cost microseconds
 class RecordedResource:
-    """A resource as the store recorded it: the properties last applied and whether it failed."""
+    """A resource as the store recorded it: the properties last applied and whether it failed.
+    Never changed once made."""
 
     name: str
     type: str
@@ -18,3 +19,4 @@ class RecordedResource:
     attributes: Mapping[str, Any] = field(default_factory=dict)
     failed: bool = False  # FAILED in the cloud or in its last action: replaced, never updated
     deletion_policy: str = "Delete"  # Heat's, as last converged: what leaving the template does
+    properties_digest: str | None = None  # `properties_digest` of `properties`, when recorded with them

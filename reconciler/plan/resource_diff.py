@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from reconciler.plan.actions import Action, ResourcePlan
+from reconciler.plan.property_digest import properties_digest
 from reconciler.plan.recorded import RecordedResource
 
 
@@ -41,6 +42,8 @@ def plan_resource(
         return ResourcePlan(
             name, type_name, Action.REPLACE, desired, replace_reasons=frozenset({"type"}), applied=applied
         )
+    if not recorded.failed and _as_recorded(recorded, desired):
+        return ResourcePlan(name, type_name, Action.UNCHANGED, desired, applied=applied)
     changed = changed_properties(applied, desired)
     if recorded.failed:
         return ResourcePlan(
@@ -51,3 +54,8 @@ def plan_resource(
     reasons = rules.replace_reasons(type_name, changed, desired)
     action = Action.REPLACE if reasons else Action.UPDATE
     return ResourcePlan(name, type_name, action, desired, changed, reasons, applied=applied)
+
+
+def _as_recorded(recorded: RecordedResource, desired: Mapping[str, Any]) -> bool:
+    """`desired` is what was applied, by the digest recorded with it (its properties left unread)."""
+    return recorded.properties_digest is not None and recorded.properties_digest == properties_digest(desired)

@@ -136,26 +136,28 @@ def plan_stack(
     stack carries the plan of that stack, planned against its own records, at every level.
     """
     graph = definition.graph()
+    resources = definition.resources
     values = _RecordedValues(recorded)
     plans: list[ResourcePlan] = []
     for name in _dependency_order(graph):
-        type_name = definition.resources[name].type
+        resource = resources[name]
         waiting: frozenset[str] = frozenset()
         try:
             desired = definition.resolve_properties(name, values)
         except Unresolved:
             desired = definition.resolve_properties_known(name, values)
             waiting = frozenset(graph[name] & (values.changing | values.updating))
-        kind = definition.resources[name].nested_kind
-        if kind is not None:
+        record = recorded.get(name)
+        if resource.nested_kind is not None:
             plan = _nested_resource_plan(
-                definition, name, desired, recorded.get(name), rules, stack=stack, nested=nested, prune=prune
+                definition, name, desired, record, rules, stack=stack, nested=nested, prune=prune
             )
         else:
-            plan = plan_resource(name, type_name, desired, recorded.get(name), rules)
+            plan = plan_resource(name, resource.type, desired, record, rules)
         if waiting:
             plan = dataclasses.replace(plan, waiting_on=waiting)
-        values.moving(plan)
+        if plan.action is not Action.UNCHANGED:
+            values.moving(plan)
         plans.append(plan)
     doomed = frozenset(recorded.keys() - graph.keys()) if prune else frozenset()
     waves = deletion_waves(doomed, recorded)

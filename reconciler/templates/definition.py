@@ -201,15 +201,16 @@ class StackDefinition:
 
     def resolve_properties(self, name: str, source: AttributeSource) -> dict[str, Any]:
         """The properties of resource `name` with every function resolved."""
-        if name not in self.resources:
+        resource = self.resources.get(name)
+        if resource is None:
             raise KeyError(name)
         parsed = self._parsed_properties.get(name)
         if parsed is None:
-            parsed = self.resources[name].properties
+            parsed = resource.properties
         value = self._evaluate(self._scope(source), parsed)
-        if not isinstance(value, Mapping):
+        if type(value) is not dict and not isinstance(value, Mapping):
             return {}
-        return translated_properties(self.resources[name].type, value)
+        return translated_properties(resource.type, value)
 
     def resolve_properties_known(self, name: str, source: AttributeSource) -> dict[str, Any]:
         """The properties of resource `name` as far as `source` knows them: a value it cannot give

@@ -6,6 +6,10 @@ property must be one of the type's (deprecated names are translated as Heat tran
 every required one present, every literal value of the right type and inside its constraints;
 every `get_attr` must name an attribute the type has. A type Heat knows is valid here whether or
 not a provider serves it on some cloud: that is for `plan` and `apply` to say.
+
+A value computed by functions is checked too once it is known without a cloud (from parameters
+given or defaulted, as Heat checks it when the stack is created); one that reads a resource
+(`get_resource`, `get_attr`) is known only at apply, and Heat leaves it unchecked until then too.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from reconciler.templates.computed_values import computed_value_problems
 from reconciler.templates.definition import ResourceDefinition, StackDefinition
 from reconciler.templates.documents import Document, PathKey
 from reconciler.templates.environment import TEMPLATE_SUFFIXES
@@ -46,6 +51,7 @@ def resource_problems(definition: StackDefinition) -> list[Problem]:
             parsed = without_launch_configuration(parsed)
         if not facts.placeholder:
             problems.extend(_property_problems(document, at, facts, parsed))
+            problems.extend(computed_value_problems(definition, document, resource.name, facts))
         if resource.nested_kind in MEMBER_KEYS and type(parsed) is dict:
             problems.extend(_member_problems(definition, document, resource, parsed))
     problems.extend(_attribute_problems(definition, document))

@@ -23,7 +23,7 @@ from tests.engine.world import World
 def _plan(world: World, parameters: dict[str, object]) -> dict[str, Action]:
     definition = load_stack(DirectorySource(world.repo_dir), "stack.yaml", parameters=parameters)
     rules = CloudRoot(world.clock, sim=world.sim).for_cloud("sim")
-    recorded = recorded_for_plan(world.store.read_records("magnum"))
+    recorded = recorded_for_plan(world.store.read_compared_records("magnum"))
     plan = plan_stack(definition, recorded, rules, stack="magnum", nested=StoredRecords(world.store))
     return {path: item.action for path, item in plan.flattened() if item.action is not Action.UNCHANGED}
 
@@ -111,7 +111,7 @@ def test_the_plan_note_lists_each_member_and_what_it_holds(tmp_path: Path, sqlit
     _apply(world, {"count": 3})
     definition = load_stack(DirectorySource(world.repo_dir), "stack.yaml", parameters={"count": 2})
     rules = CloudRoot(world.clock, sim=world.sim).for_cloud("sim")
-    recorded = recorded_for_plan(world.store.read_records("magnum"))
+    recorded = recorded_for_plan(world.store.read_compared_records("magnum"))
     plan = plan_stack(definition, recorded, rules, stack="magnum", nested=StoredRecords(world.store))
 
     actions = planned_actions(plan, definition)

@@ -231,3 +231,31 @@ def test_a_function_failing_on_the_recorded_values_is_a_refusal_naming_file_line
     assert "stack.yaml:10: resource label: The following params were not found in the template: zzz" in (
         planned.output
     )
+
+
+OUT_OF_RANGE = """heat_template_version: 2018-08-31
+parameters:
+  length: {type: number, default: 0}
+resources:
+  before:
+    type: OS::Heat::RandomString
+  token:
+    type: OS::Heat::RandomString
+    properties:
+      length: {get_param: length}
+"""
+
+
+def test_a_value_from_a_parameter_outside_its_range_is_refused_before_anything_is_built(
+    tmp_path: Path,
+) -> None:
+    repository = OneStackRepository(tmp_path, {"stack.yaml": OUT_OF_RANGE})
+
+    planned = repository.run("plan")
+    applied = repository.apply()
+
+    message = "Property error: resources.token.properties.length: 0 is out of range (min: 1, max: 512)"
+    for result in (planned, applied):
+        assert result.exit_code == 1 and isinstance(result.exception, SystemExit)  # no traceback
+        assert "stack.yaml:10" in result.output and message in result.output
+    assert "demo: INVALID" in applied.output and "(created 0," in applied.output

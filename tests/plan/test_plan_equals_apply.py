@@ -64,7 +64,7 @@ def _what_apply_did(before: dict[str, Any], after: dict[str, Any]) -> dict[str, 
 def _what_the_plan_says(world: World) -> dict[str, str]:
     definition = load_stack(DirectorySource(world.repo_dir), "stack.yaml")
     rules = CloudRoot(world.clock, sim=world.sim).for_cloud("sim")
-    recorded = recorded_for_plan(world.store.read_records(STACK))
+    recorded = recorded_for_plan(world.store.read_compared_records(STACK))
     plan = plan_stack(definition, recorded, rules, stack=STACK, nested=StoredRecords(world.store))
     entries = planned_actions(plan, definition)
     return {

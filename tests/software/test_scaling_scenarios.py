@@ -303,7 +303,7 @@ def test_the_corpus_group_of_servers_scales_up_and_down_through_its_webhooks(
 def _plan(world: SoftwareWorld, parameters: dict[str, object]) -> dict[str, Action]:
     definition = load_stack(DirectorySource(world.repo_dir), "web.yaml", parameters=parameters)
     rules = CloudRoot(world.clock, sim=world.sim).for_cloud("sim")
-    recorded = recorded_for_plan(world.store.read_records("web"))
+    recorded = recorded_for_plan(world.store.read_compared_records("web"))
     plan = plan_stack(definition, recorded, rules, stack="web", nested=StoredRecords(world.store))
     return {path: item.action for path, item in plan.flattened() if item.action is not Action.UNCHANGED}
 

@@ -132,3 +132,22 @@ def test_a_queued_call_s_outcome_sent_back_through_the_database_is_sealed_too(
     assert SECRET not in raw
     finished = {item.id: item.payload for item in store.finished_work([item_id, plain_id])}
     assert finished == {item_id: outcome, plain_id: other}
+
+
+def test_a_record_keeps_its_writer_s_properties_digest_unless_its_properties_are_sealed(store: Store) -> None:
+    store.write_records(
+        _fence(store, "app"),
+        [
+            RecordWrite("app", "server", "OS::Nova::Server", "READY", 1,
+                        properties={"admin_pass": SECRET}, properties_digest="d-secret"),
+            RecordWrite("app", "port", "OS::Neutron::Port", "READY", 1,
+                        properties={"name": "p"}, attributes={"ip": "10.0.0.5"}, properties_digest="d-port"),
+        ],
+    )  # fmt: skip
+
+    server, port = store.read_compared_records("app")
+
+    assert (server.properties_digest, port.properties_digest) == (None, "d-port")
+    assert dict(server.properties) == {"admin_pass": SECRET}  # opened when read
+    assert dict(port.properties) == {"name": "p"} and dict(port.attributes) == {"ip": "10.0.0.5"}
+    assert [record.logical_name for record in store.read_records("app")] == ["server", "port"]

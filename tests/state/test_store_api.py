@@ -237,9 +237,11 @@ def test_the_records_of_a_stacks_nested_stacks_are_read_in_one_go_by_stack(store
         store.write_records(fences[shard], [RecordWrite(stack, "member", "OS::Heat::None", "CREATED", 1)])
 
     under = store.read_records_under("a_b")
+    compared = store.read_compared_records_under("a_b")
 
-    assert sorted(under) == ["a_b/nodes", "a_b/nodes/0"]
+    assert sorted(under) == sorted(compared) == ["a_b/nodes", "a_b/nodes/0"]
     assert [record.logical_name for record in under["a_b/nodes/0"]] == ["member"]
+    assert [record.logical_name for record in compared["a_b/nodes/0"]] == ["member"]
 
 
 def test_the_newest_digest_of_each_nested_stack_is_read_in_one_go(store: Store) -> None:

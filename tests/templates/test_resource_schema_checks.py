@@ -87,8 +87,8 @@ ACCEPTED = [
         {"p": {"type": "OS::Neutron::Port", "properties": {"network_id": "n"}}},
     ),
     (
-        "values from functions are checked once known",
-        {"v": {"type": "OS::Cinder::Volume", "properties": {"size": {"get_param": "OS::stack_name"}}}},
+        "values from functions are checked only once known",
+        {"v": {"type": "OS::Cinder::Volume", "properties": {"size": {"get_param": "OS::project_id"}}}},
     ),
     (
         "a type Heat knows but no provider serves",
