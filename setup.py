@@ -4,34 +4,36 @@ from pathlib import Path
 
 from setuptools import find_packages, setup
 
+# Pinned exactly, so a fresh machine installs what the suite passed with (PyYAML 6.0.4, for one,
+# orders merged keys differently from the reading the template tests hold Heat to).
 RUNTIME = [
-    "GitPython>=3.1.40,<4",
-    "watchdog>=4,<8",
-    "PyYAML>=6.0.1,<7",
-    "jsonschema>=4.20,<5",
-    "openstacksdk>=3,<5",
-    "APScheduler>=3.10,<4",
-    "SQLAlchemy>=2.0.25,<3",
-    "alembic>=1.13,<2",
-    "psycopg[binary]>=3.1.18,<4",
-    "click>=8.1,<9",
-    "yaql>=3,<4",
-    "platformdirs>=4,<5",
-    "prometheus-client>=0.20,<1",
-    "cryptography>=42,<51",
-    "uvicorn>=0.30,<1",  # the agent API's server (reconciler/daemon/agent_server.py says why)
-    "httptools>=0.6,<1",  # uvicorn's C parser for HTTP/1.1
-    "uvloop>=0.19,<1",  # uvicorn's event loop in C (libuv): a fifth less CPU per agent poll
+    "GitPython==3.2.1",
+    "watchdog==7.1.0",
+    "PyYAML==6.0.3",
+    "jsonschema==4.26.0",
+    "openstacksdk==4.22.0",
+    "APScheduler==3.11.3",
+    "SQLAlchemy==2.1.9",
+    "alembic==1.20.1",
+    "psycopg[binary]==3.3.9",
+    "click==8.5.1",
+    "yaql==3.2.0",
+    "platformdirs==4.14.7",
+    "prometheus-client==0.26.0",
+    "cryptography==50.0.2",
+    "uvicorn==0.54.0",  # the agent API's server (reconciler/daemon/agent_server.py says why)
+    "httptools==0.9.0",  # uvicorn's C parser for HTTP/1.1
+    "uvloop==0.23.0",  # uvicorn's event loop in C (libuv), cheaper per agent poll
 ]
 
 TEST = [
-    "pytest>=8,<10",
+    "pytest==9.2.0",
     "hypothesis==6.170.15",  # pinned: the examples drawn for a seed change between releases
-    "ruff>=0.6,<1",
-    "mypy>=1.10,<3",
-    "import-linter>=2.1,<3",
-    "types-PyYAML>=6.0.12,<7",
-    "types-jsonschema>=4.20,<5",
+    "ruff==0.17.6",
+    "mypy==2.4.1",
+    "import-linter==2.16",
+    "types-PyYAML==6.0.12.20261113",
+    "types-jsonschema==4.26.0.20261006",
     "os-collect-config==14.1.0",  # the real agent polling the agent API in tests
 ]
 
