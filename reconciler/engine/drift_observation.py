@@ -3,6 +3,7 @@
 Every `observe_interval` the READY resources are observed in one call per type (DESIGN.md §4.5).
 A resource missing is created again, one in ERROR replaced, a property changed out of band put
 back, all per the stack's `self_heal`; a data-bearing resource that vanished alone needs a person.
+What an observation saw is checked a slice per pass (`observed_backlog`).
 The same batched call serves readiness polls (`readiness_waits`).
 """
 
@@ -16,6 +17,7 @@ from providers.interface import LiveResource
 from reconciler.engine.call_flights import OBSERVE
 from reconciler.engine.call_specs import CallSpec
 from reconciler.engine.drift import Drift, baseline_of, detect_drift, managed_drift, remember_baseline
+from reconciler.engine.observed_backlog import ObservedBacklog
 from reconciler.engine.outcomes import Observed, ObserveOutcome, RetryLater
 from reconciler.engine.record_rows import UNRECORDED_ATTRIBUTES, plain_json, recorded_attributes
 from reconciler.engine.resource_state import RecordStatus, ResourceState
@@ -37,6 +39,7 @@ class DriftObservation:
         self.next_observe_at = 0.0
         self.observed_once = False
         self._errors: dict[str, str] = {}  # type -> why its last observation failed
+        self.backlog = ObservedBacklog()  # seen, not checked for drift yet
 
     def observe_by(self, moment: float) -> None:
         """Observe again no later than `moment` (a change of declared state, a suspend to retry)."""
@@ -95,10 +98,14 @@ class DriftObservation:
         """Whether an observation of the type for `handle` is still out."""
         return (OBSERVE, type_name, handle.__name__) in self._run.flights
 
+    def handle_seen(self) -> None:
+        """Check the next slice of what the last observation saw for drift."""
+        self.backlog.handle_slice()
+
     def observe_if_due(self, now: float) -> None:
         run = self._run
-        if now < self.next_observe_at or run.removing or run.definition is None:
-            return
+        if now < self.next_observe_at or run.removing or run.definition is None or self.backlog:
+            return  # the last observation's answers are checked first
         self.next_observe_at = now + run.policy.observe_interval
         graph = run.resources.graph
         by_type: dict[str, list[ResourceState]] = {}
@@ -111,19 +118,28 @@ class DriftObservation:
             return
         pending = set(by_type)
 
+        def all_seen(type_name: str) -> None:
+            pending.discard(type_name)
+            if not pending:
+                self.observed_once = True
+                run.suspension.observed()
+
         def handler_for(type_name: str) -> LiveHandler:
             def on_drift(state: ResourceState, live: LiveResource | None, at: float) -> None:
-                self._on_observed(state, live, at)
-                pending.discard(type_name)
-                if not pending:
-                    self.observed_once = True
-                    run.suspension.observed()
+                self.backlog.seen(state, live, at, self._on_observed)
 
             on_drift.__name__ = f"drift:{type_name}"
             return on_drift
 
+        def finished_for(type_name: str) -> Callable[[bool], None]:
+            def finished(observed: bool) -> None:
+                if observed:
+                    self.backlog.then(partial(all_seen, type_name))
+
+            return finished
+
         for type_name, states in by_type.items():
-            self.observe_batch(type_name, states, handler_for(type_name), now)
+            self.observe_batch(type_name, states, handler_for(type_name), now, finished_for(type_name))
 
     def _on_observed(self, state: ResourceState, live: LiveResource | None, now: float) -> None:
         run = self._run

@@ -67,6 +67,8 @@ class _Unlocated:
 
 def preflight_problems(definition: DesiredResources, providers: ProviderSet, cloud: str) -> list[Problem]:
     """Why the stack of `definition` cannot be built on `cloud` (empty: nothing stands in the way)."""
+    if _flat_and_served(definition, providers):
+        return []
     uses = _uses_of(definition)
     problems = _missing_services(uses, providers, cloud)
     unserved: dict[str, list[TypeUse]] = {}
@@ -77,6 +79,26 @@ def preflight_problems(definition: DesiredResources, providers: ProviderSet, clo
         message = f"{_resources(users)}: no provider serves {type_name} on cloud {cloud!r}"
         problems.append(users[0].problem(message))
     return problems
+
+
+def _flat_and_served(definition: DesiredResources, providers: ProviderSet) -> bool:
+    """A stack with no nested stacks whose every type is served, with the services they need: nothing
+    to refuse, known from its distinct types alone (locating each use costs an object per resource)."""
+    types: set[str] = set()
+    for resource in definition.resources.values():
+        if resource.nested_kind is not None:
+            return False
+        types.add(resource.type)
+    if any(providers.provider_for(name) is None for name in types):
+        return False
+    needed = {services_needed(name) for name in types} - {()}
+    if not needed:
+        return True
+    try:
+        offered = providers.service_types()
+    except ProviderError:
+        return True  # as below: the calls themselves will say what is wrong
+    return offered is None or all(offered & set(services) for services in needed)
 
 
 def _uses_of(definition: DesiredResources) -> list[TypeUse]:

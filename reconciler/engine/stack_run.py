@@ -243,6 +243,7 @@ class StackRun:
     def step(self, now: float) -> PassResult:
         """One non-blocking pass: collect results, decide what is ready, observe when due."""
         self.flights.collect(now)
+        self.observation.handle_seen()
         for key in self.resources.due_retries(now):
             if isinstance(key, str):
                 self.resources.consider(key)
@@ -319,7 +320,11 @@ class StackRun:
         """Something can move without time passing: calls to collect, decisions to take."""
         flights = self.flights
         return bool(
-            len(flights) or self.resources.has_ready() or flights.awaiting_ids() or self.batches.can_advance()
+            len(flights)
+            or self.resources.has_ready()
+            or flights.awaiting_ids()
+            or self.batches.can_advance()
+            or self.observation.backlog
         )
 
     def has_calls_out(self) -> bool:
