@@ -9,13 +9,16 @@ from __future__ import annotations
 import json
 import random
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from reconciler.daemon.agent_api import AgentApi
 from reconciler.daemon.agent_server import AgentServer
 from reconciler.daemon.clouds import CloudRoot
 from reconciler.daemon.software_records import StoredSoftware
-from reconciler.engine import Engine, SoleWorkerLeases
+from reconciler.engine import Engine, SoleWorkerLeases, StackStatus
 from state.software import SoftwareStore
 from tests.engine.world import World
 
@@ -86,3 +89,16 @@ def put(url: str, details: Any, method: str = "PUT") -> int:
     )
     with urllib.request.urlopen(request, timeout=10) as answer:
         return int(answer.status)
+
+
+@contextmanager
+def converged_world(tmp_path: Path, database_url: str, template: str) -> Iterator[SoftwareWorld]:
+    """A world whose stack `web` converged from `template` (committed as web.yaml), closed after."""
+    world = SoftwareWorld(tmp_path, database_url)
+    world.commit({"web.yaml": template})
+    world.submit("web", "web.yaml")
+    assert world.converge("web")["web"].status is StackStatus.CONVERGED
+    try:
+        yield world
+    finally:
+        world.close()

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from reconciler.engine import StackStatus
-from tests.software.software_world import SoftwareWorld
+from tests.software.software_world import SoftwareWorld, converged_world
 from tests.software.test_scaling_scenarios import ALARM, post
 
 COOLING = """
@@ -48,12 +48,8 @@ outputs:
 
 @pytest.fixture
 def world(tmp_path: Path, sqlite_url: str) -> Iterator[SoftwareWorld]:
-    world = SoftwareWorld(tmp_path, sqlite_url)
-    world.commit({"web.yaml": COOLING})
-    world.submit("web", "web.yaml")
-    assert world.converge("web")["web"].status is StackStatus.CONVERGED
-    yield world
-    world.close()
+    with converged_world(tmp_path, sqlite_url, COOLING) as world:
+        yield world
 
 
 def size(world: SoftwareWorld) -> int:

@@ -24,7 +24,7 @@ from reconciler.engine import StackStatus
 from reconciler.plan import Action, plan_stack
 from reconciler.templates.file_source import DirectorySource
 from reconciler.templates.loading import load_stack
-from tests.software.software_world import SoftwareWorld
+from tests.software.software_world import SoftwareWorld, converged_world
 from tests.software.test_agent_api import announced_body
 
 GROUP = """
@@ -87,12 +87,8 @@ def post(url: str, body: Any = ALARM, headers: dict[str, str] | None = None, raw
 
 @pytest.fixture
 def world(tmp_path: Path, database_url: str) -> Iterator[SoftwareWorld]:
-    world = SoftwareWorld(tmp_path, database_url)
-    world.commit({"web.yaml": GROUP})
-    world.submit("web", "web.yaml")
-    assert world.converge("web")["web"].status is StackStatus.CONVERGED
-    yield world
-    world.close()
+    with converged_world(tmp_path, database_url, GROUP) as world:
+        yield world
 
 
 def size(world: SoftwareWorld) -> int:

@@ -12,20 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.engine import StackStatus
 from reconciler.engine.progress import Progress
-from tests.software.software_world import SoftwareWorld
+from tests.software.software_world import SoftwareWorld, converged_world
 from tests.software.test_scaling_scenarios import GROUP, post
 
 
 @pytest.fixture
 def world(tmp_path: Path, sqlite_url: str) -> Iterator[SoftwareWorld]:
-    world = SoftwareWorld(tmp_path, sqlite_url)
-    world.commit({"web.yaml": GROUP})
-    world.submit("web", "web.yaml")
-    assert world.converge("web")["web"].status is StackStatus.CONVERGED
-    yield world
-    world.close()
+    with converged_world(tmp_path, sqlite_url, GROUP) as world:
+        yield world
 
 
 def test_the_pass_after_a_signal_scales_the_group_without_time_moving_on(world: SoftwareWorld) -> None:
