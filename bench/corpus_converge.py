@@ -102,6 +102,9 @@ EXCLUDED: dict[str, str] = {
         "upstream mistake: its health monitor sets max_retries_down, which Heat's HealthMonitor does not have"
     ),
     "heat-templates-hot/external_resource.yaml": "its external_id names a server that must already exist",
+    "heat-templates-hot/server_with_encrpyted_volume.yaml": (
+        "upstream mistake: its default key_size 512 is outside [128, 256] (Heat's stack create refuses it)"
+    ),
     **{
         f"heat-templates-hot/software-config/boot-config/templates/install_config_agent_{name}.yaml": _OUTSIDE
         for name in ("centos7_rdo", "fedora_pip", "fedora_yum", "test_image", "ubuntu_pip")
