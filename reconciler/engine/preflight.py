@@ -113,9 +113,7 @@ def _flat_and_served(definition: DesiredResources, providers: ProviderSet) -> bo
     return offered is None or all(offered & set(services) for services in needed)
 
 
-def _remote_stack_problems(
-    definition: DesiredResources, providers: ProviderSet, cloud: str
-) -> list[Problem]:
+def _remote_stack_problems(definition: DesiredResources, providers: ProviderSet, cloud: str) -> list[Problem]:
     """The OS::Heat::Stack resources whose `context` asks for what their parent's cloud is not."""
     if not isinstance(definition, KnownProperties):
         return []
