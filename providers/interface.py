@@ -233,3 +233,12 @@ class ServiceCatalog(Protocol):
     def service_types(self) -> frozenset[str]:
         """The service types of the cloud's catalog ("compute", "network", "load-balancer", ...)."""
         ...
+
+
+@runtime_checkable
+class RegionNamed(Protocol):
+    """A backend that knows which region of its cloud it works in."""
+
+    def region_name(self) -> str | None:
+        """The region its calls go to ("RegionOne"; None when its cloud names none)."""
+        ...

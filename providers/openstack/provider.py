@@ -223,6 +223,11 @@ class OpenStackProvider:
             catalog = self.connection.service_catalog
         return frozenset(str(entry.get("type")) for entry in catalog or () if isinstance(entry, dict))
 
+    def region_name(self) -> str | None:
+        """The region the connection's config names (None: its clouds.yaml entry names none)."""
+        region = getattr(self.connection.config, "region_name", None)
+        return str(region) if region else None
+
     def create(self, type_name: str, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
         return self._handler(type_name).create(with_defaults(type_name, properties), marker)
 

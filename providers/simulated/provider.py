@@ -48,6 +48,7 @@ from providers.simulated.heat_types import (
 )
 from providers.simulated.heat_types.resolving import NameResolver
 from providers.simulated.http.keystone import CATALOG_ENTRIES
+from providers.simulated.settings import REGION
 
 SERVICE_TYPES = frozenset(service_type for service_type, _name, _path in CATALOG_ENTRIES)
 
@@ -127,6 +128,10 @@ class SimulatedProvider:
     def service_types(self) -> frozenset[str]:
         """The services the simulated Keystone lists in its catalog."""
         return SERVICE_TYPES
+
+    def region_name(self) -> str:
+        """The simulated cloud's one region (what its Keystone catalog and clouds.yaml entry name)."""
+        return REGION
 
     def create(self, type_name: str, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
         with provider_errors():

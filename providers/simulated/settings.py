@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+REGION = "RegionOne"  # the one region a simulated cloud has
+
 
 @dataclass(frozen=True)
 class Latency:

@@ -132,6 +132,9 @@ class MeteredProviderSet(ProviderSet):
     def is_inline(self, type_name: str) -> bool:
         return self._inner_set.is_inline(type_name)
 
+    def region_name(self) -> str | None:
+        return self._inner_set.region_name()
+
     def replace_reasons(
         self, type_name: str, changed: frozenset[str], desired: Mapping[str, Any]
     ) -> frozenset[str]:

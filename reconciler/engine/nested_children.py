@@ -16,6 +16,7 @@ from reconciler.engine.deletion_policies import RETAIN
 from reconciler.engine.desired import Policy
 from reconciler.engine.pass_result import ChildRequest, RemoveChild, SubmitChild
 from reconciler.engine.record_rows import plain_json
+from reconciler.engine.remote_stacks import CONTEXT, REMOTE_STACK, context_refusal
 from reconciler.engine.resource_state import RecordStatus, ResourceState
 from reconciler.engine.run_spec import RunSpec
 from reconciler.engine.stack_status import AT_REST, StackStatus
@@ -76,6 +77,14 @@ class NestedChildren:
             return False
         return True
 
+    def _context_refusal(self, name: str, type_name: str, desired: Mapping[str, Any]) -> str | None:
+        """Why OS::Heat::Stack `name` cannot be built where its resolved `context` asks (None: it can)."""
+        context = desired.get(CONTEXT) if type_name == REMOTE_STACK else None
+        if not context:
+            return None
+        run = self._run
+        return context_refusal(name, context, run.policy.cloud, run.providers.region_name())
+
     def _resolved_update_policy(self, resource: Any) -> Any:
         """The group's update_policy with its functions resolved (checked by `usable`)."""
         policy = getattr(resource, "update_policy", None)
@@ -101,6 +110,10 @@ class NestedChildren:
         nested = definition.nested(name, sized, pseudo_parameters=stack_pseudo_parameters(child))
         if nested is None:
             run.actions.fail(name, f"{type_name} has no nested definition")
+            return
+        refusal = self._context_refusal(name, type_name, desired)
+        if refusal is not None:
+            run.actions.fail(name, refusal)  # before the child exists: nothing is built where not asked
             return
         resources = run.resources
         summary = run.summary

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from providers.catalog.service_types import services_needed
 from providers.interface import ProviderError
 from reconciler.engine.provider_set import ProviderSet
-from reconciler.templates.errors import Problem
+from reconciler.engine.remote_stacks import CONTEXT, REMOTE_STACK, context_refusal
+from reconciler.templates.errors import FunctionError, Problem, TemplateError, Unresolved
+from reconciler.templates.evaluation import AttributeSource, NoCloud
 
 UNLOCATED = "(template)"
 NAMED = 5  # resources named in one refusal before "and N more"
@@ -39,6 +41,15 @@ class TypeUses(Protocol):
     """A definition that can list the types of its whole tree with where each is written."""
 
     def type_uses(self) -> Iterable[TypeUse]: ...
+
+
+@runtime_checkable
+class KnownProperties(Protocol):
+    """A definition that can resolve a resource's properties as far as they are known before apply."""
+
+    def resolve_properties_known(self, name: str, source: AttributeSource) -> dict[str, Any]: ...
+
+    def problem_at(self, where: tuple[str, ...], message: str) -> Problem: ...
 
 
 class DesiredResources(Protocol):
@@ -70,7 +81,8 @@ def preflight_problems(definition: DesiredResources, providers: ProviderSet, clo
     if _flat_and_served(definition, providers):
         return []
     uses = _uses_of(definition)
-    problems = _missing_services(uses, providers, cloud)
+    problems = _remote_stack_problems(definition, providers, cloud)
+    problems += _missing_services(uses, providers, cloud)
     unserved: dict[str, list[TypeUse]] = {}
     for use in uses:
         if providers.provider_for(use.type) is None:
@@ -99,6 +111,23 @@ def _flat_and_served(definition: DesiredResources, providers: ProviderSet) -> bo
     except ProviderError:
         return True  # as below: the calls themselves will say what is wrong
     return offered is None or all(offered & set(services) for services in needed)
+
+
+def _remote_stack_problems(definition: DesiredResources, providers: ProviderSet, cloud: str) -> list[Problem]:
+    """The OS::Heat::Stack resources whose `context` asks for what their parent's cloud is not."""
+    if not isinstance(definition, KnownProperties):
+        return []
+    remote = [name for name, resource in definition.resources.items() if resource.type == REMOTE_STACK]
+    problems: list[Problem] = []
+    for name in remote:
+        try:
+            context = definition.resolve_properties_known(name, NoCloud()).get(CONTEXT)
+        except (FunctionError, TemplateError, Unresolved):
+            continue  # load-time checks name what is wrong with it; apply checks it once resolved
+        refusal = context_refusal(name, context, cloud, providers.region_name() if context else None)
+        if refusal is not None:
+            problems.append(definition.problem_at(("resources", name, "properties", CONTEXT), refusal))
+    return problems
 
 
 def _uses_of(definition: DesiredResources) -> list[TypeUse]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any, Protocol, runtime_checkable
 
-from providers.interface import Provider, ResourceType, ServiceCatalog
+from providers.interface import Provider, RegionNamed, ResourceType, ServiceCatalog
 
 
 @runtime_checkable
@@ -22,6 +22,7 @@ class ProviderSet:
 
     def __init__(self, providers: Collection[Provider], inline: Collection[Provider] = ()) -> None:
         self._catalogs = [provider for provider in providers if isinstance(provider, ServiceCatalog)]
+        self._regions = [provider for provider in providers if isinstance(provider, RegionNamed)]
         self._by_type: dict[str, Provider] = {}
         self._types: dict[str, ResourceType] = {}
         self._inline: set[str] = set()
@@ -43,6 +44,10 @@ class ProviderSet:
         if not self._catalogs:
             return None
         return frozenset().union(*(catalog.service_types() for catalog in self._catalogs))
+
+    def region_name(self) -> str | None:
+        """The region of the cloud these providers work in (None: none of them can tell)."""
+        return next((name for provider in self._regions if (name := provider.region_name())), None)
 
     def is_inline(self, type_name: str) -> bool:
         return type_name in self._inline

@@ -327,6 +327,10 @@ class StackDefinition:
         """Output `name`'s value as parsed (calls unresolved)."""
         return self._parsed_outputs.get(name)
 
+    def problem_at(self, where: tuple[str, ...], message: str) -> Problem:
+        """`message` located at `where` in this stack's template ("resources", name, ...)."""
+        return self._context.model(self.template_path).document.problem(where, message)
+
     def problems_without_cloud(self) -> list[Problem]:
         """Functions that fail with only what is known without a cloud, at their positions.
 

@@ -11,7 +11,8 @@ from typing import Any
 
 import yaml
 
-from providers.simulated.http.keystone import PROJECT_NAME, REGION, USER_NAME
+from providers.simulated.http.keystone import PROJECT_NAME, USER_NAME
+from providers.simulated.settings import REGION
 
 PLACEHOLDER_PASSWORD = "simulated"
 

@@ -15,10 +15,9 @@ from datetime import UTC, datetime, timedelta
 from providers.simulated.errors import CloudError
 from providers.simulated.http.exchange import ApiRequest, ApiResponse, reply
 from providers.simulated.http.routing import Route
-from providers.simulated.settings import CloudSettings
+from providers.simulated.settings import REGION, CloudSettings
 
 SERVICE = "keystone"
-REGION = "RegionOne"
 TOKEN_LIFETIME = timedelta(hours=12)
 PROJECT_NAME = "demo"
 USER_NAME = "demo"
