@@ -135,6 +135,9 @@ class MeteredProviderSet(ProviderSet):
     def region_name(self) -> str | None:
         return self._inner_set.region_name()
 
+    def service_types(self) -> frozenset[str] | None:
+        return self._inner_set.service_types()
+
     def replace_reasons(
         self, type_name: str, changed: frozenset[str], desired: Mapping[str, Any]
     ) -> frozenset[str]:
