@@ -14,7 +14,10 @@ The writer thread starts on the first write and ends after `idle_seconds` withou
 then one statement with many parameter sets): on PostgreSQL a round trip per statement, not per
 item, is what makes a batch cheap. It may have more than one writer (`writers`): on PostgreSQL one
 batch's statements then run while another's commit waits for the disk; on SQLite, whose one write
-lock they would queue for, one writer is all that helps.
+lock they would queue for, one writer is all that helps. With `standalone`, `write_all` runs
+through `Transactor.run_standalone` (each statement committing on its own, no BEGIN or COMMIT
+round trip): for a `write_all` whose one write is a single statement that may run again whole;
+a caller still has its result only once that statement committed.
 """
 
 from __future__ import annotations
@@ -48,13 +51,14 @@ class BatchedItems(Generic[Item, Result]):
         max_batch: int = 500,
         idle_seconds: float = 5.0,
         writers: int = 1,
+        standalone: bool = False,
     ) -> None:
-        self._tx = transactor
         self._operation = operation
         self._write_all = write_all
         self._max_batch = max_batch
         self._idle_seconds = idle_seconds
         self._most_writers = writers
+        self._run = transactor.run_standalone if standalone else transactor.run
         self._queue: queue.SimpleQueue[tuple[Item, Future[Result]]] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._writers: list[threading.Thread] = []
@@ -99,7 +103,7 @@ class BatchedItems(Generic[Item, Result]):
     def _commit(self, batch: list[tuple[Item, Future[Result]]]) -> None:
         items = [item for item, _ in batch]
         try:
-            results = self._tx.run(self._operation, lambda c: self._write_all(c, items))
+            results = self._run(self._operation, lambda c: self._write_all(c, items))
         except Exception:
             for queued in batch:
                 self._one(queued)
@@ -110,7 +114,7 @@ class BatchedItems(Generic[Item, Result]):
     def _one(self, queued: tuple[Item, Future[Result]]) -> None:
         item, done = queued
         try:
-            done.set_result(self._tx.run(self._operation, lambda c: self._write_all(c, [item]))[0])
+            done.set_result(self._run(self._operation, lambda c: self._write_all(c, [item]))[0])
         except Exception as error:
             done.set_exception(error)
 

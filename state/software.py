@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql
 
 from state.agent_changes import move_counters, read_counters
 from state.batched_writes import BatchedItems, BatchedWrites
+from state.deployment_signals import Judge, Signal, keep_in_transaction, keep_standalone
 from state.metadata_index import MetadataIndex, MetadataVersion
 from state.poll_reads import PooledQuery, QueryFailed
 from state.software_tables import (
@@ -38,9 +38,9 @@ from timekeeping import Clock
 
 T = TypeVar("T")
 
-# Transactions writing deployment signals at once: on PostgreSQL one batch's statements run while
-# another's commit waits for the disk; SQLite has one write lock, so more would only queue for it
-SIGNAL_WRITERS = {"postgresql": 4}
+# Batches of deployment signals written at once on PostgreSQL: one batch's statements run while
+# another's commit waits for the disk (SQLite has one write lock, so more would only queue for it)
+SIGNAL_WRITERS = 4
 
 __all__ = ["MetadataVersion"]  # importers of this module name it beside the rows
 
@@ -98,9 +98,6 @@ class ServerMetadata:
     modified_at: float | None
 
 
-# What a deployment's signal comes to, decided from its metadata entry: (status, reason, outputs).
-Judge = Callable[[Mapping[str, Any]], tuple[str, str, Mapping[str, Any]]]
-
 _DEPLOYMENT_COLUMNS = (
     "id",
     "server_id",
@@ -127,34 +124,6 @@ _METADATA_VERSION = (
     .where(AGENT_TOKENS.c.digest == sa.bindparam("digest"))
 )
 _GRANT = sa.select(AGENT_TOKENS).where(AGENT_TOKENS.c.digest == sa.bindparam("digest"))
-_DEPLOYMENTS_BY_TOKENS = (
-    sa.select(AGENT_TOKENS.c.digest, SOFTWARE_DEPLOYMENTS.c.id, SOFTWARE_DEPLOYMENTS.c.entry)
-    .select_from(AGENT_TOKENS.join(SOFTWARE_DEPLOYMENTS, SOFTWARE_DEPLOYMENTS.c.id == AGENT_TOKENS.c.subject))
-    .where(
-        AGENT_TOKENS.c.digest.in_(sa.bindparam("digests", expanding=True)),
-        AGENT_TOKENS.c.kind == "deployment",
-    )
-)
-# PostgreSQL: one text for every batch size (an array, not an IN list of as many parameters), so
-# the server prepares it once and plans it once
-_DEPLOYMENTS_BY_TOKEN_ARRAY = (
-    sa.select(AGENT_TOKENS.c.digest, SOFTWARE_DEPLOYMENTS.c.id, SOFTWARE_DEPLOYMENTS.c.entry)
-    .select_from(AGENT_TOKENS.join(SOFTWARE_DEPLOYMENTS, SOFTWARE_DEPLOYMENTS.c.id == AGENT_TOKENS.c.subject))
-    .where(
-        AGENT_TOKENS.c.digest == sa.any_(sa.bindparam("digests", type_=postgresql.ARRAY(sa.String))),
-        AGENT_TOKENS.c.kind == "deployment",
-    )
-)
-_KEEP_SIGNAL = (
-    sa.update(SOFTWARE_DEPLOYMENTS)
-    .where(SOFTWARE_DEPLOYMENTS.c.id == sa.bindparam("deployment_id"))
-    .values(
-        status=sa.bindparam("new_status"),
-        status_reason=sa.bindparam("new_reason"),
-        outputs=sa.bindparam("new_outputs", type_=SOFTWARE_DEPLOYMENTS.c.outputs.type),
-        updated_at=sa.bindparam("now"),
-    )
-)
 
 
 def _deployment(row: sa.Row[Any]) -> DeploymentRow:
@@ -173,11 +142,13 @@ class SoftwareStore:
         # writer: a commit per signal would cost an fsync each (and on SQLite a turn at its one
         # write lock, whose waiters sleep in steps of up to 100 ms).
         self._signals = BatchedWrites(transactor, "signals")
-        self._deployment_signals: BatchedItems[tuple[str, Judge], bool] = BatchedItems(
+        postgres = transactor.engine.dialect.name == "postgresql"
+        self._deployment_signals: BatchedItems[Signal, bool] = BatchedItems(
             transactor,
             "deployment signals",
             self._keep_deployment_signals,
-            writers=SIGNAL_WRITERS.get(transactor.engine.dialect.name, 1),
+            writers=SIGNAL_WRITERS if postgres else 1,
+            standalone=postgres,
         )
         self._version_query: PooledQuery | None = None
 
@@ -284,36 +255,11 @@ class SoftwareStore:
         """`judge_deployment_signal` without waiting: its answer, once the batch is committed."""
         return self._deployment_signals.submit((digest, judge))
 
-    def _keep_deployment_signals(
-        self, connection: sa.Connection, signals: list[tuple[str, Judge]]
-    ) -> list[bool]:
-        """One query for every signal's deployment, one statement for every result."""
-        digests = sorted({digest for digest, _ in signals})
-        query = (
-            _DEPLOYMENTS_BY_TOKEN_ARRAY if connection.dialect.name == "postgresql" else _DEPLOYMENTS_BY_TOKENS
-        )
-        found = {row.digest: row for row in connection.execute(query, {"digests": digests})}
+    def _keep_deployment_signals(self, connection: sa.Connection, signals: list[Signal]) -> list[bool]:
         now = self._clock.now()
-        kept: list[bool] = []
-        results: list[dict[str, Any]] = []
-        for digest, judge in signals:
-            row = found.get(digest)
-            kept.append(row is not None and row.entry is not None)
-            if row is not None and row.entry is not None:
-                status, reason, outputs = judge(row.entry)
-                results.append(
-                    {
-                        "deployment_id": row.id,
-                        "now": now,
-                        "new_status": status,
-                        "new_reason": reason,
-                        "new_outputs": dict(outputs),
-                    }
-                )
-        if results:
-            # rows locked in one order by every batch, so concurrent batches never deadlock
-            connection.execute(_KEEP_SIGNAL, sorted(results, key=lambda result: str(result["deployment_id"])))
-        return kept
+        if connection.dialect.name == "postgresql":
+            return keep_standalone(connection, signals, now)
+        return keep_in_transaction(connection, signals, now)
 
     def record_deployment_signal(
         self, deployment_id: str, *, status: str, reason: str, outputs: Mapping[str, Any]

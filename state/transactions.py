@@ -12,6 +12,11 @@ connection, what became of that id (`txid_status`, made for this): committed, th
 before the commit stands; aborted, the transaction runs again like any other that failed. Only
 when the server cannot say within the budget (unreachable, or the id too old) does the caller get
 `CommitOutcomeUnknown`, and re-reads. A read-only transaction whose COMMIT was lost simply runs again.
+
+`run_standalone` is for work whose statements each stand alone and may all run again whole (an
+idempotent conditional UPDATE, say): each statement commits as it runs, with no BEGIN, COMMIT or
+transaction id around them, so a connection lost anywhere, even before a write's answer came back,
+is retried like any transient failure.
 """
 
 from __future__ import annotations
@@ -79,13 +84,21 @@ class Transactor:
 
     def run(self, operation: str, work: Callable[[sa.Connection], T], *, read_only: bool = False) -> T:
         """Run `work` in one transaction and commit it; retry the whole of it on connection failure."""
+        return self._retrying(operation, lambda: self._once(operation, work, read_only))
+
+    def run_standalone(self, operation: str, work: Callable[[sa.Connection], T]) -> T:
+        """Run `work` with each of its statements committed on its own; retry the whole of it on
+        connection failure. Only for work that is right to run again whole, whatever of it committed."""
+        return self._retrying(operation, lambda: self._standalone(work))
+
+    def _retrying(self, operation: str, attempt_once: Callable[[], T]) -> T:
         deadline = self._clock.now() + self._policy.budget_seconds
         pause = self._policy.first_pause
         attempt = 0
         while True:
             attempt += 1
             try:
-                return self._once(operation, work, read_only)
+                return attempt_once()
             except _LostCommit as lost:
                 if self._committed(operation, lost):
                     return cast(T, lost.result)
@@ -122,6 +135,10 @@ class Transactor:
                     raise CommitOutcomeUnknown(operation, error.__class__.__name__) from error
                 raise _LostCommit(xid, result, error) from error
             return result
+
+    def _standalone(self, work: Callable[[sa.Connection], T]) -> T:
+        with self.engine.connect() as connection:
+            return work(connection.execution_options(isolation_level="AUTOCOMMIT"))
 
     def _committed(self, operation: str, lost: _LostCommit) -> bool:
         """Whether the transaction whose COMMIT was lost committed (False: it was rolled back).
