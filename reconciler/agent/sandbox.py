@@ -35,7 +35,21 @@ from reconciler.agent import sandbox_relay
 from reconciler.agent.agent_gateway import AgentGateway
 from reconciler.agent.hooks import Hook, HookChooser, script_hook, stand_in_hook
 
-UNSHARE = ("unshare", "--user", "--map-root-user", "--mount", "--net", "--pid", "--kill-child", "--")
+# setpriv: the sandbox is killed with the thread that started it (a daemon killed, or stopped
+# without waiting, leaves no script running on); unshare's --kill-child then takes its namespace.
+UNSHARE = (
+    "setpriv",
+    "--pdeathsig",
+    "KILL",
+    "unshare",
+    "--user",
+    "--map-root-user",
+    "--mount",
+    "--net",
+    "--pid",
+    "--kill-child",
+    "--",
+)
 # $1: the run's directory; $2: how many mount points follow; then they; then either `relay` with
 # the address, port, socket, Python and relay script, or `closed`; then the command. The shell is
 # the PID namespace's first process: when it exits, whatever else runs there is killed.
@@ -62,7 +76,7 @@ KERNEL_FILE_SYSTEMS = ("/proc", "/sys")
 @functools.cache
 def isolation_available() -> bool:
     """Whether this host lets an unprivileged process run a command in the sandbox."""
-    if shutil.which(UNSHARE[0]) is None:
+    if shutil.which("setpriv") is None or shutil.which("unshare") is None:
         return False
     try:
         done = subprocess.run([*UNSHARE, "true"], capture_output=True, timeout=10, check=False)

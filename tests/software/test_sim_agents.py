@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -211,6 +213,33 @@ def test_a_sandboxed_script_writes_only_in_its_own_directory(tmp_path: Path) -> 
     assert result["deploy_stdout"] == "kept\n"
     assert "Read-only file system" in result["deploy_stderr"]
     assert not outside.exists()
+
+
+STARTER = """
+import subprocess, sys, time
+from reconciler.agent.sandbox import sandbox_prefix
+loop = "while :; do date +%s%N > beat; sleep 0.05; done"
+subprocess.Popen([*sandbox_prefix(sys.argv[1]), "/bin/sh", "-c", loop])
+time.sleep(120)
+"""
+
+
+@pytest.mark.skipif(not isolation_available(), reason="user namespaces are not available here")
+def test_a_sandboxed_script_dies_with_the_process_that_started_it(tmp_path: Path) -> None:
+    beat = tmp_path / "beat"
+    starter = subprocess.Popen([sys.executable, "-c", STARTER, str(tmp_path)])
+    try:
+        deadline = time.monotonic() + 30
+        while not beat.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert beat.exists(), "the sandboxed loop never ran"
+    finally:
+        starter.kill()  # as a daemon killed mid-deployment: no chance to stop its scripts
+        starter.wait()
+    time.sleep(1.0)
+    last = beat.read_text()
+    time.sleep(1.0)
+    assert beat.read_text() == last
 
 
 @needs_sandbox
