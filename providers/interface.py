@@ -242,3 +242,12 @@ class RegionNamed(Protocol):
     def region_name(self) -> str | None:
         """The region its calls go to ("RegionOne"; None when its cloud names none)."""
         ...
+
+
+@runtime_checkable
+class RegionCatalog(Protocol):
+    """A backend that knows every region of its cloud (where Keystone's catalog lists endpoints)."""
+
+    def region_names(self) -> frozenset[str]:
+        """The regions of the cloud's catalog ("RegionOne", "RegionTwo", ...)."""
+        ...

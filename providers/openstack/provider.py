@@ -147,6 +147,20 @@ HANDLERS: dict[str, Callable[[CloudApis], TypeHandler]] = {
 }
 
 
+def region_allowed(config: Any, region: str) -> bool:
+    """Whether openstacksdk connects the clouds.yaml entry of `config` (a `CloudRegion`) to `region`."""
+    if region == getattr(config, "region_name", None) or not getattr(config, "name", None):
+        return True
+    import openstack.config
+    from openstack import exceptions
+
+    try:
+        openstack.config.OpenStackConfig().get_one(cloud=config.name, region_name=region)
+    except exceptions.ConfigException:
+        return False
+    return True
+
+
 def service(api: JsonApi | None, name: str) -> JsonApi:
     """A service's client, which every cloud this provider is built for has (see `__init__`)."""
     if api is None:
@@ -202,15 +216,23 @@ class OpenStackProvider:
 
     @classmethod
     def from_cloud(
-        cls, name: str | None = None, *, timeout: float = 60.0, connections: int = DEFAULT_CONNECTIONS
+        cls,
+        name: str | None = None,
+        *,
+        timeout: float = 60.0,
+        connections: int = DEFAULT_CONNECTIONS,
+        region_name: str | None = None,
     ) -> OpenStackProvider:
         """The provider for a `clouds.yaml` entry (None: the one `OS_CLOUD` names, or `OS_*` variables);
         each HTTP call gives up after `timeout` seconds, and up to `connections` calls to each
-        service's host are made at once on connections kept open (see `connection_pools`)."""
+        service's host are made at once on connections kept open (see `connection_pools`).
+        `region_name`: another region of the same cloud (the SDK's own option: same credentials,
+        that region's endpoints from the catalog); None: the region the entry names."""
         import openstack
 
+        options: dict[str, Any] = {} if region_name is None else {"region_name": region_name}
         with translated_errors(f"connecting to cloud {name or '(OS_CLOUD)'!r}"):
-            connection = openstack.connect(cloud=name, api_timeout=timeout)
+            connection = openstack.connect(cloud=name, api_timeout=timeout, **options)
         size_connection_pools(connection, connections)
         return cls(connection)
 
@@ -227,6 +249,21 @@ class OpenStackProvider:
         """The region the connection's config names (None: its clouds.yaml entry names none)."""
         region = getattr(self.connection.config, "region_name", None)
         return str(region) if region else None
+
+    def region_names(self) -> frozenset[str]:
+        """The regions this cloud can be reached in: those its Keystone catalog lists endpoints in
+        (authenticating when not yet) that its clouds.yaml entry allows (`regions`, as openstacksdk
+        reads it: an entry naming none allows any)."""
+        with translated_errors("reading the service catalog"):
+            catalog = self.connection.service_catalog
+        listed = {
+            str(region)
+            for entry in catalog or ()
+            if isinstance(entry, dict)
+            for endpoint in entry.get("endpoints") or ()
+            if isinstance(endpoint, dict) and (region := endpoint.get("region_id") or endpoint.get("region"))
+        }
+        return frozenset(region for region in listed if region_allowed(self.connection.config, region))
 
     def create(self, type_name: str, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
         return self._handler(type_name).create(with_defaults(type_name, properties), marker)

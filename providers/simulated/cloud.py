@@ -11,8 +11,13 @@ skips that pipeline: it is the world acting behind the clients' backs, for drift
 State persists as one JSON file (`SimulatedCloud.open(path)`, `save()`), so separate processes
 see the same cloud one after the other.
 
+Regions: a cloud serves RegionOne and the regions its settings add (`CloudSettings.regions`). Each
+region is a `SimulatedCloud` of its own (`in_region(name)`): its own collections, schedule,
+concurrency limit and faults, so what one region holds is not seen from another. They share the
+settings, the clock and Keystone (served once, by the home region); the home region saves them all.
+
 Limits, on purpose:
-- One project and one user; no authentication beyond handing out a token; no roles or policy. The
+- One project and one user in every region; no authentication beyond handing out a token; no roles or policy. The
   Keystone collections (projects, users, roles, grants, ...) are data: tokens ignore them.
 - Alarms change state only when an `alarm_evaluator.AlarmEvaluator` round runs (on demand, or on
   its own thread while served); their telemetry (`telemetry.Telemetry`) is not saved with the state.
@@ -94,7 +99,7 @@ from providers.simulated.faults import CallFault, FaultPlan, Faults
 from providers.simulated.field_limits import check_fields
 from providers.simulated.inventory import Body
 from providers.simulated.locking import RunnableLock
-from providers.simulated.settings import CloudSettings
+from providers.simulated.settings import REGION, CloudSettings
 from providers.simulated.telemetry import Telemetry
 from providers.simulated.world import CloudWorld
 
@@ -212,8 +217,10 @@ class SimulatedCloud:
         sleep: Callable[[float], None] = time.sleep,
         random_source: random.Random | None = None,
         path: Path | None = None,
+        region: str = REGION,
     ) -> None:
         self.settings = settings or CloudSettings()
+        self.region = region
         self.random = random_source or random.Random()
         self.faults = FaultPlan(faults or Faults(), self.random)
         self.clock = clock
@@ -238,6 +245,32 @@ class SimulatedCloud:
         self.world.now = clock()
         self.telemetry = Telemetry()  # what alarms are evaluated from (`alarm_evaluator`)
         seeds.seed(self.world)
+        # Every region of this cloud by name, this one included: one mapping shared by all of them.
+        self.regions: dict[str, SimulatedCloud] = {region: self}
+        if region == REGION:
+            for name in self.settings.region_names[1:]:
+                self._add_region(name)
+
+    # regions
+    def in_region(self, name: str) -> SimulatedCloud:
+        """The region `name` of this cloud; KeyError naming the regions it has when it has none such."""
+        found = self.regions.get(name)
+        if found is None:
+            raise KeyError(f"no region {name!r} (the cloud has: {', '.join(self.regions)})")
+        return found
+
+    def _add_region(self, name: str) -> SimulatedCloud:
+        sibling = SimulatedCloud(
+            self.settings,
+            faults=self.faults.faults,
+            clock=self.clock,
+            sleep=self.sleep,
+            random_source=random.Random(self.random.getrandbits(64)),
+            region=name,
+        )
+        sibling.regions = self.regions
+        self.regions[name] = sibling
+        return sibling
 
     # persistence
     @classmethod
@@ -252,20 +285,28 @@ class SimulatedCloud:
         """Write the whole state to the cloud's file atomically (a temporary file, then a rename)."""
         if self.path is None:
             raise ValueError("this simulated cloud has no file: open it with SimulatedCloud.open(path)")
-        with self._lock:
-            state = {
-                "version": STATE_VERSION,
-                "now": self.world.now,
-                "schedule": self.world.schedule,
-                "inventories": {name: list(inventory) for name, inventory in self.world.inventories.items()},
-            }
+        others = {name: cloud._state() for name, cloud in self.regions.items() if cloud is not self}
+        state = {"version": STATE_VERSION, **self._state(), "regions": others}
         temporary = self.path.with_name(self.path.name + ".tmp")
         temporary.write_text(json.dumps(state, separators=(",", ":")), encoding="utf-8")
         os.replace(temporary, self.path)
 
+    def _state(self) -> dict[str, Any]:
+        with self._lock:
+            return {
+                "now": self.world.now,
+                "schedule": self.world.schedule,
+                "inventories": {name: list(inventory) for name, inventory in self.world.inventories.items()},
+            }
+
     def _load(self, state: Mapping[str, Any], path: Path) -> None:
         if state.get("version") != STATE_VERSION:
             raise ValueError(f"{path}: unknown simulated cloud state version {state.get('version')!r}")
+        self._restore(state)
+        for name, saved in (state.get("regions") or {}).items():  # a region once served keeps its state
+            (self.regions.get(name) or self._add_region(name))._restore(saved)
+
+    def _restore(self, state: Mapping[str, Any]) -> None:
         world = CloudWorld(BEHAVIOURS, self.settings, self.faults, self.random)
         for name, bodies in state["inventories"].items():
             for body in bodies:

@@ -4,6 +4,9 @@ It is what the in-process demo, the engine's tests and its benchmarks use. Each 
 to a collection of the cloud through an adapter (`heat_types/`); every call goes through the cloud's
 pipeline, so latency, the concurrency limit, faults and quotas apply exactly as over HTTP, and the
 cloud's errors leave as Retryable, Permanent or NotFound.
+
+A provider works in one region of its cloud (`in_region` gives the one for another); Keystone's
+types go to the home region whatever the provider's region, as identity is one for the whole cloud.
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ from providers.simulated.http.keystone import CATALOG_ENTRIES
 from providers.simulated.settings import REGION
 
 SERVICE_TYPES = frozenset(service_type for service_type, _name, _path in CATALOG_ENTRIES)
+KEYSTONE_TYPES = frozenset(adapter.type_name for adapter in identity_types.TYPES)
 
 
 class TypeAdapter(Protocol):
@@ -108,11 +112,13 @@ class SimulatedProvider:
 
     def __init__(self, cloud: SimulatedCloud) -> None:
         self.cloud = cloud
+        self._identity_cloud = cloud.regions.get(REGION, cloud)
         resolver = NameResolver(cloud)
         self._adapters: dict[str, TypeAdapter] = {}
         for adapter_type in ADAPTERS:
             adapter: TypeAdapter = adapter_type(resolver)
             self._adapters[adapter.type_name] = adapter
+        self._in_regions: dict[str, SimulatedProvider] = {cloud.region: self}
 
     @classmethod
     def open(cls, path: Path, **options: Any) -> SimulatedProvider:
@@ -130,12 +136,27 @@ class SimulatedProvider:
         return SERVICE_TYPES
 
     def region_name(self) -> str:
-        """The simulated cloud's one region (what its Keystone catalog and clouds.yaml entry name)."""
-        return REGION
+        """The region this provider works in (the home one is what the clouds.yaml entry names)."""
+        return self.cloud.region
+
+    def region_names(self) -> frozenset[str]:
+        """Every region the cloud serves (what its Keystone catalog lists endpoints in)."""
+        return frozenset(self.cloud.regions)
+
+    def in_region(self, region: str) -> SimulatedProvider:
+        """The provider for another region of the same cloud (made once, then shared)."""
+        found = self._in_regions.get(region)
+        if found is None:
+            try:
+                regional = self.cloud.in_region(region)
+            except KeyError as error:
+                raise Permanent(f"the simulated cloud has {error.args[0]}") from None
+            found = self._in_regions.setdefault(region, SimulatedProvider(regional))
+        return found
 
     def create(self, type_name: str, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
         with provider_errors():
-            return self._adapter(type_name).create(self.cloud, properties, marker)
+            return self._adapter(type_name).create(self._cloud_for(type_name), properties, marker)
 
     def update(
         self,
@@ -145,19 +166,19 @@ class SimulatedProvider:
         changed: frozenset[str],
     ) -> LiveResource:
         with provider_errors():
-            return self._adapter(type_name).update(self.cloud, physical_id, properties, changed)
+            return self._adapter(type_name).update(self._cloud_for(type_name), physical_id, properties, changed)
 
     def delete(self, type_name: str, physical_id: str) -> None:
         with provider_errors():
-            self._adapter(type_name).delete(self.cloud, physical_id)
+            self._adapter(type_name).delete(self._cloud_for(type_name), physical_id)
 
     def observe(self, type_name: str, physical_ids: Collection[str]) -> Mapping[str, LiveResource]:
         with provider_errors():
-            return self._adapter(type_name).observe(self.cloud, physical_ids)
+            return self._adapter(type_name).observe(self._cloud_for(type_name), physical_ids)
 
     def find_by_marker(self, type_name: str, marker: Marker) -> LiveResource | None:
         with provider_errors():
-            return self._adapter(type_name).find_by_marker(self.cloud, marker)
+            return self._adapter(type_name).find_by_marker(self._cloud_for(type_name), marker)
 
     def snapshot(self, type_name: str, physical_id: str, marker: Marker) -> str:
         with provider_errors():
@@ -185,6 +206,9 @@ class SimulatedProvider:
                 raise Permanent(f"{type_name} cannot be suspended")
             live: LiveResource = move(self.cloud, physical_id)
             return live
+
+    def _cloud_for(self, type_name: str) -> SimulatedCloud:
+        return self._identity_cloud if type_name in KEYSTONE_TYPES else self.cloud
 
     def _adapter(self, type_name: str) -> TypeAdapter:
         adapter = self._adapters.get(type_name)

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-REGION = "RegionOne"  # the one region a simulated cloud has
+REGION = "RegionOne"  # the region every simulated cloud has (its home: Keystone answers there)
 
 
 @dataclass(frozen=True)
@@ -49,3 +49,14 @@ class CloudSettings:
     retry_after: float = 1.0  # the Retry-After of a 429 from the concurrency limit
     project_id: str = "5f0d5d9b3c0a4c5e9f1b2a3c4d5e6f70"
     user_id: str = "0b6c1f0e1a2d4c3b8e7f6a5d4c3b2a10"
+    regions: tuple[str, ...] = ()  # regions served besides REGION, each holding its own resources
+
+    @property
+    def region_names(self) -> tuple[str, ...]:
+        """Every region the cloud serves, REGION first."""
+        return (REGION, *(name for name in dict.fromkeys(self.regions) if name != REGION))
+
+    @staticmethod
+    def parse_regions(text: str) -> tuple[str, ...]:
+        """`RegionTwo,RegionThree`: the regions served besides REGION."""
+        return tuple(name for name in (part.strip() for part in text.split(",")) if name)

@@ -61,6 +61,7 @@ def _follower_flags(settings: DaemonSettings, config: Path | None) -> tuple[str,
 @click.option("--state-dir", help="Where the SQLite file and the repository cache live.")
 @click.option("--fetch-interval", type=float, help="Seconds between fetches of a remote repository.")
 @click.option("--sim-latency", help="Latency of the simulated cloud's calls, e.g. 0.05 or 0.05,create=0.2.")
+@click.option("--sim-regions", help="Regions the simulated cloud serves besides RegionOne, e.g. RegionTwo.")
 @click.option(
     "--log-level", type=click.Choice(list(LEVELS)), help="Least severe level logged (default info)."
 )
@@ -89,6 +90,7 @@ def command(
     state_dir: str | None,
     fetch_interval: float | None,
     sim_latency: str | None,
+    sim_regions: str | None,
     log_level: str | None,
     log_format: str | None,
     webhook_secret: str | None,
@@ -107,6 +109,7 @@ def command(
         "state_dir": state_dir,
         "fetch_interval": fetch_interval,
         "sim_latency": sim_latency,
+        "sim_regions": sim_regions,
         "log_level": log_level,
         "log_format": log_format,
         "webhook_secret": webhook_secret,

@@ -50,6 +50,7 @@ def command() -> None:
 @click.option("--time-to-active", default=0.0, type=click.FloatRange(0), help="Seconds in BUILD.")
 @click.option("--faults", callback=_faults, help="e.g. error_rate=0.1,kinds=500+429+timeout,retry_after=2.")
 @click.option("--max-concurrent", type=click.IntRange(1), help="Calls in flight at once; more get a 429.")
+@click.option("--regions", default="", help="Regions served besides RegionOne, e.g. RegionTwo,RegionThree.")
 @click.option(
     "--clouds-yaml", type=click.Path(dir_okay=False, path_type=Path), help="Write a clouds.yaml entry."
 )
@@ -65,13 +66,18 @@ def serve(
     time_to_active: float,
     faults: Faults,
     max_concurrent: int | None,
+    regions: str,
     clouds_yaml: Path | None,
     name: str,
     state: Path | None,
 ) -> None:
     """Serve Keystone, Nova, Neutron, Cinder and Glance subsets over one simulated cloud."""
     settings = CloudSettings(
-        latency=latency, time_to_active=time_to_active, max_concurrent=max_concurrent, reject_over_limit=True
+        latency=latency,
+        time_to_active=time_to_active,
+        max_concurrent=max_concurrent,
+        reject_over_limit=True,
+        regions=CloudSettings.parse_regions(regions),
     )
     try:
         cloud = (
@@ -83,7 +89,7 @@ def serve(
         raise click.ClickException(str(error)) from None
     server = CloudHTTPServer(cloud, host, port)
     if clouds_yaml is not None:
-        write_clouds_yaml(clouds_yaml, name, server.url)
+        write_clouds_yaml(clouds_yaml, name, server.url, tuple(cloud.regions))
     stopping = threading.Event()
 
     def stop(signum: int, _: FrameType | None) -> None:

@@ -84,7 +84,7 @@ def state_directory(settings: DaemonSettings, environ: Mapping[str, str] = os.en
 
 
 def _sim_options(settings: DaemonSettings) -> dict[str, Any]:
-    if not settings.sim_latency:
+    if not settings.sim_latency and not settings.sim_regions:
         return {}
     try:
         latency = Latency.parse(settings.sim_latency)
@@ -92,7 +92,8 @@ def _sim_options(settings: DaemonSettings) -> dict[str, Any]:
         raise ValueError(
             f"sim_latency {settings.sim_latency!r}: expected seconds, e.g. 0.05,create=0.2"
         ) from None
-    return {"settings": CloudSettings(latency=latency)}
+    regions = CloudSettings.parse_regions(settings.sim_regions)
+    return {"settings": CloudSettings(latency=latency, regions=regions)}
 
 
 def database_url(settings: DaemonSettings, state_dir: Path) -> str:
@@ -100,7 +101,7 @@ def database_url(settings: DaemonSettings, state_dir: Path) -> str:
 
 
 RESTART_ONLY = (
-    *("repo", "database", "state_dir", "state_key_file", "listen", "workers", "sim_latency"),
+    *("repo", "database", "state_dir", "state_key_file", "listen", "workers", "sim_latency", "sim_regions"),
     *("webhook_secret", "webhook_secret_file", "notify_url", "notify_secret", "notify_secret_file"),
     *("agent_listen", "agent_url"),
 )

@@ -2,8 +2,10 @@
 
 `sim` is the built-in simulated cloud, kept in a file beside the database so that successive runs
 see the same cloud (drift between runs is real drift); any other name is a `clouds.yaml` entry served
-by the OpenStack provider. The native OS::Heat::* types are served by `providers.heat` on every
-cloud, inline on the engine's thread. Only this entry-layer module imports concrete backends.
+by the OpenStack provider. A name may carry a region (`<cloud>@<region>`, `cloud_addresses`): the
+same cloud's other region, reached with the same credentials. The native OS::Heat::* types are
+served by `providers.heat` on every cloud, inline on the engine's thread. Only this entry-layer
+module imports concrete backends.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from providers.heat.url_handles import UrlHandleProvider
 from providers.interface import Provider
 from providers.simulated.provider import SimulatedProvider
 from reconciler.daemon.clouds_config import check_clouds_yaml
+from reconciler.engine.cloud_addresses import entry_of, region_of
 from reconciler.engine.provider_set import ProviderSet
 from reconciler.engine.settings import EngineSettings
 from timekeeping import Clock
@@ -91,12 +94,14 @@ class CloudRoot:
         ]
 
     def _provider(self, cloud: str) -> Provider:
-        if cloud == SIM_CLOUD:
-            return self.simulated()
+        entry, region = entry_of(cloud), region_of(cloud)
+        if entry == SIM_CLOUD:
+            simulated = self.simulated()
+            return simulated if region is None else simulated.in_region(region)
         from providers.openstack.provider import OpenStackProvider
 
-        check_clouds_yaml(cloud)  # a broken file is named as such, not as a missing cloud
-        return OpenStackProvider.from_cloud(cloud, connections=self._connections)
+        check_clouds_yaml(entry)  # a broken file is named as such, not as a missing cloud
+        return OpenStackProvider.from_cloud(entry, connections=self._connections, region_name=region)
 
     def simulated(self) -> SimulatedProvider:
         """The simulated cloud, opened from its file (or fresh) on first use."""

@@ -135,6 +135,9 @@ class MeteredProviderSet(ProviderSet):
     def region_name(self) -> str | None:
         return self._inner_set.region_name()
 
+    def region_names(self) -> frozenset[str] | None:
+        return self._inner_set.region_names()
+
     def service_types(self) -> frozenset[str] | None:
         return self._inner_set.service_types()
 

@@ -41,6 +41,7 @@ class DaemonSettings:
     shutdown_deadline: float = 60.0  # SIGTERM: how long in-flight cloud calls may take to finish
     watchdog_allowance: float = 60.0  # a loop without progress for this long stops WATCHDOG=1
     sim_latency: str = ""  # the simulated cloud's call latency, e.g. "0.05" or "0.05,create=0.2"
+    sim_regions: str = ""  # regions the simulated cloud serves besides RegionOne, e.g. "RegionTwo"
     # The shared secret push webhooks are signed with (None: /hooks/git takes any caller), or a
     # file holding it; else systemd's `webhook-secret` credential (reconciler.daemon.secrets_source).
     webhook_secret: str | None = field(default=None, repr=False)
@@ -81,6 +82,7 @@ _TYPES: Mapping[str, tuple[type, ...]] = {
     "workers": (int,),
     "listen": (str,),
     "sim_latency": (str,),
+    "sim_regions": (str,),
     "agent_listen": (str,),
     "agent_url": (str,),
     "log_level": (str,),

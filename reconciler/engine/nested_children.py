@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from providers.interface import ProviderError
 from reconciler.engine.batching import batch_policy, check_update_policy
 from reconciler.engine.deletion_policies import RETAIN
 from reconciler.engine.desired import Policy
 from reconciler.engine.pass_result import ChildRequest, RemoveChild, SubmitChild
 from reconciler.engine.record_rows import plain_json
-from reconciler.engine.remote_stacks import CONTEXT, REMOTE_STACK, context_refusal
+from reconciler.engine.remote_stacks import CONTEXT, REMOTE_STACK, context_refusal, nested_cloud
 from reconciler.engine.resource_state import RecordStatus, ResourceState
 from reconciler.engine.run_spec import RunSpec
 from reconciler.engine.stack_status import AT_REST, StackStatus
@@ -77,13 +78,39 @@ class NestedChildren:
             return False
         return True
 
-    def _context_refusal(self, name: str, type_name: str, desired: Mapping[str, Any]) -> str | None:
-        """Why OS::Heat::Stack `name` cannot be built where its resolved `context` asks (None: it can)."""
+    def _context_refusal(
+        self, name: str, type_name: str, desired: Mapping[str, Any], state: ResourceState | None
+    ) -> str | None:
+        """Why OS::Heat::Stack `name` cannot be built where its resolved `context` asks (None: it can),
+        nor moved there from where its nested stack was built."""
         context = desired.get(CONTEXT) if type_name == REMOTE_STACK else None
-        if not context:
+        recorded = None if state is None or state.type != REMOTE_STACK else state.properties.get(CONTEXT)
+        if not context and not recorded:
             return None
         run = self._run
-        return context_refusal(name, context, run.policy.cloud, run.providers.region_name())
+        providers = run.providers
+        try:
+            region, regions = providers.region_name(), providers.region_names()
+        except ProviderError as error:
+            return f"{REMOTE_STACK} {name}: the regions of cloud {run.policy.cloud!r} cannot be read: {error}"
+        refusal = context_refusal(name, context, run.policy.cloud, region, regions)
+        if refusal is not None or state is None:
+            return refusal
+        built, wanted = (nested_cloud(c, run.policy.cloud, region) for c in (recorded, context))
+        if built != wanted:
+            return (
+                f"{REMOTE_STACK} {name}: its nested stack is built on {built!r}; moving it to {wanted!r} "
+                f"is not served (give the resource another name to build it anew there)"
+            )
+        return None
+
+    def _nested_cloud(self, type_name: str, desired: Mapping[str, Any]) -> str:
+        """Where the nested stack of a resource is built: the parent's cloud, or the region of it its
+        OS::Heat::Stack context names."""
+        run = self._run
+        if type_name != REMOTE_STACK or not desired.get(CONTEXT):
+            return run.policy.cloud
+        return nested_cloud(desired.get(CONTEXT), run.policy.cloud, run.providers.region_name())
 
     def _resolved_update_policy(self, resource: Any) -> Any:
         """The group's update_policy with its functions resolved (checked by `usable`)."""
@@ -111,7 +138,7 @@ class NestedChildren:
         if nested is None:
             run.actions.fail(name, f"{type_name} has no nested definition")
             return
-        refusal = self._context_refusal(name, type_name, desired)
+        refusal = self._context_refusal(name, type_name, desired, state)
         if refusal is not None:
             run.actions.fail(name, refusal)  # before the child exists: nothing is built where not asked
             return
@@ -139,7 +166,7 @@ class NestedChildren:
         run.writes.mark(state)
         policy = run.policy
         inherited = Policy(
-            policy.cloud,
+            self._nested_cloud(type_name, desired),
             policy.self_heal,
             policy.prune,
             policy.observe_interval,

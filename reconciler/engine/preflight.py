@@ -114,7 +114,8 @@ def _flat_and_served(definition: DesiredResources, providers: ProviderSet) -> bo
 
 
 def _remote_stack_problems(definition: DesiredResources, providers: ProviderSet, cloud: str) -> list[Problem]:
-    """The OS::Heat::Stack resources whose `context` asks for what their parent's cloud is not."""
+    """The OS::Heat::Stack resources whose `context` asks for a region or credentials their parent's
+    cloud does not have."""
     if not isinstance(definition, KnownProperties):
         return []
     remote = [name for name, resource in definition.resources.items() if resource.type == REMOTE_STACK]
@@ -124,7 +125,13 @@ def _remote_stack_problems(definition: DesiredResources, providers: ProviderSet,
             context = definition.resolve_properties_known(name, NoCloud()).get(CONTEXT)
         except (FunctionError, TemplateError, Unresolved):
             continue  # load-time checks name what is wrong with it; apply checks it once resolved
-        refusal = context_refusal(name, context, cloud, providers.region_name() if context else None)
+        if not context:
+            continue
+        try:
+            region, regions = providers.region_name(), providers.region_names()
+        except ProviderError:
+            continue  # the catalog cannot be read now: checked again at apply
+        refusal = context_refusal(name, context, cloud, region, regions)
         if refusal is not None:
             problems.append(definition.problem_at(("resources", name, "properties", CONTEXT), refusal))
     return problems

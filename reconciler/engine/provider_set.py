@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any, Protocol, runtime_checkable
 
-from providers.interface import Provider, RegionNamed, ResourceType, ServiceCatalog
+from providers.interface import Provider, RegionCatalog, RegionNamed, ResourceType, ServiceCatalog
 
 
 @runtime_checkable
@@ -23,6 +23,7 @@ class ProviderSet:
     def __init__(self, providers: Collection[Provider], inline: Collection[Provider] = ()) -> None:
         self._catalogs = [provider for provider in providers if isinstance(provider, ServiceCatalog)]
         self._regions = [provider for provider in providers if isinstance(provider, RegionNamed)]
+        self._region_catalogs = [provider for provider in providers if isinstance(provider, RegionCatalog)]
         self._by_type: dict[str, Provider] = {}
         self._types: dict[str, ResourceType] = {}
         self._inline: set[str] = set()
@@ -48,6 +49,12 @@ class ProviderSet:
     def region_name(self) -> str | None:
         """The region of the cloud these providers work in (None: none of them can tell)."""
         return next((name for provider in self._regions if (name := provider.region_name())), None)
+
+    def region_names(self) -> frozenset[str] | None:
+        """Every region of the cloud's catalog (None: no provider here can tell)."""
+        if not self._region_catalogs:
+            return None
+        return frozenset().union(*(catalog.region_names() for catalog in self._region_catalogs))
 
     def is_inline(self, type_name: str) -> bool:
         return type_name in self._inline

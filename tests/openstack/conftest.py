@@ -62,7 +62,7 @@ class StartCloud:
         self._count += 1
         password = f"pw-{secrets.token_hex(12)}"
         clouds_yaml = self._directory / f"clouds-{self._count}.yaml"
-        entry = cloud_entry(served.url)
+        entry = cloud_entry(served.url, tuple(cloud.regions))
         entry["auth"]["password"] = password
         clouds_yaml.write_text(yaml.safe_dump({"clouds": {CLOUD_NAME: entry}}), encoding="utf-8")
         self._monkeypatch.setenv("OS_CLIENT_CONFIG_FILE", str(clouds_yaml))

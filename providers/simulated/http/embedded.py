@@ -54,7 +54,7 @@ def serve_in_thread(
         if clouds_yaml is None:
             directory = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="simulated-cloud-")))
             clouds_yaml = directory / "clouds.yaml"
-        write_clouds_yaml(clouds_yaml, cloud_name, server.url)
+        write_clouds_yaml(clouds_yaml, cloud_name, server.url, tuple(cloud.regions))
         try:
             yield ServedCloud(server.url, clouds_yaml, cloud_name, cloud)
         finally:

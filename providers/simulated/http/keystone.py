@@ -1,5 +1,6 @@
 """Keystone v3, enough to log in: version discovery and password (or token) authentication that
-answers with a token and a service catalog pointing every service back at this server.
+answers with a token and a service catalog pointing every service back at this server, once per
+region the cloud serves (each region at its own prefix, `region_paths`; identity at the root in all).
 
 Any user name and password are accepted (the simulated cloud has one project and one user); a
 token is a random string this server remembers until it stops.
@@ -14,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 
 from providers.simulated.errors import CloudError
 from providers.simulated.http.exchange import ApiRequest, ApiResponse, reply
+from providers.simulated.http.region_paths import region_prefix
 from providers.simulated.http.routing import Route
 from providers.simulated.settings import REGION, CloudSettings
 
@@ -52,8 +54,9 @@ CATALOG_ENTRIES = (
 
 
 class Keystone:
-    def __init__(self, settings: CloudSettings) -> None:
+    def __init__(self, settings: CloudSettings, regions: tuple[str, ...] = (REGION,)) -> None:
         self._settings = settings
+        self._regions = regions
         self._tokens: set[str] = set()
         self._lock = threading.Lock()
 
@@ -126,12 +129,16 @@ class Keystone:
                     "id": f"{name}-service",
                     "endpoints": [
                         {
-                            "id": f"{name}-{interface}",
+                            "id": f"{name}-{interface}" + ("" if region == REGION else f"-{region}"),
                             "interface": interface,
-                            "region": REGION,
-                            "region_id": REGION,
-                            "url": request.url(path.format(project_id=project)),
+                            "region": region,
+                            "region_id": region,
+                            "url": request.url(
+                                ("" if service_type == "identity" else region_prefix(region))
+                                + path.format(project_id=project)
+                            ),
                         }
+                        for region in self._regions
                         for interface in ("public", "internal", "admin")
                     ],
                 }

@@ -33,7 +33,8 @@ from providers.simulated.http.monasca import Monasca
 from providers.simulated.http.neutron import Neutron
 from providers.simulated.http.nova import Nova
 from providers.simulated.http.octavia import Octavia
-from providers.simulated.http.routing import Router
+from providers.simulated.http.region_paths import region_prefix, split_region
+from providers.simulated.http.routing import Route, Router
 from providers.simulated.http.swift import Swift
 from providers.simulated.http.telemetry_admin import TelemetryAdmin
 from providers.simulated.http.zaqar import Zaqar
@@ -51,36 +52,47 @@ class CloudHTTPServer(ThreadingHTTPServer):
 
     def __init__(self, cloud: SimulatedCloud, host: str = "127.0.0.1", port: int = 0) -> None:
         self.cloud = cloud
-        self.keystone = Keystone(cloud.settings)
-        routes = self.keystone.routes()
-        for service in (
-            Nova(cloud),
-            Neutron(cloud),
-            Cinder(cloud),
-            Glance(cloud),
-            Swift(cloud),
-            Designate(cloud),
-            Barbican(cloud),
-            Zaqar(cloud),
-            Mistral(cloud),
-            Zun(cloud),
-            Blazar(cloud),
-            Magnum(cloud),
-            Monasca(cloud),
-            Admin(cloud),
-        ):
-            routes += service.routes()
-        routes += Octavia(cloud).routes()
+        self.keystone = Keystone(cloud.settings, tuple(cloud.regions))
         self.alarm_evaluator = AlarmEvaluator(cloud)  # started by whoever serves (`start(interval)`)
-        for extra in (Aodh(cloud), KeystoneAdmin(cloud), TelemetryAdmin(self.alarm_evaluator)):
+        routes = self.keystone.routes() + regional_routes(cloud)
+        for extra in (KeystoneAdmin(cloud), TelemetryAdmin(self.alarm_evaluator)):
             routes += extra.routes()
         self.router = Router(routes)
+        # The other regions answer under their prefix (`region_paths`), each on its own model.
+        self.routers = {cloud.region: self.router}
+        for name, region in cloud.regions.items():
+            self.routers.setdefault(name, Router(regional_routes(region)))
         super().__init__((host, port), CloudRequestHandler)
 
     @property
     def url(self) -> str:
         host, port = self.server_address[:2]
         return f"http://{host!s}:{port}"
+
+
+def regional_routes(cloud: SimulatedCloud) -> list[Route]:
+    """The routes of every service a region serves on its own model (all but Keystone's)."""
+    routes: list[Route] = []
+    for service in (
+        Nova(cloud),
+        Neutron(cloud),
+        Cinder(cloud),
+        Glance(cloud),
+        Swift(cloud),
+        Designate(cloud),
+        Barbican(cloud),
+        Zaqar(cloud),
+        Mistral(cloud),
+        Zun(cloud),
+        Blazar(cloud),
+        Magnum(cloud),
+        Monasca(cloud),
+        Admin(cloud),
+        Octavia(cloud),
+        Aodh(cloud),
+    ):
+        routes += service.routes()
+    return routes
 
 
 class CloudRequestHandler(BaseHTTPRequestHandler):
@@ -115,10 +127,14 @@ class CloudRequestHandler(BaseHTTPRequestHandler):
     def _handle(self, method: str) -> None:
         service = "nova"
         try:
-            request = self._request(method)
-            found = self.server.router.find(method, request.path)
+            region, path = split_region(urlsplit(self.path).path)
+            router = self.server.routers.get(region)
+            if router is None:
+                raise not_found(self.path)
+            request = self._request(method, path, region)
+            found = router.find(method, request.path)
             if found is None:
-                if self.server.router.allows(request.path):
+                if router.allows(request.path):
                     raise method_not_allowed(method, request.path)
                 raise not_found(request.path)
             route, params = found
@@ -138,7 +154,7 @@ class CloudRequestHandler(BaseHTTPRequestHandler):
             )
         self._write(response)
 
-    def _request(self, method: str) -> ApiRequest:
+    def _request(self, method: str, path: str, region: str) -> ApiRequest:
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         if raw and self.headers.get("Content-Type", "").startswith("text/plain"):
@@ -148,15 +164,14 @@ class CloudRequestHandler(BaseHTTPRequestHandler):
                 body = json.loads(raw) if raw else None
             except ValueError as error:
                 raise BadRequest(f"Malformed request body: {error}") from error
-        parts = urlsplit(self.path)
         host, port = self.server.server_address[:2]
         return ApiRequest(
             method=method,
-            path=parts.path.rstrip("/") or "/",
-            query=parse_qs(parts.query, keep_blank_values=True),
+            path=path.rstrip("/") or "/",
+            query=parse_qs(urlsplit(self.path).query, keep_blank_values=True),
             body=body,
             headers={key.lower(): value for key, value in self.headers.items()},
-            base_url=f"http://{host!s}:{port}",
+            base_url=f"http://{host!s}:{port}{region_prefix(region)}",
         )
 
     def _write(self, response: ApiResponse) -> None:
