@@ -57,7 +57,7 @@ def context_refusal(
     if wanted not in regions:
         return (
             f"{where}: context.region_name {wanted!r} is not a region of cloud {cloud!r} "
-            f"(its catalog lists {', '.join(sorted(regions))})"
+            f"(it has {', '.join(sorted(regions))})"
         )
     return None
 

@@ -1,5 +1,5 @@
 """A metered cloud (as `reconciler run` uses) still says its region and its catalog: a remote stack in
-another region, or a type whose service the catalog lacks, is refused through it as through the cloud."""
+a region it does not have, or a type whose service the catalog lacks, is refused through it as through the cloud."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def test_a_metered_cloud_refuses_another_region_as_the_cloud_does(tmp_path: Path
 
     assert len(problems) == 1
     assert "stack.yaml:6" in problems[0]
-    assert "context.region_name 'RegionTwo' is not the region of cloud 'sim' (RegionOne)" in problems[0]
+    assert "context.region_name 'RegionTwo' is not a region of cloud 'sim' (it has RegionOne)" in problems[0]
 
 
 def test_a_metered_cloud_names_a_service_its_catalog_lacks(tmp_path: Path) -> None:

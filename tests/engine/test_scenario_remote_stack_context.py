@@ -42,13 +42,13 @@ def _converged(tmp_path: Path, sqlite_url: str, region: str) -> tuple[World, Sta
     return world, report.status, "; ".join(str(failure) for failure in report.failures)
 
 
-def test_a_nested_remote_stack_in_another_region_fails_with_the_reason_and_builds_nothing(
+def test_a_nested_remote_stack_in_a_region_the_cloud_lacks_fails_with_the_reason_and_builds_nothing(
     tmp_path: Path, sqlite_url: str
 ) -> None:
     world, status, failures = _converged(tmp_path, sqlite_url, "RegionTwo")
 
     assert status is not StackStatus.CONVERGED
-    assert "context.region_name 'RegionTwo' is not the region of cloud" in failures
+    assert "context.region_name 'RegionTwo' is not a region of cloud 'sim' (it has RegionOne)" in failures
     assert world.live("routers") == []
     world.close()
 

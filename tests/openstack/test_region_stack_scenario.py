@@ -200,7 +200,7 @@ def test_a_region_the_catalog_does_not_list_is_refused_before_anything_is_built(
     assert report.status is StackStatus.INVALID
     assert (
         "OS::Heat::Stack far: context.region_name 'RegionNine' is not a region of cloud "
-        f"'{CLOUD_NAME}' (its catalog lists RegionOne, RegionTwo)"
+        f"'{CLOUD_NAME}' (it has RegionOne, RegionTwo)"
     ) in _failures(report)
     assert "near-net" not in world.names("RegionOne", "networks")
 

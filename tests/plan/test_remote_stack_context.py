@@ -1,8 +1,9 @@
 """OS::Heat::Stack's `context` is honoured or refused, never ignored.
 
-A nested stack is built on its parent's cloud. A `context.region_name` naming another region, or a
-`context.credential_secret_id`, is refused by plan and apply before anything is built, naming the
-resource, the key and why; a `context` naming the cloud's own region converges as any nested stack.
+A nested stack is built on its parent's cloud. A `context.region_name` naming a region the cloud does
+not have, or a `context.credential_secret_id`, is refused by plan and apply before anything is built,
+naming the resource, the key and why; a `context` naming the cloud's own region converges as any
+nested stack.
 """
 
 from __future__ import annotations
@@ -46,8 +47,8 @@ def test_a_remote_stack_in_another_region_is_refused_by_plan_and_apply_with_noth
     applied = repository.apply()
 
     reason = (
-        "OS::Heat::Stack network_stack: context.region_name 'RegionTwo' is not the region of cloud "
-        "'sim' (RegionOne)"
+        "OS::Heat::Stack network_stack: context.region_name 'RegionTwo' is not a region of cloud "
+        "'sim' (it has RegionOne)"
     )
     assert planned.exit_code == 1
     for shown in (planned.output, applied.output):
