@@ -17,8 +17,10 @@ concurrency limit and faults, so what one region holds is not seen from another.
 settings, the clock and Keystone (served once, by the home region); the home region saves them all.
 
 Limits, on purpose:
-- One project and one user in every region; no authentication beyond handing out a token; no roles or policy. The
-  Keystone collections (projects, users, roles, grants, ...) are data: tokens ignore them.
+- One project and one user; no authentication beyond handing out a token; no roles or policy. The
+  Keystone collections (projects, users, roles, grants, ...) are data: tokens ignore them. Every
+  region holds a copy of them; the home region's are the ones Keystone serves.
+- Alarms are evaluated in the home region only; another region's alarms keep their state.
 - Alarms change state only when an `alarm_evaluator.AlarmEvaluator` round runs (on demand, or on
   its own thread while served); their telemetry (`telemetry.Telemetry`) is not saved with the state.
 - Quotas count items per collection (and the gigabytes of volumes); no cores or RAM quotas.

@@ -166,7 +166,9 @@ class SimulatedProvider:
         changed: frozenset[str],
     ) -> LiveResource:
         with provider_errors():
-            return self._adapter(type_name).update(self._cloud_for(type_name), physical_id, properties, changed)
+            return self._adapter(type_name).update(
+                self._cloud_for(type_name), physical_id, properties, changed
+            )
 
     def delete(self, type_name: str, physical_id: str) -> None:
         with provider_errors():

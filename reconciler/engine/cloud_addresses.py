@@ -24,5 +24,5 @@ def entry_of(cloud: str) -> str:
 
 def region_of(cloud: str) -> str | None:
     """The region an address names (None: the one its cloud's entry names)."""
-    entry, separator, region = cloud.partition(SEPARATOR)
+    _, separator, region = cloud.partition(SEPARATOR)
     return region if separator else None

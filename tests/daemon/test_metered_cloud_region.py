@@ -1,5 +1,6 @@
-"""A metered cloud (as `reconciler run` uses) still says its region and its catalog: a remote stack in
-a region it does not have, or a type whose service the catalog lacks, is refused through it as through the cloud."""
+"""A metered cloud (as `reconciler run` uses) still says its regions and its catalog: a remote stack in
+a region it does not have, or a type whose service the catalog lacks, is refused through it as
+through the cloud."""
 
 from __future__ import annotations
 

@@ -41,8 +41,8 @@ def test_the_region_named_in_clouds_yaml_is_the_region_checked(tmp_path: Path, s
     assert _refusals(tmp_path, sim, "RegionOne") == []
     (refusal,) = _refusals(tmp_path, sim, "RegionTwo")
     assert (
-        "OS::Heat::Stack far: context.region_name 'RegionTwo' is not a region of cloud 'edge' (it has RegionOne)"
-        in refusal
+        "OS::Heat::Stack far: context.region_name 'RegionTwo' is not a region of cloud 'edge' "
+        "(it has RegionOne)" in refusal
     )
 
 

@@ -23,8 +23,15 @@ import pytest
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.settings import CloudSettings
 from reconciler.daemon.clouds import CloudRoot
-from reconciler.engine import DesiredGeneration, Engine, EngineSettings, Policy, SoleWorkerLeases, StackStatus
-from reconciler.engine.engine import StackReport
+from reconciler.engine import (
+    DesiredGeneration,
+    Engine,
+    EngineSettings,
+    Policy,
+    SoleWorkerLeases,
+    StackReport,
+    StackStatus,
+)
 from reconciler.templates.file_source import DirectorySource
 from reconciler.templates.loading import load_stack
 from state.store import Store, open_store

@@ -33,7 +33,11 @@ def test_each_region_holds_its_own_resources() -> None:
 
     assert [body["id"] for body in far.list("networks", name="far-net")] == [made["id"]]
     assert cloud.list("networks", name="far-net") == []
-    assert (cloud.region, far.region, list(cloud.regions)) == ("RegionOne", "RegionTwo", ["RegionOne", "RegionTwo"])
+    assert (cloud.region, far.region, list(cloud.regions)) == (
+        "RegionOne",
+        "RegionTwo",
+        ["RegionOne", "RegionTwo"],
+    )
     with pytest.raises(KeyError, match="no region 'RegionNine' \\(the cloud has: RegionOne, RegionTwo\\)"):
         cloud.in_region("RegionNine")
 
@@ -46,7 +50,9 @@ def test_the_saved_state_keeps_every_region_also_when_opened_without_naming_them
 
     reopened = SimulatedCloud.open(path)
 
-    assert [body["id"] for body in reopened.in_region("RegionTwo").list("networks", name="far-net")] == [made["id"]]
+    assert [body["id"] for body in reopened.in_region("RegionTwo").list("networks", name="far-net")] == [
+        made["id"]
+    ]
     assert reopened.list("networks", name="far-net") == []
 
 
