@@ -4,8 +4,9 @@
 
 Every corpus file that declares resources becomes its own git repository of two stacks: `base`,
 which makes what a real project would already hold (a key pair, a private network and subnet
-routed to the public network, a security group, the region RegionOne, and a host enrolled in
-Blazar when the template leases one), and `corpus`, the template itself. The template's
+routed to the public network, a security group, the region RegionOne, a host enrolled in Blazar
+when the template leases one, and the key pair in every other region the template's remote stacks
+name, which the simulated cloud then serves too), and `corpus`, the template itself. The template's
 parameters are given values naming what the cloud holds: images, flavors, the public network and
 Keystone's default domain by the names the simulated cloud is seeded with, the key pair,
 network, subnet, security group and region through `from_stack` wiring to `base`, and plain
@@ -150,15 +151,43 @@ BASE_TEMPLATE: dict[str, Any] = {
 # What a project holds for templates that lease reservable capacity: Blazar refuses a lease while
 # it holds no host, and hosts are enrolled by an administrator beforehand.
 RESERVABLE_HOST = {"type": "OS::Blazar::Host", "properties": {"name": "compute-3"}}
+HOME_REGION = "RegionOne"
+
+
+def other_regions(document: dict[str, Any]) -> list[str]:
+    """The regions besides the home one that the template's OS::Heat::Stack contexts name."""
+    resources = document.get("resources") or {}
+    named = (
+        ((r.get("properties") or {}).get("context") or {}).get("region_name")
+        for r in resources.values()
+        if isinstance(r, dict) and r.get("type") == "OS::Heat::Stack"
+    )
+    return sorted({region for region in named if isinstance(region, str) and region != HOME_REGION})
+
+
+def _regional_key(region: str) -> dict[str, Any]:
+    """The project's key pair in another region (Nova's key pairs are per region), made there by a
+    nested stack of the base stack."""
+    template = {
+        "heat_template_version": "2018-08-31",
+        "resources": {"key": {"type": "OS::Nova::KeyPair", "properties": {"name": "corpus-key"}}},
+    }
+    return {
+        "type": "OS::Heat::Stack",
+        "properties": {"context": {"region_name": region}, "template": yaml.safe_dump(template)},
+    }
 
 
 def base_template(document: dict[str, Any]) -> dict[str, Any]:
-    """The base stack for one corpus template: BASE_TEMPLATE, with a reservable host for a lease."""
+    """The base stack for one corpus template: BASE_TEMPLATE, with a reservable host for a lease and
+    the key pair in every other region the template builds in."""
     resources = document.get("resources") or {}
     leases = any(isinstance(r, dict) and r.get("type") == "OS::Blazar::Lease" for r in resources.values())
-    if not leases:
+    extra: dict[str, Any] = {"reservable_host": RESERVABLE_HOST} if leases else {}
+    extra.update({f"key_{region}": _regional_key(region) for region in other_regions(document)})
+    if not extra:
         return BASE_TEMPLATE
-    return {**BASE_TEMPLATE, "resources": {**BASE_TEMPLATE["resources"], "reservable_host": RESERVABLE_HOST}}
+    return {**BASE_TEMPLATE, "resources": {**BASE_TEMPLATE["resources"], **extra}}
 
 
 @dataclass(frozen=True)
@@ -320,6 +349,9 @@ def converge(template: Path, corpus: Path, timeout: float) -> Outcome:
         command = [sys.executable, "-m", "reconciler.cli.main", "run", "--repo", str(directory)]
         command += ["--database", f"sqlite:///{scratch}/state.db", "--state-dir", f"{scratch}/state"]
         command += ["--listen", "127.0.0.1:0", "--agent-listen", "127.0.0.1:0", "--log-level", "warning"]
+        regions = other_regions(yaml.load(template.read_text(), Loader=yaml.CSafeLoader))
+        if regions:
+            command += ["--sim-regions", ",".join(regions)]  # the simulated cloud serves them too
         started = time.perf_counter()
         daemon = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         try:
