@@ -56,14 +56,17 @@ def _cloud_of(store: Store, stack: str, repo: Path | None) -> str:
 
 
 def _check_tree(store: Store, clouds: CloudRoot, root: str, cloud: str) -> list[ResourceCheck]:
-    providers = clouds.for_cloud(cloud)
     checks: list[ResourceCheck] = []
-    waiting = [root]
+    waiting = [(root, cloud)]
     while waiting:
-        stack = waiting.pop(0)
+        stack, parent_cloud = waiting.pop(0)
+        # a nested stack names its own cloud (another region of it, for an OS::Heat::Stack's context)
+        newest = store.newest_generation(stack) if stack != root else None
+        here = str(newest.inputs.get("cloud", parent_cloud)) if newest is not None else parent_cloud
+        providers = clouds.for_cloud(here)
         records = store.read_records(stack)
         checks.extend(check_stack(stack, records, providers))
-        waiting.extend(nested_stacks(stack, records, providers))
+        waiting.extend((child, here) for child in nested_stacks(stack, records, providers))
     return checks
 
 

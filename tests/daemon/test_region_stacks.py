@@ -8,6 +8,10 @@ import time
 from pathlib import Path
 
 import yaml
+from click.testing import CliRunner
+
+from reconciler.cli.main import cli
+from reconciler.daemon.assembly import DATABASE_FILE
 
 from tests.daemon.gitops_world import DaemonWorld
 from tests.source.git_repos import commit_files, init_repository
@@ -41,6 +45,14 @@ def _names(daemon: DaemonWorld, region: str) -> list[str]:
     )
 
 
+def _checked(tmp_path: Path) -> tuple[int, str]:
+    """`reconciler check` of the stack: its exit code, and the verdict on the nested stack's network."""
+    database = f"sqlite:///{tmp_path / 'state' / DATABASE_FILE}"
+    result = CliRunner().invoke(cli, ["check", "regions", "--database", database])
+    (line,) = [line for line in result.output.splitlines() if line.startswith("regions/far: net ")]
+    return result.exit_code, line.rsplit("]: ", 1)[1]
+
+
 def test_a_remote_stack_in_another_region_is_built_and_repaired_there_across_a_restart(
     tmp_path: Path,
 ) -> None:
@@ -56,8 +68,11 @@ def test_a_remote_stack_in_another_region_is_built_and_repaired_there_across_a_r
         assert (_names(daemon, "RegionOne"), _names(daemon, "RegionTwo")) == (["near-net"], ["far-net"])
         (far,) = [b for b in daemon.daemon.clouds.simulated().cloud.in_region("RegionTwo").items("networks")
                   if b.get("name") == "far-net"]  # fmt: skip
+        daemon.daemon.clouds.save()
+        assert _checked(tmp_path) == (0, "ok")
         daemon.daemon.clouds.simulated().cloud.in_region("RegionTwo").vanish("networks", far["id"])
         daemon.daemon.clouds.save()
+        assert _checked(tmp_path) == (1, "missing")
     finally:
         daemon.close()
 
