@@ -12,7 +12,6 @@ from click.testing import CliRunner
 
 from reconciler.cli.main import cli
 from reconciler.daemon.assembly import DATABASE_FILE
-
 from tests.daemon.gitops_world import DaemonWorld
 from tests.source.git_repos import commit_files, init_repository
 
