@@ -159,7 +159,12 @@ class SimulatedAgents:
         cloud = self._cloud()
         if cloud is None:
             return 0
-        servers = {str(body["id"]): body for body in cloud.items("servers") if body.get("status") == ACTIVE}
+        servers = {
+            str(body["id"]): body
+            for region in cloud.regions.values()  # the VMs of every region the cloud serves
+            for body in region.items("servers")
+            if body.get("status") == ACTIVE
+        }
         with self._lock:
             if self._stopped.is_set():
                 return 0
