@@ -213,6 +213,7 @@ class OpenStackProvider:
         self._handlers = {name: build(self.apis) for name, build in HANDLERS.items()}
         self._handlers.update(load_balancing_handlers(connection, self.apis))
         self._server_power = ServerPower(self.apis)
+        self._allowed_regions: dict[str, bool] = {}
 
     @classmethod
     def from_cloud(
@@ -263,7 +264,14 @@ class OpenStackProvider:
             for endpoint in entry.get("endpoints") or ()
             if isinstance(endpoint, dict) and (region := endpoint.get("region_id") or endpoint.get("region"))
         }
-        return frozenset(region for region in listed if region_allowed(self.connection.config, region))
+        return frozenset(region for region in listed if self._region_allowed(region))
+
+    def _region_allowed(self, region: str) -> bool:
+        """`region_allowed`, remembered: clouds.yaml is read once per region, not at every check."""
+        allowed = self._allowed_regions.get(region)
+        if allowed is None:
+            allowed = self._allowed_regions[region] = region_allowed(self.connection.config, region)
+        return allowed
 
     def create(self, type_name: str, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
         return self._handler(type_name).create(with_defaults(type_name, properties), marker)
