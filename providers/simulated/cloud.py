@@ -285,6 +285,9 @@ class SimulatedCloud:
 
     def save(self) -> None:
         """Write the whole state to the cloud's file atomically (a temporary file, then a rename)."""
+        home = self.regions.get(REGION, self)
+        if home is not self:
+            return home.save()  # the home region holds the file and saves every region
         if self.path is None:
             raise ValueError("this simulated cloud has no file: open it with SimulatedCloud.open(path)")
         others = {name: cloud._state() for name, cloud in self.regions.items() if cloud is not self}
