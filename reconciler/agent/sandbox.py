@@ -1,6 +1,6 @@
 """Where the simulated cloud's agents run scripts: a directory of their own, a time limit (both
-given by the script hook), no network but the agent API, and nothing else of the host's file
-system to write to.
+given by the script hook), no network but the agent API, and a root file system of its server's
+own, over the host's, which it never changes.
 
 The script runs in new user, mount, PID and network namespaces (`unshare`, no privilege needed).
 The network namespace has only loopback. Without a gateway it stays down: the script reaches
@@ -11,11 +11,14 @@ deployment's signal URL works, and every other address is unreachable (no route)
 loopback services included. The PID namespace ends with the script, taking the relay and anything
 the script left running with it.
 
-In the mount namespace every writable file system of the host (but /proc and /sys) is remounted
-read-only, except the run's own directory, which is `HOME` and `TMPDIR` too. A script writing
-elsewhere (`/hello`, `/etc/...`) fails as on a read-only host, and leaves the host as it was.
-Unix sockets on the host's file system stay reachable as their permissions allow: the namespaces
-isolate IP networking, not file-system sockets.
+In the mount namespace the script sees the host's file system through a writable layer of its
+server's own (`sandbox_root`): it may write anywhere (`/hello`, `/etc/...`) as on a VM, a later
+script on the same server finds what it wrote, and the host's files stay as they were. The run's
+own directory is written straight through, and is `HOME` and `TMPDIR` too. The layers live in
+the server's state directory (`root_of` its runs' directory) and go with it (`remove_tree`).
+A Unix socket of the host, seen through the overlay, refuses connections (an overlay's inode is
+not the socket's); the gateway's socket is bound in as it is. A socket under a directory the
+overlay could not take (bound read-only instead) stays reachable as its permissions allow.
 
 Where the kernel or the container refuses user namespaces, scripts run unconfined, and
 `isolation_available()` says so (logged once by whoever builds the hooks).
@@ -23,7 +26,9 @@ Where the kernel or the container refuses user namespaces, scripts run unconfine
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import os
 import shutil
 import subprocess
 import sys
@@ -31,7 +36,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from reconciler.agent import sandbox_relay
+from reconciler.agent import sandbox_relay, sandbox_root
 from reconciler.agent.agent_gateway import AgentGateway
 from reconciler.agent.hooks import Hook, HookChooser, script_hook, stand_in_hook
 
@@ -50,27 +55,22 @@ UNSHARE = (
     "--kill-child",
     "--",
 )
-# $1: the run's directory; $2: how many mount points follow; then they; then either `relay` with
-# the address, port, socket, Python and relay script, or `closed`; then the command. The shell is
-# the PID namespace's first process: when it exits, whatever else runs there is killed.
+# $1: the run's directory; $2: the server's root directory; $3: Python; $4: the root builder
+# (`sandbox_root`); then either `relay` with the address, port, socket and relay script, or
+# `closed`; then the command. The shell is the PID namespace's first process: when it exits,
+# whatever else runs there is killed.
 LAUNCHER = """
-run=$1; count=$2; shift 2
-mount --bind "$run" "$run" || exit 125
-while [ "$count" -gt 0 ]; do
-  mount -o remount,bind,ro "$1" 2>/dev/null
-  count=$((count - 1)); shift
-done
-if [ "$1" = relay ]; then
+run=$1; root=$2; python=$3; builder=$4; shift 4
+if [ "$1" = relay ]; then address=$2; port=$3; socket=$4; relay=$5; shift 5; else socket=; shift; fi
+tree=$("$python" -I -S "$builder" "$root" "$run" ${socket:+"$socket"}) || exit 125
+cd "$tree" && pivot_root . ".$root/.host" && umount -l "$root/.host" || exit 125
+if [ -n "$socket" ]; then
   ip link set lo up || exit 125
-  case "$2" in 127.*) ;; *) ip address add "$2/32" dev lo || exit 125 ;; esac
-  "$5" -I -S "$6" "$2" "$3" "$4" </dev/null >/dev/null 2>&1 || exit 125
-  shift 6
-else
-  shift
+  case "$address" in 127.*) ;; *) ip address add "$address/32" dev lo || exit 125 ;; esac
+  "$python" -I -S "$relay" "$address" "$port" "$socket" </dev/null >/dev/null 2>&1 || exit 125
 fi
 cd "$run" && "$@"
 """
-KERNEL_FILE_SYSTEMS = ("/proc", "/sys")
 
 
 @functools.cache
@@ -85,24 +85,6 @@ def isolation_available() -> bool:
     return done.returncode == 0
 
 
-@functools.cache
-def writable_mounts() -> tuple[str, ...]:
-    """The host's mount points mounted read-write, but the kernel's own (/proc, /sys); device
-    files stay writable on a read-only mount, so /dev is remounted too."""
-    points: list[str] = []
-    try:
-        lines = Path("/proc/self/mountinfo").read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return ()
-    for line in lines:
-        fields = line.split()
-        point, options = fields[4], fields[5].split(",")
-        kernels = any(point == kept or point.startswith(kept + "/") for kept in KERNEL_FILE_SYSTEMS)
-        if "rw" in options and not kernels and "\\" not in point:
-            points.append(point)
-    return tuple(dict.fromkeys(points))  # a file system mounted twice is remounted once
-
-
 def relay_available() -> bool:
     """Whether a sandbox can be given its way to the agent API (iproute2 sets its loopback up)."""
     return shutil.which("ip") is not None
@@ -112,30 +94,50 @@ def _way_out(gateway: AgentGateway | None) -> list[str]:
     if gateway is None or not relay_available():
         return ["closed"]
     host, port = gateway.address.reached_at
-    return ["relay", host, str(port), gateway.socket_path, sys.executable, sandbox_relay.__file__]
+    return ["relay", host, str(port), gateway.socket_path, sandbox_relay.__file__]
 
 
-def sandbox_prefix(run_dir: str, gateway: AgentGateway | None = None) -> Sequence[str]:
+def sandbox_prefix(run_dir: str, root_dir: str, gateway: AgentGateway | None = None) -> Sequence[str]:
     """The command put before a script so that it runs in the sandbox, its directory `run_dir`,
-    reaching the agent API through `gateway` when one is given and nothing at all otherwise."""
+    its writable root kept in `root_dir` (the server's), reaching the agent API through `gateway`
+    when one is given and nothing at all otherwise."""
     if not isolation_available():
         return ()
-    mounts = writable_mounts()
     return [
         *UNSHARE,
-        *("/bin/sh", "-c", LAUNCHER, "sandbox", run_dir, str(len(mounts)), *mounts),
+        *("/bin/sh", "-c", LAUNCHER, "sandbox", run_dir, root_dir, sys.executable, sandbox_root.__file__),
         *_way_out(gateway),
     ]
+
+
+def root_of(workdir: Path) -> Path:
+    """Where the sandbox keeps a server's root: beside its runs' directory, in the server's own."""
+    return workdir.parent / "root"
 
 
 def sandboxed_script_hook(
     deployment: Mapping[str, Any], workdir: Path, time_limit: float, gateway: AgentGateway | None = None
 ) -> dict[str, Any]:
-    """heat-config's script hook, the script run in the sandbox (reaching the agent API through
-    `gateway` when given)."""
+    """heat-config's script hook, the script run in the sandbox of the server whose runs' directory
+    is `workdir` (reaching the agent API through `gateway` when given)."""
+    root = str(root_of(workdir))
     return script_hook(
-        deployment, workdir, time_limit, sandbox=lambda run_dir: sandbox_prefix(run_dir, gateway)
+        deployment, workdir, time_limit, sandbox=lambda run_dir: sandbox_prefix(run_dir, root, gateway)
     )
+
+
+def remove_tree(directory: Path) -> None:
+    """Remove a server's state directory, its sandbox's layers too: overlayfs leaves its work
+    directories without permissions, and a script may have left some of its own."""
+
+    def opened(function: Any, path: str, _: Any) -> None:
+        with contextlib.suppress(OSError):
+            os.chmod(os.path.dirname(path), 0o700)
+            if os.path.isdir(path) and not os.path.islink(path):
+                os.chmod(path, 0o700)
+            function(path)
+
+    shutil.rmtree(directory, onerror=opened)
 
 
 def sandboxed_hooks(

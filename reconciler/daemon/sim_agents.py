@@ -20,9 +20,13 @@ Each server's agent keeps what it ran in a directory of its own under `state_dir
 simulated cloud's file), so a daemon restarted over the same cloud runs no script twice. Agents
 stop with the daemon; a script still running then is left to its time limit.
 
-Limits: a script sees the host's file system, read-only, and the host's tools, so one that
-installs packages, writes outside its directory or expects a VM's devices fails where a VM's
-would not; `#cloud-config` user data is not interpreted (no corpus template signals from it).
+Each server's sandbox keeps a root file system of its own over the host's (in its state
+directory, removed with it when the server is deleted): what a script writes, a later one on the
+same server finds, and the host's files are never changed.
+
+Limits: a script sees the host's files and tools beneath its server's own, so one that installs
+packages from the network or expects a VM's devices fails where a VM's would not;
+`#cloud-config` user data is not interpreted (no corpus template signals from it).
 """
 
 from __future__ import annotations
@@ -30,7 +34,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import random
-import shutil
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -40,7 +43,13 @@ from providers.simulated.cloud import SimulatedCloud
 from reconciler.agent.agent_gateway import AgentAddress, AgentGateway
 from reconciler.agent.hooks import Hook
 from reconciler.agent.poller import Agent
-from reconciler.agent.sandbox import chooser, isolation_available, relay_available, sandboxed_hooks
+from reconciler.agent.sandbox import (
+    chooser,
+    isolation_available,
+    relay_available,
+    remove_tree,
+    sandboxed_hooks,
+)
 from reconciler.agent.user_data import BootData, read_user_data
 
 LOG = logging.getLogger(__name__)
@@ -165,7 +174,7 @@ class SimulatedAgents:
                 return 0
             for server_id in set(self._agents) - set(servers):
                 self._agents.pop(server_id).stop()
-                shutil.rmtree(self._state_dir / server_id, ignore_errors=True)
+                remove_tree(self._state_dir / server_id)
             for server_id, body in servers.items():
                 if server_id not in self._agents:
                     self._boot(server_id, body)
