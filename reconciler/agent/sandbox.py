@@ -32,40 +32,45 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from reconciler.agent import sandbox_relay, sandbox_root
+from reconciler.agent import sandbox_relay, sandbox_root, sandbox_users
 from reconciler.agent.agent_gateway import AgentGateway
 from reconciler.agent.hooks import Hook, HookChooser, script_hook, stand_in_hook
+from reconciler.agent.sandbox_machine import MachineWay
 
 # setpriv: the sandbox is killed with the thread that started it (a daemon killed, or stopped
 # without waiting, leaves no script running on); unshare's --kill-child then takes its namespace.
-UNSHARE = (
-    "setpriv",
-    "--pdeathsig",
-    "KILL",
-    "unshare",
-    "--user",
-    "--map-root-user",
-    "--mount",
-    "--net",
-    "--pid",
-    "--kill-child",
-    "--",
-)
+def unshare_command() -> list[str]:
+    """The command that makes the sandbox's namespaces (users: `sandbox_users`) and runs the rest."""
+    # setpriv: the sandbox is killed with the thread that started it (a daemon killed, or stopped
+    # without waiting, leaves no script running on); unshare's --kill-child then takes its namespace.
+    namespaces = ("--mount", "--net", "--pid", "--uts", "--kill-child", "--")
+    return ["setpriv", "--pdeathsig", "KILL", *sandbox_users.namespace_command(), *namespaces]
+
+
 # $1: the run's directory; $2: the server's root directory; $3: Python; $4: the root builder
-# (`sandbox_root`); then either `relay` with the address, port, socket and relay script, or
-# `closed`; then the command. The shell is the PID namespace's first process: when it exits,
+# (`sandbox_root`); optionally `machine` with the first-boot script and the server's spec
+# (`sandbox_machine`); optionally `peers` with the peer gateway's socket, the port, the neighbours'
+# addresses (comma-separated) and the peers' relay; then either `relay` with the address, port,
+# socket and relay script, or `closed`; then the command. The shell is the PID namespace's first process: when it exits,
 # whatever else runs there is killed.
 LAUNCHER = """
 run=$1; root=$2; python=$3; builder=$4; shift 4
+spec=; if [ "$1" = machine ]; then boot=$2; spec=$3; shift 3; fi
+peers=; if [ "$1" = peers ]; then peers=$2; peer_port=$3; addresses=$4; peer_relay=$5; shift 5; fi
 if [ "$1" = relay ]; then address=$2; port=$3; socket=$4; relay=$5; shift 5; else socket=; shift; fi
-tree=$("$python" -I -S "$builder" "$root" "$run" ${socket:+"$socket"}) || exit 125
+tree=$("$python" -I -S "$builder" "$root" "$run" ${socket:+"$socket"} ${peers:+"$peers"}) || exit 125
+if [ -n "$spec" ]; then "$python" -I -S "$boot" "$tree" "$spec" || exit 125; fi
 cd "$tree" && pivot_root . ".$root/.host" && umount -l "$root/.host" || exit 125
+if [ -n "$socket$peers" ]; then ip link set lo up || exit 125; fi
+if [ -n "$peers" ]; then
+  for peer in $(echo "$addresses" | tr , ' '); do echo "address add $peer/32 dev lo"; done | ip -batch - || exit 125
+  "$python" -I -S "$peer_relay" "$peers" "$peer_port" $(echo "$addresses" | tr , ' ') </dev/null >/dev/null 2>&1 || exit 125
+fi
 if [ -n "$socket" ]; then
-  ip link set lo up || exit 125
   case "$address" in 127.*) ;; *) ip address add "$address/32" dev lo || exit 125 ;; esac
   "$python" -I -S "$relay" "$address" "$port" "$socket" </dev/null >/dev/null 2>&1 || exit 125
 fi
@@ -79,7 +84,7 @@ def isolation_available() -> bool:
     if shutil.which("setpriv") is None or shutil.which("unshare") is None:
         return False
     try:
-        done = subprocess.run([*UNSHARE, "true"], capture_output=True, timeout=10, check=False)
+        done = subprocess.run([*unshare_command(), "true"], capture_output=True, timeout=10, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return False
     return done.returncode == 0
@@ -97,15 +102,19 @@ def _way_out(gateway: AgentGateway | None) -> list[str]:
     return ["relay", host, str(port), gateway.socket_path, sandbox_relay.__file__]
 
 
-def sandbox_prefix(run_dir: str, root_dir: str, gateway: AgentGateway | None = None) -> Sequence[str]:
+def sandbox_prefix(
+    run_dir: str, root_dir: str, gateway: AgentGateway | None = None, machine: MachineWay | None = None
+) -> Sequence[str]:
     """The command put before a script so that it runs in the sandbox, its directory `run_dir`,
     its writable root kept in `root_dir` (the server's), reaching the agent API through `gateway`
-    when one is given and nothing at all otherwise."""
+    when one is given and nothing at all otherwise; booted as `machine` says (its identity, its
+    neighbours) when one is given."""
     if not isolation_available():
         return ()
     return [
-        *UNSHARE,
+        *unshare_command(),
         *("/bin/sh", "-c", LAUNCHER, "sandbox", run_dir, root_dir, sys.executable, sandbox_root.__file__),
+        *(machine.launcher_arguments() if machine is not None else ()),
         *_way_out(gateway),
     ]
 
@@ -116,13 +125,20 @@ def root_of(workdir: Path) -> Path:
 
 
 def sandboxed_script_hook(
-    deployment: Mapping[str, Any], workdir: Path, time_limit: float, gateway: AgentGateway | None = None
+    deployment: Mapping[str, Any],
+    workdir: Path,
+    time_limit: float,
+    gateway: AgentGateway | None = None,
+    machine: MachineWay | None = None,
 ) -> dict[str, Any]:
     """heat-config's script hook, the script run in the sandbox of the server whose runs' directory
-    is `workdir` (reaching the agent API through `gateway` when given)."""
+    is `workdir` (reaching the agent API through `gateway` when given, booted as `machine`)."""
     root = str(root_of(workdir))
     return script_hook(
-        deployment, workdir, time_limit, sandbox=lambda run_dir: sandbox_prefix(run_dir, root, gateway)
+        deployment,
+        workdir,
+        time_limit,
+        sandbox=lambda run_dir: sandbox_prefix(run_dir, root, gateway, machine),
     )
 
 
@@ -141,14 +157,16 @@ def remove_tree(directory: Path) -> None:
 
 
 def sandboxed_hooks(
-    others: Mapping[str, Hook] | None = None, gateway: AgentGateway | None = None
+    others: Mapping[str, Hook] | None = None,
+    gateway: AgentGateway | None = None,
+    machine: Callable[[], MachineWay | None] = lambda: None,
 ) -> Mapping[str, Hook]:
     """The hooks the simulated cloud's agents use: scripts in the sandbox, reaching the agent API
-    through `gateway`; `others` by group (puppet, ansible, ... when someone plugs a hook in); every
-    other group to the stand-in."""
+    through `gateway`, booted as `machine()` says at each run; `others` by group (puppet, ansible,
+    ... when someone plugs a hook in); every other group to the stand-in."""
 
     def script(deployment: Mapping[str, Any], workdir: Path, time_limit: float) -> dict[str, Any]:
-        return sandboxed_script_hook(deployment, workdir, time_limit, gateway)
+        return sandboxed_script_hook(deployment, workdir, time_limit, gateway, machine())
 
     return {"script": script, **(others or {})}
 
