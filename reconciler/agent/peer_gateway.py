@@ -32,7 +32,7 @@ Route = Callable[[str, str, int], Session | None]
 
 
 class PeerGateway:
-    """The servers' sockets, all served by one thread; `socket_for`, `forget`, then `stop()`."""
+    """The servers' sockets, all served by one thread: `start()`, `socket_for`, `forget`, `stop()`."""
 
     def __init__(self, route: Route) -> None:
         self._route = route
@@ -42,6 +42,8 @@ class PeerGateway:
         self._lock = threading.Lock()
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._serve, name="peer-gateway", daemon=True)
+
+    def start(self) -> None:
         self._thread.start()
 
     def socket_for(self, server_id: str) -> str:
@@ -69,7 +71,8 @@ class PeerGateway:
     def stop(self) -> None:
         """Stop accepting (sessions under way finish on their own) and remove the sockets."""
         self._stopped.set()
-        self._thread.join(5)
+        if self._thread.is_alive():
+            self._thread.join(5)
         with self._lock:
             for listener in self._listeners.values():
                 listener.close()

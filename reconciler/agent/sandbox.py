@@ -41,6 +41,7 @@ from reconciler.agent.agent_gateway import AgentGateway
 from reconciler.agent.hooks import Hook, HookChooser, script_hook, stand_in_hook
 from reconciler.agent.sandbox_machine import MachineWay
 
+
 # setpriv: the sandbox is killed with the thread that started it (a daemon killed, or stopped
 # without waiting, leaves no script running on); unshare's --kill-child then takes its namespace.
 def unshare_command() -> list[str]:
@@ -55,8 +56,8 @@ def unshare_command() -> list[str]:
 # (`sandbox_root`); optionally `machine` with the first-boot script and the server's spec
 # (`sandbox_machine`); optionally `peers` with the peer gateway's socket, the port, the neighbours'
 # addresses (comma-separated) and the peers' relay; then either `relay` with the address, port,
-# socket and relay script, or `closed`; then the command. The shell is the PID namespace's first process: when it exits,
-# whatever else runs there is killed.
+# socket and relay script, or `closed`; then the command. The shell is the PID namespace's first
+# process: when it exits, whatever else runs there is killed.
 LAUNCHER = """
 run=$1; root=$2; python=$3; builder=$4; shift 4
 spec=; if [ "$1" = machine ]; then boot=$2; spec=$3; shift 3; fi
@@ -67,8 +68,9 @@ if [ -n "$spec" ]; then "$python" -I -S "$boot" "$tree" "$spec" || exit 125; fi
 cd "$tree" && pivot_root . ".$root/.host" && umount -l "$root/.host" || exit 125
 if [ -n "$socket$peers" ]; then ip link set lo up || exit 125; fi
 if [ -n "$peers" ]; then
-  for peer in $(echo "$addresses" | tr , ' '); do echo "address add $peer/32 dev lo"; done | ip -batch - || exit 125
-  "$python" -I -S "$peer_relay" "$peers" "$peer_port" $(echo "$addresses" | tr , ' ') </dev/null >/dev/null 2>&1 || exit 125
+  addresses=$(echo "$addresses" | tr , ' ')
+  for peer in $addresses; do echo "address add $peer/32 dev lo"; done | ip -batch - || exit 125
+  "$python" -I -S "$peer_relay" "$peers" "$peer_port" $addresses </dev/null >/dev/null 2>&1 || exit 125
 fi
 if [ -n "$socket" ]; then
   case "$address" in 127.*) ;; *) ip address add "$address/32" dev lo || exit 125 ;; esac

@@ -65,7 +65,8 @@ def locked(entries: list[str], field: int) -> list[str]:
 
 
 def free_id(entries: list[str]) -> int:
-    taken = {int(entry.split(":")[2]) for entry in entries if entry.count(":") >= 2 and entry.split(":")[2].isdigit()}
+    numbers = [entry.split(":")[2] for entry in entries if entry.count(":") >= 2]
+    taken = {int(number) for number in numbers if number.isdigit()}
     found = FIRST_UID
     while found in taken:
         found += 1

@@ -89,13 +89,16 @@ def enter(uid_map: str, gid_map: str) -> bool:
     return os.getppid() == parent
 
 
-def main(arguments: list[str]) -> int:
+def main(arguments: list[str]) -> int:  # noqa: RET503
     uid_map, gid_map, command = arguments[0], arguments[1], arguments[2:]
     if not enter(uid_map, gid_map):
         print("sandbox: could not enter a user namespace", file=sys.stderr)
         return 125
-    os.execvp(command[0], command)
-    return 125  # not reached: execvp replaces this process or raises
+    try:
+        os.execvp(command[0], command)
+    except OSError as error:
+        print(f"sandbox: {command[0]}: {error}", file=sys.stderr)
+    return 125
 
 
 if __name__ == "__main__":

@@ -89,6 +89,16 @@ def _public_keys(cloud: SimulatedCloud, server: Mapping[str, Any]) -> tuple[str,
     return (str(found["public_key"]),) if found and found.get("public_key") else ()
 
 
+@dataclass(frozen=True)
+class Passage:
+    """A TCP connection as one port's security groups see it: leaving or arriving, from or to whom."""
+
+    direction: str  # egress (the source's port) or ingress (the target's)
+    port: int
+    remote: str  # the other end's address
+    remote_groups: tuple[str, ...]  # the other end's security groups
+
+
 def reachable(cloud: SimulatedCloud, source_id: str, address: str, port: int) -> str | None:
     """The server a TCP connection from `source_id` to `address`:`port` reaches, if any."""
     ports = attachments(cloud)
@@ -98,46 +108,36 @@ def reachable(cloud: SimulatedCloud, source_id: str, address: str, port: int) ->
         if address not in target.addresses or target.server_id == source_id:
             continue
         for source in sources:
-            if source.network_id != target.network_id:
+            if source.network_id != target.network_id or not source.addresses:
                 continue
-            leaving = _allows(rules, source.groups, "egress", port, address, target.groups)
-            arriving = _allows(rules, target.groups, "ingress", port, source.addresses[0], source.groups)
-            if leaving and arriving:
+            leaving = Passage("egress", port, address, target.groups)
+            arriving = Passage("ingress", port, source.addresses[0], source.groups)
+            if _allows(rules, source.groups, leaving) and _allows(rules, target.groups, arriving):
                 return target.server_id
     return None
 
 
 def _rules(cloud: SimulatedCloud) -> dict[str, list[Mapping[str, Any]]]:
-    return {str(group["id"]): list(group.get("security_group_rules") or ()) for group in cloud.items("security_groups")}
+    groups = cloud.items("security_groups")
+    return {str(group["id"]): list(group.get("security_group_rules") or ()) for group in groups}
 
 
-def _allows(
-    rules: Mapping[str, list[Mapping[str, Any]]],
-    groups: Iterable[str],
-    direction: str,
-    port: int,
-    remote: str,
-    remote_groups: tuple[str, ...],
-) -> bool:
-    """Whether the security groups of a port let this TCP connection pass in this direction."""
+def _allows(rules: Mapping[str, list[Mapping[str, Any]]], groups: Iterable[str], passage: Passage) -> bool:
+    """Whether a port's security groups let this passage through (no groups: nothing filtered)."""
     chosen = list(groups)
-    if not chosen:
-        return True
-    return any(
-        _matches(rule, direction, port, remote, remote_groups) for group in chosen for rule in rules.get(group, ())
-    )
+    return not chosen or any(_matches(rule, passage) for group in chosen for rule in rules.get(group, ()))
 
 
-def _matches(rule: Mapping[str, Any], direction: str, port: int, remote: str, remote_groups: tuple[str, ...]) -> bool:
-    if rule.get("direction") != direction or rule.get("ethertype", "IPv4") != "IPv4":
+def _matches(rule: Mapping[str, Any], passage: Passage) -> bool:
+    if rule.get("direction") != passage.direction or rule.get("ethertype", "IPv4") != "IPv4":
         return False
     if rule.get("protocol") not in (None, "any", *TCP):
         return False
     low, high = rule.get("port_range_min"), rule.get("port_range_max")
-    if low is not None and not int(low) <= port <= int(high if high is not None else low):
+    if low is not None and not int(low) <= passage.port <= int(high if high is not None else low):
         return False
     prefix = rule.get("remote_ip_prefix")
-    if prefix and ipaddress.ip_address(remote) not in ipaddress.ip_network(str(prefix), strict=False):
+    if prefix and ipaddress.ip_address(passage.remote) not in ipaddress.ip_network(str(prefix), strict=False):
         return False
     group = rule.get("remote_group_id")
-    return not group or group in remote_groups
+    return not group or group in passage.remote_groups
