@@ -89,7 +89,7 @@ def enter(uid_map: str, gid_map: str) -> bool:
     return os.getppid() == parent
 
 
-def main(arguments: list[str]) -> int:  # noqa: RET503
+def main(arguments: list[str]) -> int:
     uid_map, gid_map, command = arguments[0], arguments[1], arguments[2:]
     if not enter(uid_map, gid_map):
         print("sandbox: could not enter a user namespace", file=sys.stderr)
