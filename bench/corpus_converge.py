@@ -17,6 +17,9 @@ deployments; the stack's status and reasons are read from the notes the daemon w
 Each file ends CONVERGED, FAILED, INVALID or TIMEOUT with the first line that says why, or
 EXCLUDED with the reason no faithful cloud could converge it (the `EXCLUDED` table: each entry is
 one named file and why). The figure is converged / (files with resources - excluded).
+
+OpenSSH's server is installed first when missing (`tests/ensure_sshd.sh`): the simulated servers
+of templates that ssh to one another run it.
 """
 
 from __future__ import annotations
@@ -371,6 +374,15 @@ def _settled(directory: Path, deadline: float) -> tuple[str | None, str]:
     return None, reason
 
 
+ENSURE_SSHD = Path(__file__).resolve().parents[1] / "tests" / "ensure_sshd.sh"
+
+
+def ensure_sshd() -> None:
+    """Install OpenSSH's server when missing, as the test command does: simulated servers that ssh
+    to one another (the ssh-copy-id example) need it; without it they refuse connections."""
+    subprocess.run(["bash", str(ENSURE_SSHD)], stdout=subprocess.DEVNULL, check=False)
+
+
 def main() -> None:
     formatter = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=formatter)
@@ -384,6 +396,7 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=90.0, help="seconds each file may take to settle")
     parser.add_argument("--json", type=Path, help="write every outcome to this file as JSON")
     arguments = parser.parse_args()
+    ensure_sshd()
     outcomes = []
     for template in corpus_templates(arguments.corpus):
         name = str(template.relative_to(arguments.corpus))
