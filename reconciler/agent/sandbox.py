@@ -120,10 +120,12 @@ def sandboxed_script_hook(
 ) -> dict[str, Any]:
     """heat-config's script hook, the script run in the sandbox of the server whose runs' directory
     is `workdir` (reaching the agent API through `gateway` when given)."""
-    root = str(root_of(workdir))
-    return script_hook(
-        deployment, workdir, time_limit, sandbox=lambda run_dir: sandbox_prefix(run_dir, root, gateway)
-    )
+    root = str(root_of(workdir.absolute()))
+
+    def prefix(run_dir: str) -> Sequence[str]:
+        return sandbox_prefix(os.path.abspath(run_dir), root, gateway)
+
+    return script_hook(deployment, workdir, time_limit, sandbox=prefix)
 
 
 def remove_tree(directory: Path) -> None:
