@@ -107,16 +107,20 @@ def overlay(lower: str, root: str, name: str, target: str) -> None:
 
 
 def touch(path: str) -> None:
-    os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o644))
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o644))
 
 
 def top_level(entry: os.DirEntry[str], root: str, tree: str) -> None:
     """One entry of the host's root, as the sandbox's root shows it."""
     target = os.path.join(tree, entry.name)
+    if os.path.islink(target) and not entry.is_symlink():
+        os.unlink(target)  # a link a script left where the host has something else now: never followed
     if entry.is_symlink():
         if not os.path.lexists(target):
             os.symlink(os.readlink(entry.path), target)
     elif entry.is_dir():
+        if os.path.lexists(target) and not os.path.isdir(target):
+            return  # the server's own file stands where the host has a directory
         os.makedirs(target, exist_ok=True)
         if entry.name in OWN:
             return
@@ -125,6 +129,8 @@ def top_level(entry: os.DirEntry[str], root: str, tree: str) -> None:
         except OSError:
             bind_read_only(entry.path, target)
     elif entry.is_file():
+        if os.path.lexists(target) and not os.path.isfile(target):
+            return  # the server's own directory stands where the host has a file
         touch(target)
         bind_read_only(entry.path, target)
 
