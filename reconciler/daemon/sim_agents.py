@@ -25,7 +25,9 @@ directory, removed with it when the server is deleted): what a script writes, a 
 same server finds, and the host's files are never changed.
 
 Limits: a script sees the host's files and tools beneath its server's own, so one that installs
-packages from the network or expects a VM's devices fails where a VM's would not;
+packages from the network fails where a VM's would not; an attached volume is no device of the
+sandbox (`mount /dev/vdb` needs a block device, and mount(8) sets up a loop device for a file,
+which an unprivileged user namespace cannot have);
 `#cloud-config` user data is not interpreted (no corpus template signals from it).
 """
 
