@@ -42,8 +42,6 @@ from reconciler.agent.hooks import Hook, HookChooser, script_hook, stand_in_hook
 from reconciler.agent.sandbox_machine import MachineWay
 
 
-# setpriv: the sandbox is killed with the thread that started it (a daemon killed, or stopped
-# without waiting, leaves no script running on); unshare's --kill-child then takes its namespace.
 def unshare_command() -> list[str]:
     """The command that makes the sandbox's namespaces (users: `sandbox_users`) and runs the rest."""
     # setpriv: the sandbox is killed with the thread that started it (a daemon killed, or stopped
@@ -135,13 +133,12 @@ def sandboxed_script_hook(
 ) -> dict[str, Any]:
     """heat-config's script hook, the script run in the sandbox of the server whose runs' directory
     is `workdir` (reaching the agent API through `gateway` when given, booted as `machine`)."""
-    root = str(root_of(workdir))
-    return script_hook(
-        deployment,
-        workdir,
-        time_limit,
-        sandbox=lambda run_dir: sandbox_prefix(run_dir, root, gateway, machine),
-    )
+    root = str(root_of(workdir.absolute()))
+
+    def prefix(run_dir: str) -> Sequence[str]:
+        return sandbox_prefix(os.path.abspath(run_dir), root, gateway, machine)
+
+    return script_hook(deployment, workdir, time_limit, sandbox=prefix)
 
 
 def remove_tree(directory: Path) -> None:

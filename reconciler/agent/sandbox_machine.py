@@ -51,7 +51,7 @@ def write_spec(machine: Machine, server_dir: Path) -> Path:
     }
     beside.write_text(json.dumps(document), encoding="utf-8")
     beside.replace(spec)
-    return spec
+    return spec.absolute()
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,6 @@ import ctypes
 import os
 import stat
 import sys
-from pathlib import Path
 
 MS_RDONLY = 1
 MS_NOSUID = 2
@@ -92,84 +91,91 @@ def bind_read_only(source: str, target: str) -> None:
 def mounts_under(target: str) -> list[str]:
     """The mount points at `target` and beneath it, outermost first."""
     points = []
-    for line in Path("/proc/self/mountinfo").read_text(encoding="utf-8").splitlines():
-        point = line.split()[4].replace("\\040", " ")
-        if point == target or point.startswith(target.rstrip("/") + "/"):
-            points.append(point)
+    with open("/proc/self/mountinfo", encoding="utf-8") as mountinfo:
+        for line in mountinfo:
+            point = line.split()[4].replace("\\040", " ")
+            if point == target or point.startswith(target.rstrip("/") + "/"):
+                points.append(point)
     return points
 
 
-def overlay(lower: str, root: Path, name: str, target: str) -> None:
-    upper, work = root / "upper" / name, root / "work" / name
-    upper.mkdir(parents=True, exist_ok=True)
-    work.mkdir(parents=True, exist_ok=True)
+def overlay(lower: str, root: str, name: str, target: str) -> None:
+    upper, work = os.path.join(root, "upper", name), os.path.join(root, "work", name)
+    os.makedirs(upper, exist_ok=True)
+    os.makedirs(work, exist_ok=True)
     mount("overlay", target, "overlay", 0, f"userxattr,lowerdir={lower},upperdir={upper},workdir={work}")
 
 
-def top_level(entry: os.DirEntry[str], root: Path, tree: Path) -> None:
+def touch(path: str) -> None:
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o644))
+
+
+def top_level(entry: os.DirEntry[str], root: str, tree: str) -> None:
     """One entry of the host's root, as the sandbox's root shows it."""
-    target = tree / entry.name
+    target = os.path.join(tree, entry.name)
+    if os.path.islink(target) and not entry.is_symlink():
+        os.unlink(target)  # a link a script left where the host has something else now: never followed
     if entry.is_symlink():
-        if not target.is_symlink() and not target.exists():
-            target.symlink_to(os.readlink(entry.path))
+        if not os.path.lexists(target):
+            os.symlink(os.readlink(entry.path), target)
     elif entry.is_dir():
-        target.mkdir(exist_ok=True)
+        if os.path.lexists(target) and not os.path.isdir(target):
+            return  # the server's own file stands where the host has a directory
+        os.makedirs(target, exist_ok=True)
         if entry.name in OWN:
             return
         try:
-            overlay(entry.path, root, entry.name, str(target))
+            overlay(entry.path, root, entry.name, target)
         except OSError:
-            bind_read_only(entry.path, str(target))
+            bind_read_only(entry.path, target)
     elif entry.is_file():
-        if not target.exists():
-            target.touch()
-        bind_read_only(entry.path, str(target))
+        if os.path.lexists(target) and not os.path.isfile(target):
+            return  # the server's own directory stands where the host has a file
+        touch(target)
+        bind_read_only(entry.path, target)
 
 
-def own_dev(target: Path) -> None:
+def own_dev(target: str) -> None:
     """A fresh /dev: the usual character devices bound from the host, its own pts and shm."""
-    mount("tmpfs", str(target), "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755")
+    mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755")
     for name in DEVICES:
-        host = Path("/dev") / name
-        if host.exists() and stat.S_ISCHR(host.stat().st_mode):
-            (target / name).touch()
-            mount(str(host), str(target / name), None, MS_BIND)
+        host = os.path.join("/dev", name)
+        if os.path.exists(host) and stat.S_ISCHR(os.stat(host).st_mode):
+            touch(os.path.join(target, name))
+            mount(host, os.path.join(target, name), None, MS_BIND)
     for name, points_to in DEVICE_LINKS.items():
-        (target / name).symlink_to(points_to)
+        os.symlink(points_to, os.path.join(target, name))
     for name in ("pts", "shm"):
-        (target / name).mkdir()
-    mount(
-        "devpts", str(target / "pts"), "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620"
-    )
-    mount("tmpfs", str(target / "shm"), "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
+        os.mkdir(os.path.join(target, name))
+    terminals = "newinstance,ptmxmode=0666,mode=0620"
+    mount("devpts", os.path.join(target, "pts"), "devpts", MS_NOSUID | MS_NOEXEC, terminals)
+    mount("tmpfs", os.path.join(target, "shm"), "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
 
 
-def build(root: Path, run: str, sockets: list[str]) -> Path:
-    tree = root / "tree"
-    tree.mkdir(parents=True, exist_ok=True)
-    mount(str(tree), str(tree), None, MS_BIND)  # pivot_root asks for a mount point
+def build(root: str, run: str, sockets: list[str]) -> str:
+    tree = os.path.join(root, "tree")
+    os.makedirs(tree, exist_ok=True)
+    mount(tree, tree, None, MS_BIND)  # pivot_root asks for a mount point
     for entry in os.scandir("/"):
         top_level(entry, root, tree)
     try:
-        mount("proc", str(tree / "proc"), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        mount("proc", f"{tree}/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     except OSError:
-        bind_read_only("/proc", str(tree / "proc"))
-    mount("/sys", str(tree / "sys"), None, MS_BIND | MS_REC)
-    own_dev(tree / "dev")
-    hidden = Path(f"{tree}{root}")
-    mount("tmpfs", str(hidden), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700")
-    inside = Path(f"{tree}{run}")
-    inside.mkdir(parents=True, exist_ok=True)
-    mount(run, str(inside), None, MS_BIND)
+        bind_read_only("/proc", f"{tree}/proc")
+    mount("/sys", f"{tree}/sys", None, MS_BIND | MS_REC)
+    own_dev(f"{tree}/dev")
+    mount("tmpfs", f"{tree}{root}", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700")
+    os.makedirs(f"{tree}{run}", exist_ok=True)
+    mount(run, f"{tree}{run}", None, MS_BIND)
     for socket in sockets:  # a Unix socket is reached by its own inode, not through an overlay
         mount(socket, f"{tree}{socket}", None, MS_BIND)
-    (hidden / ".host").mkdir()  # where pivot_root puts the host's root, to be detached
+    os.mkdir(f"{tree}{root}/.host")  # where pivot_root puts the host's root, to be detached
     return tree
 
 
 def main(arguments: list[str]) -> int:
     try:
-        tree = build(Path(arguments[0]), arguments[1], arguments[2:])
+        tree = build(arguments[0], arguments[1], arguments[2:])
     except OSError as error:
         print(f"sandbox: {error}", file=sys.stderr)
         return 125

@@ -44,9 +44,9 @@ def serve_ssh(connection: socket.socket, server_dir: Path, machine: MachineWay, 
         return 255
     sessions = server_dir / "sessions"
     sessions.mkdir(parents=True, exist_ok=True)
-    run_dir = tempfile.mkdtemp(dir=sessions)
+    run_dir = os.path.abspath(tempfile.mkdtemp(dir=sessions))
     log = Path(run_dir) / "sshd.log"
-    prefix = sandbox_prefix(run_dir, str(root_of(server_dir / "runs")), None, machine)
+    prefix = sandbox_prefix(run_dir, str(root_of(server_dir.absolute() / "runs")), None, machine)
     try:
         with log.open("wb") as errors:
             process = subprocess.Popen(

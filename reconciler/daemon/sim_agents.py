@@ -34,7 +34,9 @@ Debian's `openssh-server` for sshd; without them scripts run as root with no suc
 the fleet says so when it starts.
 
 Limits: a script sees the host's files and tools beneath its server's own, so one that installs
-packages from the network or expects a VM's devices fails where a VM's would not;
+packages from the network fails where a VM's would not; an attached volume is no device of the
+sandbox (`mount /dev/vdb` needs a block device, and mount(8) sets up a loop device for a file,
+which an unprivileged user namespace cannot have);
 `#cloud-config` user data is not interpreted (no corpus template signals from it).
 """
 

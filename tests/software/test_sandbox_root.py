@@ -97,3 +97,12 @@ def test_a_unix_socket_of_the_host_refuses_a_script(tmp_path: Path) -> None:
     finally:
         listening.close()
     assert result["deploy_stdout"].startswith("refused:"), result
+
+
+def test_links_and_files_a_script_makes_at_the_top_are_its_servers_own(tmp_path: Path) -> None:
+    server = tmp_path / "server"
+    planted = "ln -s /etc /bin-link-planted; echo mine > /etc-own-file"
+    assert run(f"#!/bin/sh\n{planted}", server)["deploy_status_code"] == 0
+    later = run("#!/bin/sh\ncat /etc-own-file && readlink /bin-link-planted && echo ok > /hello", server)
+    assert later["deploy_stdout"] == "mine\n/etc\n", later
+    assert not (Path("/") / "etc-own-file").exists()
