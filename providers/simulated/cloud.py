@@ -45,6 +45,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -242,7 +243,11 @@ class SimulatedCloud:
     # persistence
     @classmethod
     def open(cls, path: Path, settings: CloudSettings | None = None, **options: Any) -> SimulatedCloud:
-        """The cloud saved at `path`, or a fresh one that will be saved there."""
+        """The cloud saved at `path`, or a fresh one that will be saved there; its volumes' data
+        beside it (`<path>.volumes`) unless `settings` names another directory."""
+        settings = settings or CloudSettings()
+        if settings.volume_data is None:
+            settings = replace(settings, volume_data=path.with_name(path.name + ".volumes"))
         cloud = cls(settings, path=path, **options)
         if path.exists():
             cloud._load(json.loads(path.read_text(encoding="utf-8")), path)

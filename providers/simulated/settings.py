@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 
 REGION = "RegionOne"  # the one region a simulated cloud has
@@ -49,3 +50,5 @@ class CloudSettings:
     retry_after: float = 1.0  # the Retry-After of a 429 from the concurrency limit
     project_id: str = "5f0d5d9b3c0a4c5e9f1b2a3c4d5e6f70"
     user_id: str = "0b6c1f0e1a2d4c3b8e7f6a5d4c3b2a10"
+    # where volumes, snapshots and backups keep their data (`volume_data`); None: they hold none
+    volume_data: Path | None = None
