@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from reconciler.agent.sandbox import isolation_available, sandboxed_script_hook
-from reconciler.agent.sandbox_machine import Machine, MachineWay, write_spec
+from reconciler.agent.sandbox_machine import Machine, MachineWay, booted_as
 from reconciler.agent.sandbox_users import users_switchable
 
 KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl test"
@@ -30,7 +30,7 @@ pytestmark = pytest.mark.skipif(
 
 
 def boot(server: Path, name: str = "web-1", hosts: tuple[tuple[str, str], ...] = ()) -> MachineWay:
-    return MachineWay(write_spec(Machine(name, authorized_keys=(KEY,), hosts=hosts), server))
+    return booted_as(Machine(name, authorized_keys=(KEY,), hosts=hosts), server)
 
 
 def run(script: str, server: Path, machine: MachineWay) -> dict[str, Any]:
