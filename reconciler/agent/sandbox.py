@@ -52,14 +52,15 @@ def unshare_command() -> list[str]:
 
 # $1: the run's directory; $2: the server's root directory; $3: Python; $4: the root builder
 # (`sandbox_root`); optionally `machine` with the first-boot script, the server's spec
-# (`sandbox_machine`: booted again only when it changed) and its host name; optionally `peers`
+# (`sandbox_machine`: booted again only when it changed), its host name and a directory to hide
+# (the fleet's state, none: ''); optionally `peers`
 # with the peer gateway's socket, the port, the neighbours' addresses (comma-separated) and the
 # peers' relay; then either `relay` with the address, port,
 # socket and relay script, or `closed`; then the command. The shell is the PID namespace's first
 # process: when it exits, whatever else runs there is killed.
 LAUNCHER = """
 run=$1; root=$2; python=$3; builder=$4; shift 4
-spec=; if [ "$1" = machine ]; then boot=$2; spec=$3; name=$4; shift 4; fi
+spec=; if [ "$1" = machine ]; then boot=$2; spec=$3; name=$4; hidden=$5; shift 5; fi
 peers=; if [ "$1" = peers ]; then peers=$2; peer_port=$3; addresses=$4; peer_relay=$5; shift 5; fi
 if [ "$1" = relay ]; then address=$2; port=$3; socket=$4; relay=$5; shift 5; else socket=; shift; fi
 tree=$("$python" -I -S "$builder" "$root" "$run" ${socket:+"$socket"} ${peers:+"$peers"}) || exit 125
@@ -67,6 +68,10 @@ if [ -n "$spec" ]; then
   booted=$root/booted.json
   cmp -s "$spec" "$booted" || "$python" -I -S "$boot" "$tree" "$spec" "$booted" || exit 125
   hostname "$name" || exit 125
+  if [ -n "$hidden" ]; then
+    mount -t tmpfs -o mode=0700 hidden "$tree$hidden" || exit 125
+    mkdir -p "$tree$root/.host" "$tree$run" && mount --bind "$run" "$tree$run" || exit 125
+  fi
 fi
 cd "$tree" && pivot_root . ".$root/.host" && umount -l "$root/.host" || exit 125
 if [ -n "$socket$peers" ]; then ip link set lo up || exit 125; fi

@@ -257,7 +257,7 @@ class SimulatedAgents:
             self._machines.add(server_id)
         reaching = with_peers and sshd_path() is not None
         peer_socket = self._peers.socket_for(server_id) if reaching else None
-        return booted_as(machine, self._state_dir / server_id, peer_socket)
+        return booted_as(machine, self._state_dir / server_id, peer_socket, hidden=self._state_dir)
 
     def _route(self, source_id: str, address: str, port: int) -> Session | None:
         """What a connection from a server's sandbox to `address`:`port` reaches: sshd on a neighbour
