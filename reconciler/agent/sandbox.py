@@ -53,11 +53,10 @@ def unshare_command() -> list[str]:
 # $1: the run's directory; $2: the server's root directory; $3: Python; $4: the root builder
 # (`sandbox_root`); optionally `machine` with the first-boot script, the server's spec
 # (`sandbox_machine`: booted again only when it changed), its host name and a directory to hide
-# (the fleet's state, none: ''); optionally `peers`
-# with the peer gateway's socket, the port, the neighbours' addresses (comma-separated) and the
-# peers' relay; then either `relay` with the address, port,
-# socket and relay script, or `closed`; then the command. The shell is the PID namespace's first
-# process: when it exits, whatever else runs there is killed.
+# (the fleet's state; none: ''); optionally `peers` with the peer gateway's socket, the port, the
+# neighbours' addresses (comma-separated) and the peers' relay; then either `relay` with the
+# address, port, socket and relay script, or `closed`; then the command. The shell is the PID
+# namespace's first process: when it exits, whatever else runs there is killed.
 LAUNCHER = """
 run=$1; root=$2; python=$3; builder=$4; shift 4
 spec=; if [ "$1" = machine ]; then boot=$2; spec=$3; name=$4; hidden=$5; shift 5; fi
