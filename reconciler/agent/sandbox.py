@@ -20,6 +20,12 @@ A Unix socket of the host, seen through the overlay, refuses connections (an ove
 not the socket's); the gateway's socket is bound in as it is. A socket under a directory the
 overlay could not take (bound read-only instead) stays reachable as its permissions allow.
 
+The UTS namespace is the sandbox's own too. Which users exist is `sandbox_users`' concern (many
+when the daemon runs as root, root alone otherwise). A sandbox started as a machine
+(`sandbox_machine`) is booted as cloud-init boots a VM (`sandbox_first_boot`: host name, default
+user, /etc/hosts, ssh host keys), sees nothing of the fleet's state but its own run, and, given
+the peer gateway's socket, finds its neighbours at their addresses (`sandbox_peers`).
+
 Where the kernel or the container refuses user namespaces, scripts run unconfined, and
 `isolation_available()` says so (logged once by whoever builds the hooks).
 """
