@@ -20,6 +20,12 @@ A Unix socket of the host, seen through the overlay, refuses connections (an ove
 not the socket's); the gateway's socket is bound in as it is. A socket under a directory the
 overlay could not take (bound read-only instead) stays reachable as its permissions allow.
 
+The UTS namespace is the sandbox's own too. Which users exist is `sandbox_users`' concern (many
+when the daemon runs as root, root alone otherwise). A sandbox started as a machine
+(`sandbox_machine`) is booted as cloud-init boots a VM (`sandbox_first_boot`: host name, default
+user, /etc/hosts, ssh host keys), sees nothing of the fleet's state but its own run, and, given
+the peer gateway's socket, finds its neighbours at their addresses (`sandbox_peers`).
+
 Where the kernel or the container refuses user namespaces, scripts run unconfined, and
 `isolation_available()` says so (logged once by whoever builds the hooks).
 """
@@ -51,18 +57,27 @@ def unshare_command() -> list[str]:
 
 
 # $1: the run's directory; $2: the server's root directory; $3: Python; $4: the root builder
-# (`sandbox_root`); optionally `machine` with the first-boot script and the server's spec
-# (`sandbox_machine`); optionally `peers` with the peer gateway's socket, the port, the neighbours'
-# addresses (comma-separated) and the peers' relay; then either `relay` with the address, port,
-# socket and relay script, or `closed`; then the command. The shell is the PID namespace's first
-# process: when it exits, whatever else runs there is killed.
+# (`sandbox_root`); optionally `machine` with the first-boot script, the server's spec
+# (`sandbox_machine`: booted again only when it changed), its host name and a directory to hide
+# (the fleet's state; none: ''); optionally `peers` with the peer gateway's socket, the port, the
+# neighbours' addresses (comma-separated) and the peers' relay; then either `relay` with the
+# address, port, socket and relay script, or `closed`; then the command. The shell is the PID
+# namespace's first process: when it exits, whatever else runs there is killed.
 LAUNCHER = """
 run=$1; root=$2; python=$3; builder=$4; shift 4
-spec=; if [ "$1" = machine ]; then boot=$2; spec=$3; shift 3; fi
+spec=; if [ "$1" = machine ]; then boot=$2; spec=$3; name=$4; hidden=$5; shift 5; fi
 peers=; if [ "$1" = peers ]; then peers=$2; peer_port=$3; addresses=$4; peer_relay=$5; shift 5; fi
 if [ "$1" = relay ]; then address=$2; port=$3; socket=$4; relay=$5; shift 5; else socket=; shift; fi
 tree=$("$python" -I -S "$builder" "$root" "$run" ${socket:+"$socket"} ${peers:+"$peers"}) || exit 125
-if [ -n "$spec" ]; then "$python" -I -S "$boot" "$tree" "$spec" || exit 125; fi
+if [ -n "$spec" ]; then
+  booted=$root/booted.json
+  cmp -s "$spec" "$booted" || "$python" -I -S "$boot" "$tree" "$spec" "$booted" || exit 125
+  hostname "$name" || exit 125
+  if [ -n "$hidden" ]; then
+    mount -t tmpfs -o mode=0700 hidden "$tree$hidden" || exit 125
+    mkdir -p "$tree$root/.host" "$tree$run" && mount --bind "$run" "$tree$run" || exit 125
+  fi
+fi
 cd "$tree" && pivot_root . ".$root/.host" && umount -l "$root/.host" || exit 125
 if [ -n "$socket$peers" ]; then ip link set lo up || exit 125; fi
 if [ -n "$peers" ]; then

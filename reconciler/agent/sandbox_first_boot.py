@@ -1,10 +1,12 @@
 """What cloud-init does on a server's root before its scripts run: the machine's identity.
 
 Run inside the sandbox's namespaces, on the server's tree before it becomes the root (`python -I
--S sandbox_first_boot.py TREE SPEC`, SPEC a JSON file `sandbox_machine` writes; standard library
-only). Every time, as cloud-init's `set_hostname` and `manage_etc_hosts` do at each boot:
+-S sandbox_first_boot.py TREE SPEC BOOTED`, SPEC a JSON file `sandbox_machine` writes; standard
+library only), whenever SPEC differs from BOOTED, the copy of the spec last applied (the launcher
+sets the UTS namespace's host name itself, every time). As cloud-init's `set_hostname` and
+`manage_etc_hosts` do at each boot:
 
-- the host name (the UTS namespace's) and `/etc/hostname` are the server's name;
+- `/etc/hostname` is the server's name;
 - `/etc/hosts` names this server and every server it shares a network with, at their addresses.
 
 Once per server (`/var/lib/cloud/instance/boot-finished` marks it done), as on a first boot:
@@ -25,7 +27,7 @@ from __future__ import annotations
 
 import json
 import os
-import socket
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -127,7 +129,6 @@ def new_host_keys(tree: Path) -> None:
 
 def set_identity(tree: Path, spec: dict[str, Any]) -> None:
     name = str(spec["hostname"])
-    socket.sethostname(name)
     replace(tree / "etc" / "hostname", f"{name}\n", 0o644)
     hosts = ["127.0.0.1 localhost", f"127.0.1.1 {name}", "::1 localhost ip6-localhost ip6-loopback"]
     hosts += [f"{address} {peer}" for address, peer in spec.get("hosts") or ()]
@@ -145,11 +146,12 @@ def first_boot(tree: Path, spec: dict[str, Any]) -> None:
 
 
 def main(arguments: list[str]) -> int:
-    tree = Path(arguments[0])
+    tree, spec_path, booted = Path(arguments[0]), Path(arguments[1]), Path(arguments[2])
     try:
-        spec = json.loads(Path(arguments[1]).read_text(encoding="utf-8"))
+        spec = json.loads(spec_path.read_text(encoding="utf-8"))
         set_identity(tree, spec)
         first_boot(tree, spec)
+        shutil.copyfile(spec_path, booted)
     except (OSError, ValueError, KeyError, subprocess.CalledProcessError) as error:
         print(f"sandbox: first boot: {error}", file=sys.stderr)
         return 125

@@ -60,13 +60,26 @@ class MachineWay:
     are reachable, the peer gateway's socket for this server and the neighbours' addresses."""
 
     spec: Path
+    hostname: str
     peer_socket: str | None = None
     peers: tuple[str, ...] = ()
+    hidden: Path | None = None  # hidden from the sandbox: the state of every server (its runs' bound in)
 
     def launcher_arguments(self) -> list[str]:
         """The sandbox launcher's `machine` and `peers` sections."""
-        arguments = ["machine", sandbox_first_boot.__file__, str(self.spec)]
+        hidden = str(self.hidden.absolute()) if self.hidden is not None else ""
+        arguments = ["machine", sandbox_first_boot.__file__, str(self.spec), self.hostname, hidden]
         if self.peer_socket is not None and self.peers:
             addresses = ",".join(self.peers)
             arguments += ["peers", self.peer_socket, str(SSH_PORT), addresses, sandbox_peers.__file__]
         return arguments
+
+
+def booted_as(
+    machine: Machine, server_dir: Path, peer_socket: str | None = None, hidden: Path | None = None
+) -> MachineWay:
+    """How to start the server's sandbox as `machine` (its spec written now), reaching its
+    neighbours through `peer_socket` when one is given, `hidden` (a directory holding every
+    server's state, its own included) out of its sight."""
+    spec = write_spec(machine, server_dir)
+    return MachineWay(spec, machine.hostname, peer_socket, machine.peers if peer_socket else (), hidden)

@@ -63,7 +63,7 @@ from reconciler.agent.sandbox import (
     remove_tree,
     sandboxed_hooks,
 )
-from reconciler.agent.sandbox_machine import SSH_PORT, MachineWay, write_spec
+from reconciler.agent.sandbox_machine import SSH_PORT, MachineWay, booted_as
 from reconciler.agent.sandbox_sshd import serve_ssh, sshd_path
 from reconciler.agent.sandbox_users import users_switchable
 from reconciler.agent.user_data import BootData, read_user_data
@@ -255,10 +255,9 @@ class SimulatedAgents:
         machine = machine_of(cloud, server, attachments(cloud))
         with self._lock:
             self._machines.add(server_id)
-        spec = write_spec(machine, self._state_dir / server_id)
-        if not with_peers or sshd_path() is None:
-            return MachineWay(spec)
-        return MachineWay(spec, self._peers.socket_for(server_id), machine.peers)
+        reaching = with_peers and sshd_path() is not None
+        peer_socket = self._peers.socket_for(server_id) if reaching else None
+        return booted_as(machine, self._state_dir / server_id, peer_socket, hidden=self._state_dir)
 
     def _route(self, source_id: str, address: str, port: int) -> Session | None:
         """What a connection from a server's sandbox to `address`:`port` reaches: sshd on a neighbour

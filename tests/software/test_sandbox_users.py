@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from reconciler.agent.sandbox import isolation_available, sandboxed_script_hook
-from reconciler.agent.sandbox_machine import Machine, MachineWay, write_spec
+from reconciler.agent.sandbox_machine import Machine, MachineWay, booted_as
 from reconciler.agent.sandbox_users import users_switchable
 
 KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl test"
@@ -30,7 +30,7 @@ pytestmark = pytest.mark.skipif(
 
 
 def boot(server: Path, name: str = "web-1", hosts: tuple[tuple[str, str], ...] = ()) -> MachineWay:
-    return MachineWay(write_spec(Machine(name, authorized_keys=(KEY,), hosts=hosts), server))
+    return booted_as(Machine(name, authorized_keys=(KEY,), hosts=hosts), server)
 
 
 def run(script: str, server: Path, machine: MachineWay) -> dict[str, Any]:
@@ -109,3 +109,16 @@ def test_the_default_user_reads_nothing_only_the_hosts_root_may_and_shadow_holds
     assert "Permission denied" in result["deploy_stderr"]
     assert "credentials" not in result["deploy_stdout"]
     assert set(result["deploy_stdout"].split()) <= {"*", "!", "!*", "x", ""}
+
+
+def test_a_server_sees_nothing_of_the_fleets_state_not_even_another_servers_layer(tmp_path: Path) -> None:
+    fleet = tmp_path / "servers"
+    one, other = fleet / "one", fleet / "other"
+    written = run(
+        "#!/bin/sh\nsu - ec2-user -c 'echo private > key'", one, booted_as(Machine("one"), one, hidden=fleet)
+    )
+    assert written["deploy_status_code"] == 0, written
+    assert list((one / "root" / "upper").rglob("key"))  # where the host keeps it
+    script = f"#!/bin/sh\nfind {fleet} -name key -o -name '*.json' | grep -v '^{other}/runs/'\necho ok"
+    looked = run(script, other, booted_as(Machine("other"), other, hidden=fleet))
+    assert looked["deploy_stdout"] == "ok\n", looked

@@ -20,7 +20,7 @@ import pytest
 
 from reconciler.agent.peer_gateway import PeerGateway, Session
 from reconciler.agent.sandbox import isolation_available, relay_available, sandboxed_script_hook
-from reconciler.agent.sandbox_machine import Machine, MachineWay, hostname_of, write_spec
+from reconciler.agent.sandbox_machine import Machine, booted_as, hostname_of
 from reconciler.agent.sandbox_sshd import serve_ssh
 from reconciler.agent.sandbox_users import users_switchable
 from reconciler.engine import StackStatus
@@ -66,11 +66,11 @@ class TwoServers:
 
     def __init__(self, directory: Path) -> None:
         self.a, self.b = directory / "a", directory / "b"
-        self.a_way = MachineWay(write_spec(Machine("server-a", hosts=HOSTS), self.a))
+        self.a_way = booted_as(Machine("server-a", hosts=HOSTS), self.a)
         self.gateway = PeerGateway(self._route)
         self.gateway.start()
-        b_spec = write_spec(Machine("server-b", hosts=HOSTS), self.b)
-        self.b_way = MachineWay(b_spec, self.gateway.socket_for("b"), (A, REFUSED))
+        b_machine = Machine("server-b", hosts=HOSTS, peers=(A, REFUSED))
+        self.b_way = booted_as(b_machine, self.b, self.gateway.socket_for("b"))
 
     def _route(self, source: str, address: str, port: int) -> Session | None:
         if (source, address, port) != ("b", A, 22):
