@@ -29,6 +29,8 @@ Limits, on purpose:
   metadata items; snapshots are made only through the API; key pairs belong to the one user.
 - Mistral's executions run no actions; Zun containers run nothing; Blazar leases reserve no
   capacity (see `workflow_executions`, `application_containers`, `reservations`).
+- Volumes, snapshots and backups hold data (an image file each, `volume_data`) only when
+  `CloudSettings.volume_data` names a directory, as `open` does beside the cloud's file.
 - Swift objects are names and sizes without content; Zaqar queues hold no messages; Barbican makes
   an order's key material from the cloud's random source and knows no certificate authority.
 - The saved file is written whole by `save()`; two processes must not hold the same cloud open for
