@@ -2,7 +2,7 @@
 given by the script hook), no network but the agent API, and a root file system of its server's
 own, over the host's, which it never changes.
 
-The script runs in new user, mount, PID and network namespaces (`unshare`, no privilege needed).
+The script runs in new user, mount, PID, UTS and network namespaces (`unshare`, no privilege needed).
 The network namespace has only loopback. Without a gateway it stays down: the script reaches
 nothing. With one (`AgentGateway`), loopback is up, holds the address VMs are given for the agent
 API, and `sandbox_relay` listens there on the API's port, carrying each connection to the

@@ -11,9 +11,10 @@ root, and `upper` and `work`, the layers overlayfs writes to. In the sandbox's m
   see beneath) is bound read-only instead, every mount under it too;
 - the host's top-level symbolic links (`/bin -> usr/bin`) are made again in `tree`, its top-level
   files bound read-only, and what a script writes at the top (`/hello`) lands in `tree` itself;
-- `/proc` is the sandbox's own (its PID namespace's processes only), `/sys` the host's, and `/dev`
-  a fresh one: the usual character devices bound from the host, its own pseudo-terminals and
-  shared memory;
+- `/proc` is the sandbox's own (its PID namespace's processes only), `/sys` the host's, both
+  with the kernel's settings read-only (`/proc/sys`, `/sys`: the kernel is the host's, and a
+  user namespace's root may be the host's own user), and `/dev` a fresh one: the usual character
+  devices bound from the host, its own pseudo-terminals and shared memory;
 - the server's root directory itself is hidden beneath an empty file system, so the layers are
   never reached through the overlay built on them, and the run's directory is bound back in at
   its own path, written straight through (the script's outputs are read there).
@@ -54,6 +55,7 @@ KEPT_FLAGS = {
     os.ST_RELATIME: MS_RELATIME,
 }
 OWN = ("proc", "sys", "dev")
+KERNEL_SETTINGS = ("sys", "sysrq-trigger")  # under /proc
 DEVICES = ("null", "zero", "full", "random", "urandom", "tty", "fuse")
 DEVICE_LINKS = {
     "fd": "/proc/self/fd",
@@ -135,6 +137,18 @@ def top_level(entry: os.DirEntry[str], root: str, tree: str) -> None:
         bind_read_only(entry.path, target)
 
 
+def own_proc(target: str) -> None:
+    """The sandbox's own /proc, its kernel settings read-only: the kernel is the host's."""
+    try:
+        mount("proc", target, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    except OSError:
+        bind_read_only("/proc", target)
+        return
+    for name in KERNEL_SETTINGS:
+        if os.path.exists(f"{target}/{name}"):
+            bind_read_only(f"{target}/{name}", f"{target}/{name}")
+
+
 def own_dev(target: str) -> None:
     """A fresh /dev: the usual character devices bound from the host, its own pts and shm."""
     mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755")
@@ -158,11 +172,8 @@ def build(root: str, run: str, sockets: list[str]) -> str:
     mount(tree, tree, None, MS_BIND)  # pivot_root asks for a mount point
     for entry in os.scandir("/"):
         top_level(entry, root, tree)
-    try:
-        mount("proc", f"{tree}/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-    except OSError:
-        bind_read_only("/proc", f"{tree}/proc")
-    mount("/sys", f"{tree}/sys", None, MS_BIND | MS_REC)
+    own_proc(f"{tree}/proc")
+    bind_read_only("/sys", f"{tree}/sys")
     own_dev(f"{tree}/dev")
     mount("tmpfs", f"{tree}{root}", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700")
     os.makedirs(f"{tree}{run}", exist_ok=True)

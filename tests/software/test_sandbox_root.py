@@ -106,3 +106,13 @@ def test_links_and_files_a_script_makes_at_the_top_are_its_servers_own(tmp_path:
     later = run("#!/bin/sh\ncat /etc-own-file && readlink /bin-link-planted && echo ok > /hello", server)
     assert later["deploy_stdout"] == "mine\n/etc\n", later
     assert not (Path("/") / "etc-own-file").exists()
+
+
+def test_a_script_changes_neither_the_hosts_kernel_settings_nor_its_name(tmp_path: Path) -> None:
+    settings = "/proc/sys/vm/swappiness /proc/sys/kernel/hostname /sys/kernel/mm"
+    script = (
+        f"#!/bin/sh\nfor f in {settings}; do test -w $f && echo writable $f; done\nhostname vm-1 && hostname"
+    )
+    result = run(script, tmp_path / "server")
+    assert result["deploy_stdout"] == "vm-1\n", result
+    assert socket.gethostname() != "vm-1"
