@@ -13,6 +13,7 @@ from typing import Any
 from providers.simulated.block_storage import CINDER_QUOTA_STATUS, source_volume, update_described
 from providers.simulated.errors import BadRequest
 from providers.simulated.inventory import Body
+from providers.simulated.volume_data import make_image, remove_image, source_image
 from providers.simulated.world import Building, CloudWorld
 
 BACKUP_BUILDING = Building(building="creating", ready="available", error="error")
@@ -32,8 +33,10 @@ class Backups:
                 f'status is "{volume["status"]}".'
             )
         now = world.timestamp()
+        item_id = world.new_id()
+        make_image(world, "backups", item_id, volume["size"], source_image(world, "volumes", volume["id"]))
         return {
-            "id": world.new_id(),
+            "id": item_id,
             "name": request.get("name"),
             "description": request.get("description"),
             "volume_id": volume["id"],
@@ -63,6 +66,7 @@ class Backups:
                 f"Invalid backup: Backup status must be available or error (backup {body['id']} is "
                 f"{body['status']})."
             )
+        remove_image(world, "backups", body["id"])
 
 
 BEHAVIOURS = (Backups(),)

@@ -7,10 +7,12 @@ collection index covers metadata pairs, so a list filtered by metadata reads an 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from providers.simulated.errors import BadRequest, ItemNotFound, OverQuota
 from providers.simulated.inventory import Body
+from providers.simulated.volume_data import extend_image, make_image, remove_image, source_image
 from providers.simulated.volume_types import DEFAULT_TYPE, volume_type_named
 from providers.simulated.world import Building, CloudWorld
 
@@ -32,8 +34,10 @@ class Volumes:
             raise BadRequest(f"Invalid image identifier or unable to access requested image {image}.")
         volume_type = _volume_type(world, request.get("volume_type"))
         now = world.timestamp()
+        volume_id = world.new_id()
+        make_image(world, "volumes", volume_id, size, _source_image(world, request))
         return {
-            "id": world.new_id(),
+            "id": volume_id,
             "name": request.get("name"),
             "description": request.get("description"),
             "size": size,
@@ -68,6 +72,7 @@ class Volumes:
                 f"group, have snapshots or be disassociated from snapshots after volume transfer. "
                 f"(volume {body['id']} is {body['status']})"
             )
+        remove_image(world, "volumes", body["id"])
 
     @staticmethod
     def _size(world: CloudWorld, request: Mapping[str, Any]) -> int:
@@ -112,6 +117,15 @@ def _volume_type(world: CloudWorld, wanted: Any) -> Body | None:
     return found
 
 
+def _source_image(world: CloudWorld, request: Mapping[str, Any]) -> Path | None:
+    """The image a new volume starts as a copy of: its snapshot's, backup's or volume's."""
+    sources = (("snapshot_id", "snapshots"), ("backup_id", "backups"), ("source_volid", "volumes"))
+    for key, collection in sources:
+        if request.get(key):
+            return source_image(world, collection, str(request[key]))
+    return None
+
+
 def _source_of(world: CloudWorld, request: Mapping[str, Any]) -> tuple[str, Body] | None:
     """What a new volume is made from (snapshot, backup or volume), if anything."""
     for key, collection, kind in (
@@ -136,6 +150,7 @@ def volume_action(world: CloudWorld, volume: Body, action: str, request: Mapping
                 f"(current: {volume['size']}, extended: {new_size})."
             )
         Volumes._check_gigabytes(world, new_size - volume["size"])
+        extend_image(world, volume["id"], new_size)
         return {**volume, "size": new_size}
     if action == "os-retype":
         if not request.get("new_type"):

@@ -36,6 +36,8 @@ Limits, on purpose:
   metadata items; snapshots are made only through the API; key pairs belong to the one user.
 - Mistral's executions run no actions; Zun containers run nothing; Blazar leases reserve no
   capacity (see `workflow_executions`, `application_containers`, `reservations`).
+- Volumes, snapshots and backups hold data (an image file each, `volume_data`) only when
+  `CloudSettings.volume_data` names a directory, as `open` does beside the cloud's file.
 - Swift objects are names and sizes without content; Zaqar queues hold no messages; Barbican makes
   an order's key material from the cloud's random source and knows no certificate authority.
 - The saved file is written whole by `save()`; two processes must not hold the same cloud open for
@@ -52,6 +54,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -277,7 +280,11 @@ class SimulatedCloud:
     # persistence
     @classmethod
     def open(cls, path: Path, settings: CloudSettings | None = None, **options: Any) -> SimulatedCloud:
-        """The cloud saved at `path`, or a fresh one that will be saved there."""
+        """The cloud saved at `path`, or a fresh one that will be saved there; its volumes' data
+        beside it (`<path>.volumes`) unless `settings` names another directory."""
+        settings = settings or CloudSettings()
+        if settings.volume_data is None:
+            settings = replace(settings, volume_data=path.with_name(path.name + ".volumes"))
         cloud = cls(settings, path=path, **options)
         if path.exists():
             cloud._load(json.loads(path.read_text(encoding="utf-8")), path)

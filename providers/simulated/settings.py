@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 
 REGION = "RegionOne"  # the region every simulated cloud has (its home: Keystone answers there)
@@ -50,6 +51,8 @@ class CloudSettings:
     project_id: str = "5f0d5d9b3c0a4c5e9f1b2a3c4d5e6f70"
     user_id: str = "0b6c1f0e1a2d4c3b8e7f6a5d4c3b2a10"
     regions: tuple[str, ...] = ()  # regions served besides REGION, each holding its own resources
+    # where volumes, snapshots and backups keep their data (`volume_data`); None: they hold none
+    volume_data: Path | None = None
 
     @property
     def region_names(self) -> tuple[str, ...]:

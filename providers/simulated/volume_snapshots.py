@@ -11,6 +11,7 @@ from typing import Any
 
 from providers.simulated.block_storage import CINDER_QUOTA_STATUS, source_volume, update_described
 from providers.simulated.inventory import Body
+from providers.simulated.volume_data import make_image, remove_image, source_image
 from providers.simulated.world import Building, CloudWorld
 
 SNAPSHOT_BUILDING = Building(building="creating", ready="available", error="error")
@@ -24,8 +25,10 @@ class Snapshots:
     def create(self, world: CloudWorld, request: Mapping[str, Any]) -> Body:
         volume = source_volume(world, request, action="Snapshotting")
         now = world.timestamp()
+        item_id = world.new_id()
+        make_image(world, "snapshots", item_id, volume["size"], source_image(world, "volumes", volume["id"]))
         return {
-            "id": world.new_id(),
+            "id": item_id,
             "name": request.get("name"),
             "description": request.get("description"),
             "volume_id": volume["id"],
@@ -40,7 +43,7 @@ class Snapshots:
         return update_described(world, body, request)
 
     def delete(self, world: CloudWorld, body: Body) -> None:
-        return None
+        remove_image(world, "snapshots", body["id"])
 
 
 BEHAVIOURS = (Snapshots(),)

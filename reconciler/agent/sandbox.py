@@ -1,8 +1,8 @@
 """Where the simulated cloud's agents run scripts: a directory of their own, a time limit (both
-given by the script hook), no network but the agent API, and nothing else of the host's file
-system to write to.
+given by the script hook), no network but the agent API, and a root file system of its server's
+own, over the host's, which it never changes.
 
-The script runs in new user, mount, PID and network namespaces (`unshare`, no privilege needed).
+The script runs in new user, mount, PID, UTS and network namespaces (`unshare`, no privilege needed).
 The network namespace has only loopback. Without a gateway it stays down: the script reaches
 nothing. With one (`AgentGateway`), loopback is up, holds the address VMs are given for the agent
 API, and `sandbox_relay` listens there on the API's port, carrying each connection to the
@@ -11,11 +11,20 @@ deployment's signal URL works, and every other address is unreachable (no route)
 loopback services included. The PID namespace ends with the script, taking the relay and anything
 the script left running with it.
 
-In the mount namespace every writable file system of the host (but /proc and /sys) is remounted
-read-only, except the run's own directory, which is `HOME` and `TMPDIR` too. A script writing
-elsewhere (`/hello`, `/etc/...`) fails as on a read-only host, and leaves the host as it was.
-Unix sockets on the host's file system stay reachable as their permissions allow: the namespaces
-isolate IP networking, not file-system sockets.
+In the mount namespace the script sees the host's file system through a writable layer of its
+server's own (`sandbox_root`): it may write anywhere (`/hello`, `/etc/...`) as on a VM, a later
+script on the same server finds what it wrote, and the host's files stay as they were. The run's
+own directory is written straight through, and is `HOME` and `TMPDIR` too. The layers live in
+the server's state directory (`root_of` its runs' directory) and go with it (`remove_tree`).
+A Unix socket of the host, seen through the overlay, refuses connections (an overlay's inode is
+not the socket's); the gateway's socket is bound in as it is. A socket under a directory the
+overlay could not take (bound read-only instead) stays reachable as its permissions allow.
+
+The UTS namespace is the sandbox's own too. Which users exist is `sandbox_users`' concern (many
+when the daemon runs as root, root alone otherwise). A sandbox started as a machine
+(`sandbox_machine`) is booted as cloud-init boots a VM (`sandbox_first_boot`: host name, default
+user, /etc/hosts, ssh host keys), sees nothing of the fleet's state but its own run, and, given
+the peer gateway's socket, finds its neighbours at their addresses (`sandbox_peers`).
 
 Where the kernel or the container refuses user namespaces, scripts run unconfined, and
 `isolation_available()` says so (logged once by whoever builds the hooks).
@@ -23,54 +32,68 @@ Where the kernel or the container refuses user namespaces, scripts run unconfine
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from reconciler.agent import sandbox_relay
+from reconciler.agent import sandbox_disks, sandbox_relay, sandbox_root, sandbox_users
 from reconciler.agent.agent_gateway import AgentGateway
 from reconciler.agent.hooks import Hook, HookChooser, script_hook, stand_in_hook
+from reconciler.agent.sandbox_machine import MachineWay
 
-# setpriv: the sandbox is killed with the thread that started it (a daemon killed, or stopped
-# without waiting, leaves no script running on); unshare's --kill-child then takes its namespace.
-UNSHARE = (
-    "setpriv",
-    "--pdeathsig",
-    "KILL",
-    "unshare",
-    "--user",
-    "--map-root-user",
-    "--mount",
-    "--net",
-    "--pid",
-    "--kill-child",
-    "--",
-)
-# $1: the run's directory; $2: how many mount points follow; then they; then either `relay` with
-# the address, port, socket, Python and relay script, or `closed`; then the command. The shell is
-# the PID namespace's first process: when it exits, whatever else runs there is killed.
+
+def unshare_command() -> list[str]:
+    """The command that makes the sandbox's namespaces (users: `sandbox_users`) and runs the rest."""
+    # setpriv: the sandbox is killed with the thread that started it (a daemon killed, or stopped
+    # without waiting, leaves no script running on); unshare's --kill-child then takes its namespace.
+    namespaces = ("--mount", "--net", "--pid", "--uts", "--kill-child", "--")
+    return ["setpriv", "--pdeathsig", "KILL", *sandbox_users.namespace_command(), *namespaces]
+
+
+# $1: the run's directory; $2: the server's root directory; $3: Python; $4: the root builder
+# (`sandbox_root`); optionally `machine` with the first-boot script, the server's spec
+# (`sandbox_machine`: booted again only when it changed), its host name and a directory to hide
+# (the fleet's state; none: ''); optionally `peers` with the peer gateway's socket, the port, the
+# neighbours' addresses (comma-separated) and the peers' relay; optionally `disks` with the disks'
+# script and spec (`sandbox_disks`: attached volumes as devices); then either `relay` with the
+# address, port, socket and relay script, or `closed`; then the command. The shell is the PID
+# namespace's first process: when it exits, whatever else runs there is killed.
 LAUNCHER = """
-run=$1; count=$2; shift 2
-mount --bind "$run" "$run" || exit 125
-while [ "$count" -gt 0 ]; do
-  mount -o remount,bind,ro "$1" 2>/dev/null
-  count=$((count - 1)); shift
-done
-if [ "$1" = relay ]; then
-  ip link set lo up || exit 125
-  case "$2" in 127.*) ;; *) ip address add "$2/32" dev lo || exit 125 ;; esac
-  "$5" -I -S "$6" "$2" "$3" "$4" </dev/null >/dev/null 2>&1 || exit 125
-  shift 6
-else
-  shift
+run=$1; root=$2; python=$3; builder=$4; shift 4
+spec=; if [ "$1" = machine ]; then boot=$2; spec=$3; name=$4; hidden=$5; shift 5; fi
+peers=; if [ "$1" = peers ]; then peers=$2; peer_port=$3; addresses=$4; peer_relay=$5; shift 5; fi
+disks=; if [ "$1" = disks ]; then disker=$2; disks=$3; shift 3; fi
+if [ "$1" = relay ]; then address=$2; port=$3; socket=$4; relay=$5; shift 5; else socket=; shift; fi
+tree=$("$python" -I -S "$builder" "$root" "$run" ${socket:+"$socket"} ${peers:+"$peers"}) || exit 125
+if [ -n "$spec" ]; then
+  booted=$root/booted.json
+  cmp -s "$spec" "$booted" || "$python" -I -S "$boot" "$tree" "$spec" "$booted" || exit 125
+  hostname "$name" || exit 125
+  if [ -n "$hidden" ]; then
+    mount -t tmpfs -o mode=0700 hidden "$tree$hidden" || exit 125
+    mkdir -p "$tree$root/.host" "$tree$run" && mount --bind "$run" "$tree$run" || exit 125
+  fi
+fi
+if [ -n "$disks" ]; then "$python" -I -S "$disker" "$tree" "$disks" || exit 125; fi
+cd "$tree" && pivot_root . ".$root/.host" && umount -l "$root/.host" || exit 125
+if [ -n "$socket$peers" ]; then ip link set lo up || exit 125; fi
+if [ -n "$peers" ]; then
+  addresses=$(echo "$addresses" | tr , ' ')
+  for peer in $addresses; do echo "address add $peer/32 dev lo"; done | ip -batch - || exit 125
+  "$python" -I -S "$peer_relay" "$peers" "$peer_port" $addresses </dev/null >/dev/null 2>&1 || exit 125
+fi
+if [ -n "$socket" ]; then
+  case "$address" in 127.*) ;; *) ip address add "$address/32" dev lo || exit 125 ;; esac
+  "$python" -I -S "$relay" "$address" "$port" "$socket" </dev/null >/dev/null 2>&1 || exit 125
 fi
 cd "$run" && "$@"
 """
-KERNEL_FILE_SYSTEMS = ("/proc", "/sys")
 
 
 @functools.cache
@@ -79,28 +102,10 @@ def isolation_available() -> bool:
     if shutil.which("setpriv") is None or shutil.which("unshare") is None:
         return False
     try:
-        done = subprocess.run([*UNSHARE, "true"], capture_output=True, timeout=10, check=False)
+        done = subprocess.run([*unshare_command(), "true"], capture_output=True, timeout=10, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return False
     return done.returncode == 0
-
-
-@functools.cache
-def writable_mounts() -> tuple[str, ...]:
-    """The host's mount points mounted read-write, but the kernel's own (/proc, /sys); device
-    files stay writable on a read-only mount, so /dev is remounted too."""
-    points: list[str] = []
-    try:
-        lines = Path("/proc/self/mountinfo").read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return ()
-    for line in lines:
-        fields = line.split()
-        point, options = fields[4], fields[5].split(",")
-        kernels = any(point == kept or point.startswith(kept + "/") for kept in KERNEL_FILE_SYSTEMS)
-        if "rw" in options and not kernels and "\\" not in point:
-            points.append(point)
-    return tuple(dict.fromkeys(points))  # a file system mounted twice is remounted once
 
 
 def relay_available() -> bool:
@@ -112,41 +117,79 @@ def _way_out(gateway: AgentGateway | None) -> list[str]:
     if gateway is None or not relay_available():
         return ["closed"]
     host, port = gateway.address.reached_at
-    return ["relay", host, str(port), gateway.socket_path, sys.executable, sandbox_relay.__file__]
+    return ["relay", host, str(port), gateway.socket_path, sandbox_relay.__file__]
 
 
-def sandbox_prefix(run_dir: str, gateway: AgentGateway | None = None) -> Sequence[str]:
+def sandbox_prefix(
+    run_dir: str,
+    root_dir: str,
+    gateway: AgentGateway | None = None,
+    machine: MachineWay | None = None,
+    disks: Path | None = None,
+) -> Sequence[str]:
     """The command put before a script so that it runs in the sandbox, its directory `run_dir`,
-    reaching the agent API through `gateway` when one is given and nothing at all otherwise."""
+    its writable root kept in `root_dir` (the server's), reaching the agent API through `gateway`
+    when one is given and nothing at all otherwise; booted as `machine` says (its identity, its
+    neighbours) when one is given; with the attached volumes `disks` names (a spec
+    `sandbox_disks.write_disks` wrote) as its devices."""
     if not isolation_available():
         return ()
-    mounts = writable_mounts()
     return [
-        *UNSHARE,
-        *("/bin/sh", "-c", LAUNCHER, "sandbox", run_dir, str(len(mounts)), *mounts),
+        *unshare_command(),
+        *("/bin/sh", "-c", LAUNCHER, "sandbox", run_dir, root_dir, sys.executable, sandbox_root.__file__),
+        *(machine.launcher_arguments() if machine is not None else ()),
+        *(("disks", sandbox_disks.__file__, str(disks)) if disks is not None else ()),
         *_way_out(gateway),
     ]
 
 
+def root_of(workdir: Path) -> Path:
+    """Where the sandbox keeps a server's root: beside its runs' directory, in the server's own."""
+    return workdir.parent / "root"
+
+
 def sandboxed_script_hook(
-    deployment: Mapping[str, Any], workdir: Path, time_limit: float, gateway: AgentGateway | None = None
+    deployment: Mapping[str, Any],
+    workdir: Path,
+    time_limit: float,
+    gateway: AgentGateway | None = None,
+    machine: MachineWay | None = None,
 ) -> dict[str, Any]:
-    """heat-config's script hook, the script run in the sandbox (reaching the agent API through
-    `gateway` when given)."""
-    return script_hook(
-        deployment, workdir, time_limit, sandbox=lambda run_dir: sandbox_prefix(run_dir, gateway)
-    )
+    """heat-config's script hook, the script run in the sandbox of the server whose runs' directory
+    is `workdir` (reaching the agent API through `gateway` when given, booted as `machine`)."""
+    root = str(root_of(workdir.absolute()))
+
+    def prefix(run_dir: str) -> Sequence[str]:
+        return sandbox_prefix(os.path.abspath(run_dir), root, gateway, machine)
+
+    return script_hook(deployment, workdir, time_limit, sandbox=prefix)
+
+
+def remove_tree(directory: Path) -> None:
+    """Remove a server's state directory, its sandbox's layers too: overlayfs leaves its work
+    directories without permissions, and a script may have left some of its own."""
+
+    def opened(function: Any, path: str, _: Any) -> None:
+        with contextlib.suppress(OSError):
+            os.chmod(os.path.dirname(path), 0o700)
+            if os.path.isdir(path) and not os.path.islink(path):
+                os.chmod(path, 0o700)
+            function(path)
+
+    shutil.rmtree(directory, onerror=opened)
 
 
 def sandboxed_hooks(
-    others: Mapping[str, Hook] | None = None, gateway: AgentGateway | None = None
+    others: Mapping[str, Hook] | None = None,
+    gateway: AgentGateway | None = None,
+    machine: Callable[[], MachineWay | None] = lambda: None,
 ) -> Mapping[str, Hook]:
     """The hooks the simulated cloud's agents use: scripts in the sandbox, reaching the agent API
-    through `gateway`; `others` by group (puppet, ansible, ... when someone plugs a hook in); every
-    other group to the stand-in."""
+    through `gateway`, booted as `machine()` says at each run; `others` by group (puppet, ansible,
+    ... when someone plugs a hook in); every other group to the stand-in."""
 
     def script(deployment: Mapping[str, Any], workdir: Path, time_limit: float) -> dict[str, Any]:
-        return sandboxed_script_hook(deployment, workdir, time_limit, gateway)
+        return sandboxed_script_hook(deployment, workdir, time_limit, gateway, machine())
 
     return {"script": script, **(others or {})}
 

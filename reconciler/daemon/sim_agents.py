@@ -20,9 +20,24 @@ Each server's agent keeps what it ran in a directory of its own under `state_dir
 simulated cloud's file), so a daemon restarted over the same cloud runs no script twice. Agents
 stop with the daemon; a script still running then is left to its time limit.
 
-Limits: a script sees the host's file system, read-only, and the host's tools, so one that
-installs packages, writes outside its directory or expects a VM's devices fails where a VM's
-would not; `#cloud-config` user data is not interpreted (no corpus template signals from it).
+Each server's sandbox keeps a root file system of its own over the host's (in its state
+directory, removed with it when the server is deleted): what a script writes, a later one on the
+same server finds, and the host's files are never changed.
+
+Each server is a machine as cloud-init leaves one (`sim_machines`, `sandbox_first_boot`): its
+host name, its image's default user (`ec2-user` unless the image's `default_user` property names
+another) holding the key pair's key, and its neighbours by name in `/etc/hosts`. A connection from
+a server's script to a neighbour's address on port 22 reaches `sshd -i` in that neighbour's own
+sandbox, if the simulated network lets it through (same network, security groups); nothing else
+is reachable. This needs the daemon to run as root (the sandbox then maps the ids users need) and
+Debian's `openssh-server` for sshd; without them scripts run as root with no such identity, and
+the fleet says so when it starts.
+
+Limits: a script sees the host's files and tools beneath its server's own, so one that installs
+packages from the network fails where a VM's would not; an attached volume is no device of the
+sandbox (`mount /dev/vdb` needs a block device, and mount(8) sets up a loop device for a file,
+which an unprivileged user namespace cannot have);
+`#cloud-config` user data is not interpreted (no corpus template signals from it).
 """
 
 from __future__ import annotations
@@ -30,7 +45,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import random
-import shutil
+import socket
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -38,10 +53,21 @@ from typing import Any
 
 from providers.simulated.cloud import SimulatedCloud
 from reconciler.agent.agent_gateway import AgentAddress, AgentGateway
-from reconciler.agent.hooks import Hook
+from reconciler.agent.hooks import Hook, HookChooser
+from reconciler.agent.peer_gateway import PeerGateway, Session
 from reconciler.agent.poller import Agent
-from reconciler.agent.sandbox import chooser, isolation_available, relay_available, sandboxed_hooks
+from reconciler.agent.sandbox import (
+    chooser,
+    isolation_available,
+    relay_available,
+    remove_tree,
+    sandboxed_hooks,
+)
+from reconciler.agent.sandbox_machine import SSH_PORT, MachineWay, booted_as
+from reconciler.agent.sandbox_sshd import serve_ssh, sshd_path
+from reconciler.agent.sandbox_users import users_switchable
 from reconciler.agent.user_data import BootData, read_user_data
+from reconciler.daemon.sim_machines import attachments, machine_of, reachable
 
 LOG = logging.getLogger(__name__)
 ACTIVE = "ACTIVE"
@@ -122,7 +148,9 @@ class SimulatedAgents:
         self._interval = interval
         self._time_limit = time_limit
         self._scan_interval = scan_interval
-        self._hooks = chooser(sandboxed_hooks(hooks, self._gateway))
+        self._plugged = hooks
+        self._peers = PeerGateway(self._route)
+        self._machines: set[str] = set()  # servers whose state directory holds a machine
         self._random = random_source or random.Random()
         self._agents: dict[str, ServerAgent] = {}
         self._lock = threading.Lock()
@@ -134,8 +162,16 @@ class SimulatedAgents:
             LOG.warning("user namespaces are not available: simulated agents run scripts unconfined")
         elif self._gateway is not None and not relay_available():
             LOG.warning("iproute2's ip is missing: sandboxed scripts cannot reach the agent API")
+        if isolation_available() and not users_switchable():
+            LOG.warning(
+                "the daemon does not run as root: simulated servers have root alone (no default user, "
+                "no host name, no ssh); scripts that switch users fail"
+            )
+        elif isolation_available() and sshd_path() is None:
+            LOG.warning("openssh-server is not installed: simulated servers refuse ssh connections")
         if self._gateway is not None:
             self._gateway.start()
+        self._peers.start()
         self._scanner = threading.Thread(target=self._scan_forever, name="sim-agents", daemon=True)
         self._scanner.start()
 
@@ -153,6 +189,7 @@ class SimulatedAgents:
             agent.join(timeout / max(1, len(agents)))
         if self._gateway is not None:
             self._gateway.stop()
+        self._peers.stop()
 
     def scan(self) -> int:
         """Agents for the booted servers now in the cloud; how many run."""
@@ -168,9 +205,12 @@ class SimulatedAgents:
         with self._lock:
             if self._stopped.is_set():
                 return 0
-            for server_id in set(self._agents) - set(servers):
-                self._agents.pop(server_id).stop()
-                shutil.rmtree(self._state_dir / server_id, ignore_errors=True)
+            for server_id in (set(self._agents) | self._machines) - set(servers):
+                if server_id in self._agents:
+                    self._agents.pop(server_id).stop()
+                self._machines.discard(server_id)
+                self._peers.forget(server_id)
+                remove_tree(self._state_dir / server_id)
             for server_id, body in servers.items():
                 if server_id not in self._agents:
                     self._boot(server_id, body)
@@ -195,7 +235,7 @@ class SimulatedAgents:
             boot.metadata_url or "",
             self._state_dir / server_id,
             self._time_limit,
-            hooks=self._hooks,
+            hooks=self._hooks_of(server_id),
         )
         # agents booted by one scan spread their polls, as VMs booted apart do
         first_wait = self._random.uniform(0, min(1.0, self._interval))
@@ -203,6 +243,43 @@ class SimulatedAgents:
         self._agents[server_id] = started
         started.start()
         LOG.info("simulated agent for server %s started (%d run(s) remembered)", server_id, len(agent.runs()))
+
+    def _hooks_of(self, server_id: str) -> HookChooser:
+        """The hooks of one server's agent: its scripts run in its sandbox, booted as its machine."""
+        return chooser(sandboxed_hooks(self._plugged, self._gateway, lambda: self._machine(server_id, True)))
+
+    def _machine(self, server_id: str, with_peers: bool) -> MachineWay | None:
+        """The server as a machine now (its spec written afresh), reaching its neighbours if asked;
+        None where the sandbox cannot give a machine its users."""
+        cloud = self._cloud()
+        if cloud is None or not users_switchable():
+            return None
+        server = next((body for body in cloud.items("servers") if body.get("id") == server_id), None)
+        if server is None:
+            return None
+        machine = machine_of(cloud, server, attachments(cloud))
+        with self._lock:
+            self._machines.add(server_id)
+        reaching = with_peers and sshd_path() is not None
+        peer_socket = self._peers.socket_for(server_id) if reaching else None
+        return booted_as(machine, self._state_dir / server_id, peer_socket, hidden=self._state_dir)
+
+    def _route(self, source_id: str, address: str, port: int) -> Session | None:
+        """What a connection from a server's sandbox to `address`:`port` reaches: sshd on a neighbour
+        the simulated network lets it reach, or nothing."""
+        cloud = self._cloud()
+        if cloud is None or port != SSH_PORT:
+            return None
+        target = reachable(cloud, source_id, address, port)
+        machine = self._machine(target, False) if target is not None else None
+        if target is None or machine is None:
+            return None
+        server_dir, time_limit = self._state_dir / target, self._time_limit
+
+        def session(connection: socket.socket) -> None:
+            serve_ssh(connection, server_dir, machine, time_limit)
+
+        return session
 
     def _scan_forever(self) -> None:
         while not self._stopped.is_set():

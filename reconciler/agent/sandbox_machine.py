@@ -1,0 +1,85 @@
+"""Who a sandboxed server is: its name, its default user and key, its neighbours on the network.
+
+A VM learns these from its cloud (Nova's metadata: host name, public keys; the image: its default
+user; Neutron's DNS: its neighbours' names) and cloud-init applies them at boot. The simulated
+cloud's fleet builds a `Machine` per server from the same facts; `write_spec` keeps it in the
+server's state directory, where `sandbox_first_boot` applies it before each of the server's
+scripts, and `peers` are the addresses the sandbox's network offers (`sandbox_peers`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from reconciler.agent import sandbox_first_boot, sandbox_peers
+
+DEFAULT_USER = "ec2-user"  # Heat's cfn/ec2 images: what cloud-init calls the image's default user
+SPEC = "machine.json"
+SSH_PORT = 22
+
+
+@dataclass(frozen=True)
+class Machine:
+    """One server as its own scripts see it."""
+
+    hostname: str
+    default_user: str = DEFAULT_USER
+    authorized_keys: tuple[str, ...] = ()
+    hosts: tuple[tuple[str, str], ...] = ()  # (address, name) of the servers it shares a network with
+    peers: tuple[str, ...] = field(default=())  # the addresses of those servers
+
+
+def hostname_of(server_name: str) -> str:
+    """Nova's host name for a server's display name: lower case, letters, digits and hyphens."""
+    name = re.sub(r"[^a-z0-9.-]+", "-", server_name.lower().replace("_", "-")).strip("-.")
+    return name[:63].rstrip("-.") or "server"
+
+
+def write_spec(machine: Machine, server_dir: Path) -> Path:
+    """Keep `machine` in the server's state directory, for its sandbox's first boot."""
+    server_dir.mkdir(parents=True, exist_ok=True)
+    spec = server_dir / SPEC
+    beside = server_dir / f".{SPEC}.new"
+    document = {
+        "hostname": machine.hostname,
+        "default_user": machine.default_user,
+        "authorized_keys": list(machine.authorized_keys),
+        "hosts": [list(entry) for entry in machine.hosts],
+    }
+    beside.write_text(json.dumps(document), encoding="utf-8")
+    beside.replace(spec)
+    return spec.absolute()
+
+
+@dataclass(frozen=True)
+class MachineWay:
+    """What a server's sandbox is started with: its spec (`write_spec`), and, when its neighbours
+    are reachable, the peer gateway's socket for this server and the neighbours' addresses."""
+
+    spec: Path
+    hostname: str
+    peer_socket: str | None = None
+    peers: tuple[str, ...] = ()
+    hidden: Path | None = None  # hidden from the sandbox: the state of every server (its runs' bound in)
+
+    def launcher_arguments(self) -> list[str]:
+        """The sandbox launcher's `machine` and `peers` sections."""
+        hidden = str(self.hidden.absolute()) if self.hidden is not None else ""
+        arguments = ["machine", sandbox_first_boot.__file__, str(self.spec), self.hostname, hidden]
+        if self.peer_socket is not None and self.peers:
+            addresses = ",".join(self.peers)
+            arguments += ["peers", self.peer_socket, str(SSH_PORT), addresses, sandbox_peers.__file__]
+        return arguments
+
+
+def booted_as(
+    machine: Machine, server_dir: Path, peer_socket: str | None = None, hidden: Path | None = None
+) -> MachineWay:
+    """How to start the server's sandbox as `machine` (its spec written now), reaching its
+    neighbours through `peer_socket` when one is given, `hidden` (a directory holding every
+    server's state, its own included) out of its sight."""
+    spec = write_spec(machine, server_dir)
+    return MachineWay(spec, machine.hostname, peer_socket, machine.peers if peer_socket else (), hidden)

@@ -1,0 +1,198 @@
+"""The sandbox's file system: the host's, seen through a writable layer a server keeps for itself.
+
+A VM's root file system is its own: a script may write `/hello` or `/etc/motd`, and what one
+deployment wrote, the next one on the same server finds. The sandbox gives each server that: a
+root directory of its own (`ROOT`, under the server's state directory) holding `tree`, the new
+root, and `upper` and `work`, the layers overlayfs writes to. In the sandbox's mount namespace:
+
+- every directory at the top of the host's root is an overlay: the host's directory below, the
+  server's `upper/<name>` above. A script's writes land in `upper`; the host's files are never
+  changed. A directory overlayfs refuses (one holding other mounts, which a user namespace may not
+  see beneath) is bound read-only instead, every mount under it too;
+- the host's top-level symbolic links (`/bin -> usr/bin`) are made again in `tree`, its top-level
+  files bound read-only, and what a script writes at the top (`/hello`) lands in `tree` itself;
+- `/proc` is the sandbox's own (its PID namespace's processes only), `/sys` the host's, both
+  with the kernel's settings read-only (`/proc/sys`, `/sys`: the kernel is the host's, and a
+  user namespace's root may be the host's own user), and `/dev` a fresh one: the usual character
+  devices bound from the host, its own pseudo-terminals and shared memory;
+- the server's root directory itself is hidden beneath an empty file system, so the layers are
+  never reached through the overlay built on them, and the run's directory is bound back in at
+  its own path, written straight through (the script's outputs are read there).
+
+The launcher then makes `tree` the root (`pivot_root`) and detaches the host's: nothing the script
+runs can reach the host's writable mounts again. Removing the server's state directory removes its
+layers (`remove_tree` clears the permissions overlayfs leaves on its work directories).
+
+Run inside the sandbox's namespaces by path with the standard library only (`python -I -S
+sandbox_root.py ROOT RUN [SOCKET]`, SOCKET the agent gateway's, bound in as it is): exit 0 once
+the tree is ready (its path on stdout), 125 otherwise.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import stat
+import sys
+
+MS_RDONLY = 1
+MS_NOSUID = 2
+MS_NODEV = 4
+MS_NOEXEC = 8
+MS_REMOUNT = 32
+MS_NOATIME = 1024
+MS_NODIRATIME = 2048
+MS_BIND = 4096
+MS_REC = 16384
+MS_RELATIME = 1 << 21
+# statvfs's flags that a remount must keep (a user namespace may not clear locked ones)
+KEPT_FLAGS = {
+    os.ST_NOSUID: MS_NOSUID,
+    os.ST_NODEV: MS_NODEV,
+    os.ST_NOEXEC: MS_NOEXEC,
+    os.ST_NOATIME: MS_NOATIME,
+    os.ST_NODIRATIME: MS_NODIRATIME,
+    os.ST_RELATIME: MS_RELATIME,
+}
+OWN = ("proc", "sys", "dev")
+KERNEL_SETTINGS = ("sys", "sysrq-trigger")  # under /proc
+DEVICES = ("null", "zero", "full", "random", "urandom", "tty", "fuse")
+DEVICE_LINKS = {
+    "fd": "/proc/self/fd",
+    "stdin": "/proc/self/fd/0",
+    "stdout": "/proc/self/fd/1",
+    "stderr": "/proc/self/fd/2",
+    "ptmx": "pts/ptmx",
+}
+
+_libc = ctypes.CDLL(None, use_errno=True)  # the C library the interpreter runs on
+
+
+def mount(source: str, target: str, kind: str | None, flags: int, options: str | None = None) -> None:
+    done = _libc.mount(
+        source.encode(),
+        target.encode(),
+        kind.encode() if kind else None,
+        ctypes.c_ulong(flags),
+        options.encode() if options else None,
+    )
+    if done != 0:
+        number = ctypes.get_errno()
+        raise OSError(number, f"mount {source} on {target}: {os.strerror(number)}")
+
+
+def bind_read_only(source: str, target: str) -> None:
+    """Bind `source` (and every mount beneath it) at `target`, all of them read-only."""
+    mount(source, target, None, MS_BIND | MS_REC)
+    for point in mounts_under(target):
+        kept = os.statvfs(point).f_flag
+        flags = sum(flag for st, flag in KEPT_FLAGS.items() if kept & st)
+        mount("none", point, None, MS_REMOUNT | MS_BIND | MS_RDONLY | flags)
+
+
+def mounts_under(target: str) -> list[str]:
+    """The mount points at `target` and beneath it, outermost first."""
+    points = []
+    with open("/proc/self/mountinfo", encoding="utf-8") as mountinfo:
+        for line in mountinfo:
+            point = line.split()[4].replace("\\040", " ")
+            if point == target or point.startswith(target.rstrip("/") + "/"):
+                points.append(point)
+    return points
+
+
+def overlay(lower: str, root: str, name: str, target: str) -> None:
+    upper, work = os.path.join(root, "upper", name), os.path.join(root, "work", name)
+    os.makedirs(upper, exist_ok=True)
+    os.makedirs(work, exist_ok=True)
+    mount("overlay", target, "overlay", 0, f"userxattr,lowerdir={lower},upperdir={upper},workdir={work}")
+
+
+def touch(path: str) -> None:
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o644))
+
+
+def top_level(entry: os.DirEntry[str], root: str, tree: str) -> None:
+    """One entry of the host's root, as the sandbox's root shows it."""
+    target = os.path.join(tree, entry.name)
+    if os.path.islink(target) and not entry.is_symlink():
+        os.unlink(target)  # a link a script left where the host has something else now: never followed
+    if entry.is_symlink():
+        if not os.path.lexists(target):
+            os.symlink(os.readlink(entry.path), target)
+    elif entry.is_dir():
+        if os.path.lexists(target) and not os.path.isdir(target):
+            return  # the server's own file stands where the host has a directory
+        os.makedirs(target, exist_ok=True)
+        if entry.name in OWN:
+            return
+        try:
+            overlay(entry.path, root, entry.name, target)
+        except OSError:
+            bind_read_only(entry.path, target)
+    elif entry.is_file():
+        if os.path.lexists(target) and not os.path.isfile(target):
+            return  # the server's own directory stands where the host has a file
+        touch(target)
+        bind_read_only(entry.path, target)
+
+
+def own_proc(target: str) -> None:
+    """The sandbox's own /proc, its kernel settings read-only: the kernel is the host's."""
+    try:
+        mount("proc", target, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    except OSError:
+        bind_read_only("/proc", target)
+        return
+    for name in KERNEL_SETTINGS:
+        if os.path.exists(f"{target}/{name}"):
+            bind_read_only(f"{target}/{name}", f"{target}/{name}")
+
+
+def own_dev(target: str) -> None:
+    """A fresh /dev: the usual character devices bound from the host, its own pts and shm."""
+    mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755")
+    for name in DEVICES:
+        host = os.path.join("/dev", name)
+        if os.path.exists(host) and stat.S_ISCHR(os.stat(host).st_mode):
+            touch(os.path.join(target, name))
+            mount(host, os.path.join(target, name), None, MS_BIND)
+    for name, points_to in DEVICE_LINKS.items():
+        os.symlink(points_to, os.path.join(target, name))
+    for name in ("pts", "shm"):
+        os.mkdir(os.path.join(target, name))
+    terminals = "newinstance,ptmxmode=0666,mode=0620"
+    mount("devpts", os.path.join(target, "pts"), "devpts", MS_NOSUID | MS_NOEXEC, terminals)
+    mount("tmpfs", os.path.join(target, "shm"), "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
+
+
+def build(root: str, run: str, sockets: list[str]) -> str:
+    tree = os.path.join(root, "tree")
+    os.makedirs(tree, exist_ok=True)
+    mount(tree, tree, None, MS_BIND)  # pivot_root asks for a mount point
+    for entry in os.scandir("/"):
+        top_level(entry, root, tree)
+    own_proc(f"{tree}/proc")
+    bind_read_only("/sys", f"{tree}/sys")
+    own_dev(f"{tree}/dev")
+    mount("tmpfs", f"{tree}{root}", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700")
+    os.makedirs(f"{tree}{run}", exist_ok=True)
+    mount(run, f"{tree}{run}", None, MS_BIND)
+    for socket in sockets:  # a Unix socket is reached by its own inode, not through an overlay
+        mount(socket, f"{tree}{socket}", None, MS_BIND)
+    os.mkdir(f"{tree}{root}/.host")  # where pivot_root puts the host's root, to be detached
+    return tree
+
+
+def main(arguments: list[str]) -> int:
+    try:
+        tree = build(arguments[0], arguments[1], arguments[2:])
+    except OSError as error:
+        print(f"sandbox: {error}", file=sys.stderr)
+        return 125
+    print(tree)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

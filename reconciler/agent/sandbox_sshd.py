@@ -1,0 +1,69 @@
+"""An ssh connection to a simulated server: OpenSSH's `sshd -i` in the server's own sandbox.
+
+As inetd starts `sshd -i` for each connection, a connection the peer gateway routes to a server
+gets an sshd of its own, run in that server's sandbox (its root, its users, its host keys made
+at first boot, its host name), the connection as its standard input and output. The session's
+commands run there as the user who logged in. The sandbox has no network of its own: a session
+reaches what the server's scripts reach when started with no gateway, nothing.
+
+Where Debian's `openssh-server` is not installed, `sshd_path()` is None and connections are
+refused (the fleet says so once).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from pathlib import Path
+
+from reconciler.agent.output_tails import file_tail
+from reconciler.agent.sandbox import root_of, sandbox_prefix
+from reconciler.agent.sandbox_machine import MachineWay
+
+LOG = logging.getLogger(__name__)
+SBIN = "/usr/sbin:/sbin"
+
+
+@functools.cache
+def sshd_path() -> str | None:
+    """Where OpenSSH's server is, if installed."""
+    return shutil.which("sshd", path=f"{SBIN}:{os.environ.get('PATH', '')}")
+
+
+def serve_ssh(connection: socket.socket, server_dir: Path, machine: MachineWay, time_limit: float) -> int:
+    """Serve one ssh connection with `sshd -i` in the sandbox of the server whose state directory
+    is `server_dir`; the session's exit status (255 when sshd is missing or the session is stopped
+    after `time_limit` seconds)."""
+    sshd = sshd_path()
+    if sshd is None:
+        return 255
+    sessions = server_dir / "sessions"
+    sessions.mkdir(parents=True, exist_ok=True)
+    run_dir = os.path.abspath(tempfile.mkdtemp(dir=sessions))
+    log = Path(run_dir) / "sshd.log"
+    prefix = sandbox_prefix(run_dir, str(root_of(server_dir.absolute() / "runs")), None, machine)
+    try:
+        with log.open("wb") as errors:
+            process = subprocess.Popen(
+                [*prefix, sshd, "-i", "-e"],
+                cwd=run_dir,
+                env={"PATH": f"{SBIN}:/usr/bin:/bin"},
+                stdin=connection.fileno(),
+                stdout=connection.fileno(),
+                stderr=errors,
+            )
+            try:
+                status = process.wait(time_limit)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                status = process.wait()
+        # sshd -i ends with 255 also when the client disconnects as usual: its log says more
+        LOG.debug("an ssh session on %s ended with %d: %s", server_dir.name, status, file_tail(log)[-500:])
+        return status
+    finally:
+        shutil.rmtree(run_dir, ignore_errors=True)

@@ -1,0 +1,143 @@
+"""The simulated cloud's servers as machines: who each one is, and whom it may reach.
+
+What a VM learns from its cloud, read from the simulated cloud's model:
+
+- its host name (Nova's, from the server's name), the public key of its key pair (Nova's
+  metadata), and the default user of its image: the image's `default_user` property, and for an
+  image without one `ec2-user`, the user Heat's cfn/ec2 images give cloud-init;
+- its neighbours: the ACTIVE servers with a port on one of its networks, by host name and fixed
+  address, as Neutron's DNS on the network resolves them.
+
+`reachable` is the simulated network's verdict on one connection from a server to an address and
+TCP port: the address must be a neighbour's fixed address, and the security groups of both ports
+must let it pass (the source's egress, the target's ingress: protocol, port range, remote prefix
+or remote group). A port without security groups filters nothing. Anything else, the host's own
+addresses and other clouds' servers included, is unreachable.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from providers.simulated.cloud import SimulatedCloud
+from reconciler.agent.sandbox_machine import DEFAULT_USER, Machine, hostname_of
+
+ACTIVE = "ACTIVE"
+TCP = ("tcp", "6")
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """One port of a server: where it is and what filters it."""
+
+    server_id: str
+    network_id: str
+    addresses: tuple[str, ...]
+    groups: tuple[str, ...]
+
+
+def attachments(cloud: SimulatedCloud) -> list[Attachment]:
+    """The ports of the cloud's ACTIVE servers."""
+    active = {str(server["id"]) for server in cloud.items("servers") if server.get("status") == ACTIVE}
+    return [
+        Attachment(
+            str(port["device_id"]),
+            str(port["network_id"]),
+            tuple(str(fixed["ip_address"]) for fixed in port.get("fixed_ips") or ()),
+            tuple(str(group) for group in port.get("security_groups") or ()),
+        )
+        for port in cloud.items("ports")
+        if port.get("device_id") in active
+    ]
+
+
+def machine_of(cloud: SimulatedCloud, server: Mapping[str, Any], ports: list[Attachment]) -> Machine:
+    """The machine `server` is, its neighbours found among `ports`."""
+    server_id = str(server["id"])
+    own = [port for port in ports if port.server_id == server_id]
+    networks = {port.network_id for port in own}
+    names = {str(body["id"]): hostname_of(str(body.get("name") or "")) for body in cloud.items("servers")}
+    hosts = tuple(
+        (address, names[port.server_id])
+        for port in ports
+        if port.network_id in networks and port.server_id != server_id and port.server_id in names
+        for address in port.addresses
+        if ipaddress.ip_address(address).version == 4
+    )
+    return Machine(
+        hostname=hostname_of(str(server.get("name") or "")),
+        default_user=_default_user(cloud, server),
+        authorized_keys=_public_keys(cloud, server),
+        hosts=hosts,
+        peers=tuple(sorted({address for address, _ in hosts})),
+    )
+
+
+def _default_user(cloud: SimulatedCloud, server: Mapping[str, Any]) -> str:
+    image = server.get("image")
+    image_id = image.get("id") if isinstance(image, Mapping) else None
+    found = next((body for body in cloud.items("images") if body.get("id") == image_id), None)
+    return str((found or {}).get("default_user") or DEFAULT_USER)
+
+
+def _public_keys(cloud: SimulatedCloud, server: Mapping[str, Any]) -> tuple[str, ...]:
+    key_name = server.get("key_name")
+    found = next((body for body in cloud.items("keypairs") if key_name and body.get("id") == key_name), None)
+    return (str(found["public_key"]),) if found and found.get("public_key") else ()
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A TCP connection as one port's security groups see it: leaving or arriving, from or to whom."""
+
+    direction: str  # egress (the source's port) or ingress (the target's)
+    port: int
+    remote: str  # the other end's address
+    remote_groups: tuple[str, ...]  # the other end's security groups
+
+
+def reachable(cloud: SimulatedCloud, source_id: str, address: str, port: int) -> str | None:
+    """The server a TCP connection from `source_id` to `address`:`port` reaches, if any."""
+    ports = attachments(cloud)
+    sources = [p for p in ports if p.server_id == source_id]
+    rules = _rules(cloud)
+    for target in ports:
+        if address not in target.addresses or target.server_id == source_id:
+            continue
+        for source in sources:
+            if source.network_id != target.network_id or not source.addresses:
+                continue
+            leaving = Passage("egress", port, address, target.groups)
+            arriving = Passage("ingress", port, source.addresses[0], source.groups)
+            if _allows(rules, source.groups, leaving) and _allows(rules, target.groups, arriving):
+                return target.server_id
+    return None
+
+
+def _rules(cloud: SimulatedCloud) -> dict[str, list[Mapping[str, Any]]]:
+    groups = cloud.items("security_groups")
+    return {str(group["id"]): list(group.get("security_group_rules") or ()) for group in groups}
+
+
+def _allows(rules: Mapping[str, list[Mapping[str, Any]]], groups: Iterable[str], passage: Passage) -> bool:
+    """Whether a port's security groups let this passage through (no groups: nothing filtered)."""
+    chosen = list(groups)
+    return not chosen or any(_matches(rule, passage) for group in chosen for rule in rules.get(group, ()))
+
+
+def _matches(rule: Mapping[str, Any], passage: Passage) -> bool:
+    if rule.get("direction") != passage.direction or rule.get("ethertype", "IPv4") != "IPv4":
+        return False
+    if rule.get("protocol") not in (None, "any", *TCP):
+        return False
+    low, high = rule.get("port_range_min"), rule.get("port_range_max")
+    if low is not None and not int(low) <= passage.port <= int(high if high is not None else low):
+        return False
+    prefix = rule.get("remote_ip_prefix")
+    if prefix and ipaddress.ip_address(passage.remote) not in ipaddress.ip_network(str(prefix), strict=False):
+        return False
+    group = rule.get("remote_group_id")
+    return not group or group in passage.remote_groups

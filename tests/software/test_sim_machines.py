@@ -1,0 +1,110 @@
+"""The simulated cloud's servers as machines: their identity, and the network's verdict on a connection.
+
+Given servers on the simulated cloud's networks with security groups, when a server asks to reach
+an address and TCP port, then it reaches the neighbour holding that address only where both are on
+one network and the security groups let the connection out of one and into the other; an address
+no server of this cloud holds (the host's own included) is never reached. A server is its
+host name (Nova's, from its name), its image's default user (`ec2-user` unless the image names
+another) with its key pair's key, and its neighbours by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from providers.simulated.cloud import SimulatedCloud
+from reconciler.daemon.sim_machines import attachments, machine_of, reachable
+
+KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl test"
+
+
+class Network:
+    """A simulated cloud with two networks, an ssh-only group and a web-only group."""
+
+    def __init__(self, cloud: SimulatedCloud) -> None:
+        self.cloud = cloud
+        self.networks = {
+            name: self._network(name, cidr)
+            for name, cidr in (("private", "10.0.0.0/24"), ("other", "10.9.0.0/24"))
+        }
+        self._group("ssh", 22)
+        self._group("web", 80)
+        cloud.create("keypairs", {"name": "mine", "public_key": KEY})
+        self.image = cloud.create("images", {"name": "debian", "default_user": "debian"})
+
+    def _network(self, name: str, cidr: str) -> str:
+        network = self.cloud.create("networks", {"name": name})
+        self.cloud.create("subnets", {"name": f"{name}-subnet", "network_id": network["id"], "cidr": cidr})
+        return str(network["id"])
+
+    def _group(self, name: str, port: int) -> None:
+        group = self.cloud.create("security_groups", {"name": name})
+        rule = {"direction": "ingress", "protocol": "tcp", "port_range_min": port, "port_range_max": port}
+        self.cloud.create("security_group_rules", {"security_group_id": group["id"], **rule})
+
+    def server(
+        self, name: str, network: str = "private", groups: tuple[str, ...] = ("ssh",), **more: Any
+    ) -> Any:
+        image = next(iter(self.cloud.items("images")))["id"]
+        request = {"name": name, "flavorRef": "2", "imageRef": image, **more}
+        request["networks"] = [{"uuid": self.networks[network]}]
+        request["security_groups"] = [{"name": group} for group in groups]
+        server = self.cloud.create("servers", request)
+        self.cloud.set_status("servers", server["id"], "ACTIVE")
+        return self.cloud.get("servers", server["id"])
+
+    def address(self, server: Any) -> str:
+        (entries,) = server["addresses"].values()
+        return str(entries[0]["addr"])
+
+
+@pytest.fixture
+def network(tmp_path: Path) -> Iterator[Network]:
+    yield Network(SimulatedCloud.open(tmp_path / "cloud.json"))
+
+
+@pytest.mark.parametrize(
+    ("target_network", "target_groups", "port", "reached"),
+    [
+        ("private", ("ssh",), 22, True),
+        ("private", ("ssh",), 80, False),  # no rule lets port 80 in
+        ("private", ("web",), 22, False),  # the target's groups let only the web in
+        ("private", (), 22, True),  # a port with no security group filters nothing
+        ("other", ("ssh",), 22, False),  # another network
+    ],
+)
+def test_a_server_reaches_a_neighbour_only_as_network_and_security_groups_allow(
+    network: Network, target_network: str, target_groups: tuple[str, ...], port: int, reached: bool
+) -> None:
+    source = network.server("stack-server_b-1")
+    target = network.server("stack-server_a-2", target_network, target_groups)
+    found = reachable(network.cloud, source["id"], network.address(target), port)
+    assert found == (target["id"] if reached else None)
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1", "10.0.0.250", "192.0.2.1"])
+def test_an_address_no_server_of_the_cloud_holds_is_never_reached(network: Network, address: str) -> None:
+    source = network.server("stack-server_b-1")
+    assert reachable(network.cloud, source["id"], address, 22) is None
+
+
+def test_a_server_is_its_host_name_its_images_default_user_its_key_and_its_neighbours(
+    network: Network,
+) -> None:
+    server = network.server("Stack-server_A-x1", key_name="mine")
+    neighbour = network.server("stack-server_b-x2")
+    network.server("stack-server_c-x3", "other")
+    machine = machine_of(network.cloud, server, attachments(network.cloud))
+    assert machine.hostname == "stack-server-a-x1"
+    assert machine.default_user == "ec2-user"  # the images seeded name no user of their own
+    assert machine.authorized_keys == (KEY,)
+    assert machine.hosts == ((network.address(neighbour), "stack-server-b-x2"),)
+
+
+def test_an_image_names_its_default_user(network: Network) -> None:
+    server = network.server("debian-box", imageRef=network.image["id"])
+    assert machine_of(network.cloud, server, attachments(network.cloud)).default_user == "debian"
