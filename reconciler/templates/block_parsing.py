@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from reconciler.templates.errors import TemplateError
 from reconciler.templates.limits import Limits
-from reconciler.templates.yaml_blocks import cut_template
+from reconciler.templates.yaml_blocks import ResourceBlock, cut_template
 from reconciler.templates.yaml_building import AnchorRefused, build_yaml
 
 # Names what a slot holds and how it was made; a change to either starts new slots.
@@ -81,19 +81,44 @@ def parse_by_blocks(path: str, text: str, limits: Limits, keeper: BlockKeeper) -
         return None  # another "resources" key comes after the cut one: the whole parse decides
     known = keeper.known(slot)
     inner = dataclasses.replace(limits, max_yaml_depth=limits.max_yaml_depth - 1)  # under resources:
+    fresh = _parsed_blocks(path, [block for block in cut.blocks if block.digest not in known], inner)
+    if fresh is None:
+        return None
     resources: dict[Any, Any] = {}
     blocks: dict[bytes, Any] = {}
     for block in cut.blocks:
-        value = known.get(block.digest)
-        if value is None:
-            try:
-                value = build_yaml(path, block.text, inner, refuse_anchors=True)
-            except (TemplateError, AnchorRefused):
-                return None
-            if type(value) is not dict or len(value) != 1:
-                return None
-        blocks[block.digest] = value
+        value = blocks[block.digest] = known.get(block.digest) or fresh[block.digest]
         resources.update(value)  # a name written twice: its last body, in its first place
     document["resources"] = resources
     keeper.keep(slot, blocks)
     return document
+
+
+def _parsed_blocks(path: str, blocks: list[ResourceBlock], limits: Limits) -> dict[bytes, Any] | None:
+    """Each block's value (`{name: body}`), by digest; None when one does not parse as one resource.
+
+    The blocks are parsed as one document (a cold template costs one parse, not one per resource);
+    a block is given its entry of that document only where its text starts with that entry's name
+    as a plain key, so each is known to be that entry; any other is parsed on its own."""
+    if not blocks:
+        return {}
+    try:
+        together = build_yaml(path, "".join(block.text for block in blocks), limits, refuse_anchors=True)
+    except (TemplateError, AnchorRefused):
+        return None
+    if type(together) is not dict:
+        return None
+    entries = list(together.items()) if len(together) == len(blocks) else [None] * len(blocks)
+    values: dict[bytes, Any] = {}
+    for block, entry in zip(blocks, entries, strict=True):
+        if entry is not None and type(entry[0]) is str and block.text.lstrip(" ").startswith(entry[0] + ":"):
+            values[block.digest] = {entry[0]: entry[1]}
+            continue
+        try:
+            value = build_yaml(path, block.text, limits, refuse_anchors=True)
+        except (TemplateError, AnchorRefused):
+            return None
+        if type(value) is not dict or len(value) != 1:
+            return None
+        values[block.digest] = value
+    return values

@@ -15,16 +15,22 @@ resource: errors, line numbers and anchors are then the whole parse's, exactly a
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
-_SECTION = re.compile(r"resources:[ \t]*(#.*)?\r?")
-_BLANK_OR_COMMENT = re.compile(r"[ ]*(#.*)?\r?")
+# Every pattern starts at a line break (the text is searched with one put before it): a literal
+# first character lets the regular expression engine skip ahead instead of trying every position.
+_SECTION = re.compile(r"\nresources:[ \t]*(?:#[^\n]*)?\r?(?=\n|\Z)")
+_TOP_LEVEL_LINE = re.compile(r"\n[^ #\r\n]")  # neither blank, a comment nor indented
+_FIRST_CONTENT = re.compile(r"\n( *)[^ #\r\n]")
+_TAB_IN_INDENT = re.compile(r"\n *\t")
 
 
-@dataclass(frozen=True)
-class ResourceBlock:
-    """One resource's lines, as written, and the digest naming them."""
+class ResourceBlock(NamedTuple):
+    """One resource's lines, as written, and the digest naming them (a named tuple: there is one per
+    resource of a large template)."""
 
     text: str
     digest: bytes
@@ -32,16 +38,16 @@ class ResourceBlock:
 
 @dataclass(frozen=True)
 class CutTemplate:
-    """A template's lines before its `resources:` line and after that section, and its resources'
+    """A template's text before its `resources:` line and after that section, and its resources'
     blocks in the order written."""
 
-    before: tuple[str, ...]
-    after: tuple[str, ...]
+    before: str
+    after: str
     blocks: tuple[ResourceBlock, ...]
 
     def rest(self, resources_value: str) -> str:
         """The template's other sections, with `resources: <resources_value>` in the section's place."""
-        return "\n".join([*self.before, f"resources: {resources_value}", *self.after])
+        return f"{self.before}resources: {resources_value}\n{self.after}"
 
 
 def block_digest(text: str) -> bytes:
@@ -51,45 +57,27 @@ def block_digest(text: str) -> bytes:
 
 def cut_template(text: str) -> CutTemplate | None:
     """`text` cut at its resources, or None when it is not plainly block-structured there."""
-    lines = text.split("\n")
-    starts = [index for index, line in enumerate(lines) if _SECTION.fullmatch(line)]
-    if len(starts) != 1:
+    padded = "\n" + text  # padded[i] is text[i - 1]
+    if len(_SECTION.findall(padded)) != 1:
         return None
-    first = starts[0] + 1
-    end = first
-    while end < len(lines) and (not lines[end] or lines[end][0] in " #\r"):
-        end += 1
-    section = lines[first:end]
-    if any("\t" in line[: len(line) - len(line.lstrip())] for line in section):
+    line = _SECTION.search(padded)
+    assert line is not None
+    first = line.end()  # the line break ending `resources:`
+    following = _TOP_LEVEL_LINE.search(padded, first)
+    end = following.start() if following is not None else len(padded)
+    section = padded[first:end]
+    content = _FIRST_CONTENT.search(section)
+    if content is None or not content.group(1) or _TAB_IN_INDENT.search(section):
         return None
-    indent = _section_indent(section)
-    if indent is None:
-        return None
-    runs: list[list[str]] = []
-    for line in section:
-        stripped = len(line) - len(line.lstrip(" "))
-        content = not _BLANK_OR_COMMENT.fullmatch(line)
-        if content and stripped < indent:
-            return None
-        if content and stripped == indent:
-            runs.append([line])
-        elif runs:
-            runs[-1].append(line)
-    # Every line but the text's last ends in a line break, which a block scalar's value may keep.
-    texts = ["\n".join(run) + "\n" for run in runs]
-    if texts and end == len(lines):
-        texts[-1] = texts[-1][:-1]
-    blocks = tuple(_block(text) for text in texts)
-    return CutTemplate(tuple(lines[: first - 1]), tuple(lines[end:]), blocks)
-
-
-def _section_indent(section: list[str]) -> int | None:
-    for line in section:
-        if not _BLANK_OR_COMMENT.fullmatch(line):
-            indent = len(line) - len(line.lstrip(" "))
-            return indent if indent > 0 else None
-    return None
+    indent = len(content.group(1))
+    if indent > 1 and re.search(rf"\n {{0,{indent - 1}}}[^ #\r\n]", section):
+        return None  # a line of the section under its first resource's indentation
+    starts = [first + found.start() + 1 for found in re.finditer(rf"\n {{{indent}}}[^ #\r\n]", section)]
+    # each block's lines with the line break ending each (the last line of the text may have none)
+    starts.append(min(end + 1, len(padded)))
+    blocks = tuple(_block(padded[start:stop]) for start, stop in itertools.pairwise(starts))
+    return CutTemplate(text[: line.start()], text[end:], blocks)
 
 
 def _block(text: str) -> ResourceBlock:
-    return ResourceBlock(text, block_digest(text))
+    return ResourceBlock(text, hashlib.blake2b(text.encode("utf-8"), digest_size=20).digest())
