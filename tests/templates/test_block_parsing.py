@@ -12,6 +12,7 @@ from reconciler.templates import Limits, MemorySource, TemplateError, load_stack
 from reconciler.templates.block_parsing import MemoryBlockKeeper, parse_by_blocks
 from reconciler.templates.yaml_building import build_yaml
 
+from .snippets import ReadyCloud
 from .test_yaml_reading import CORPUS
 
 LIMITS = Limits()
@@ -73,9 +74,7 @@ CASES = {
         HEAD + "resources:\n  a: {type: A}\n'resources':\n"
     ),
     "an earlier resources key loses": HEAD + "'resources': {x: {type: X}}\nresources:\n  a: {type: A}\n",
-    "an anchor used in another resource": (
-        HEAD + "resources:\n  a: &base\n    type: A\n  b: *base\n"
-    ),
+    "an anchor used in another resource": (HEAD + "resources:\n  a: &base\n    type: A\n  b: *base\n"),
     "an anchor within one resource": (
         HEAD + "resources:\n  a:\n    type: A\n    properties: {x: &v 1, y: *v}\n"
     ),
@@ -178,3 +177,62 @@ def test_an_unchanged_resource_is_checked_again_against_what_changed_around_it()
     file, line, message = _problem({"t.yaml": without}, keeper)
     assert (file, line) == ("t.yaml", without.splitlines().index("      value: {get_param: size}") + 1)
     assert "size" in message
+
+
+STACK = {
+    "t.yaml": (
+        HEAD
+        + "parameters:\n  word: {type: string, default: one}\n"
+        + "resources:\n"
+        + "  source:\n    type: OS::Heat::Value\n    properties: {value: {get_param: word}}\n"
+        + "  reader:\n    type: OS::Heat::Value\n    properties:\n"
+        + "      value: {list_join: ['-', [{get_attr: [source, value]}, {get_file: data.txt}]]}\n"
+        + "  mapped:\n    type: My::Thing\n    properties: {word: {get_param: word}}\n"
+        + "  nested:\n    type: child.yaml\n    properties: {word: {get_param: word}}\n"
+    ),
+    "child.yaml": (
+        HEAD
+        + "parameters:\n  word: {type: string}\n"
+        + "resources:\n  inner:\n    type: OS::Heat::Value\n    properties: {value: {get_param: word}}\n"
+        + "outputs:\n  said: {value: {get_attr: [inner, value]}}\n"
+    ),
+    "other.yaml": HEAD + "parameters:\n  word: {type: string}\nresources: {}\n",
+    "data.txt": "first",
+    "env.yaml": "resource_registry:\n  My::Thing: child.yaml\n",
+}
+CHANGES = {
+    "a parameter's value": ({}, {"word": "two"}),
+    "the environment": ({"env.yaml": "resource_registry:\n  My::Thing: other.yaml\n"}, {}),
+    "a referenced resource": (
+        {"t.yaml": STACK["t.yaml"].replace("value: {get_param: word}}\n  reader", "value: fixed}\n  reader")},
+        {},
+    ),
+    "a get_file'd file": ({"data.txt": "second"}, {}),
+    "a nested template": ({"child.yaml": STACK["child.yaml"].replace("{get_param: word}", "nested-now")}, {}),
+}
+
+
+def _view(files: dict[str, str], values: dict[str, str], keeper: MemoryBlockKeeper | None) -> Any:
+    """Everything the loaded stack wants, nested stacks included, resolved as a cloud would."""
+    definition = load_stack(MemorySource(files), "t.yaml", ["env.yaml"], values, blocks=keeper)
+    cloud = ReadyCloud()
+    view: dict[str, Any] = {"digest": definition.digest()}
+    for name, resource in definition.resources.items():
+        properties = definition.resolve_properties(name, cloud)
+        view[name] = (resource.type, properties)
+        nested = definition.nested(name, properties)
+        if nested is not None:
+            view[name + "/"] = {inner: nested.resolve_properties(inner, cloud) for inner in nested.resources}
+    return view
+
+
+@pytest.mark.parametrize(("changed", "values"), CHANGES.values(), ids=CHANGES.keys())
+def test_a_kept_block_never_stands_for_what_it_reads(changed: dict[str, str], values: dict[str, str]) -> None:
+    """After a load has kept every block, a change to something a block reads (but not to the
+    block's own text) gives what a load with nothing kept gives."""
+    keeper = MemoryBlockKeeper()
+    before = _view(STACK, {}, keeper)
+    after_files = {**STACK, **changed}
+    after = _view(after_files, values, keeper)
+    assert after == _view(after_files, values, None)
+    assert after != before
