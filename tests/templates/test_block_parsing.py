@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from reconciler.templates import Limits, MemorySource, TemplateError, load_stack
-from reconciler.templates.block_parsing import MemoryBlockKeeper, parse_by_blocks
+from reconciler.templates import Limits, MemoryBlockKeeper, MemorySource, TemplateError, load_stack
+from reconciler.templates.block_parsing import parse_by_blocks
 from reconciler.templates.yaml_building import build_yaml
 
 from .snippets import ReadyCloud
