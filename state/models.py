@@ -13,6 +13,7 @@ Hot queries and the index serving each:
 - pending notes: `ix_notes_outbox_pending` (sent_at, id).
 - retries asked of a shard's holder: `ix_retry_requests_shard`.
 - the stacks of a shard: `ix_stacks_shard`.
+- a template's parsed blocks: `template_blocks` primary key (slot).
 """
 
 from __future__ import annotations
@@ -178,6 +179,16 @@ class RetryRequestRow(Base):
     requested_at: Mapped[float]
 
 
+class TemplateBlocksRow(Base):
+    """A template's resources as last parsed, by slot (path and limits): each block's parsed value by
+    the digest of its text, so any process loading that template again parses only what changed."""
+
+    __tablename__ = "template_blocks"
+
+    slot: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
+    content: Mapped[bytes] = mapped_column(sa.LargeBinary)
+
+
 metadata = Base.metadata
 
 
@@ -196,3 +207,4 @@ RESOURCE_RECORDS = _table(ResourceRecord)
 WORK_ITEMS = _table(WorkItem)
 NOTES_OUTBOX = _table(NoteOutboxEntry)
 RETRY_REQUESTS = _table(RetryRequestRow)
+TEMPLATE_BLOCKS = _table(TemplateBlocksRow)

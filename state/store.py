@@ -54,6 +54,7 @@ from state.stacks import (
     StackState,
     StackStatus,
 )
+from state.template_blocks import TemplateBlocksStore
 from state.transactions import RetryPolicy, Transactor
 from state.work_queue import (
     ClaimedWorkItem,
@@ -102,6 +103,10 @@ class Store:
     def software(self) -> SoftwareStore:
         """Software orchestration's rows (configs, deployments, agent tokens, signals), on this database."""
         return SoftwareStore(self._tx, self._clock, self._metadata_index)
+
+    def template_blocks(self) -> TemplateBlocksStore:
+        """Templates' parsed blocks, kept so another load parses only what changed, on this database."""
+        return TemplateBlocksStore(self._tx)
 
     @property
     def dialect(self) -> str:

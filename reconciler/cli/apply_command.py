@@ -26,6 +26,7 @@ from reconciler.daemon.clouds import CloudRoot, sim_cloud_path
 from reconciler.daemon.collector import tune_process
 from reconciler.daemon.software_records import stored_software
 from reconciler.daemon.state_key import state_sealer
+from reconciler.daemon.stored_blocks import StoredBlocks
 from reconciler.engine import Engine, EngineSettings, SoleWorkerLeases, StackReport
 from reconciler.engine.repository_apply import apply_repository
 from reconciler.engine.stack_status import AT_REST
@@ -103,6 +104,7 @@ def _converge(
                 clock.now() + timeout,
                 hide=store.hide,
                 on_pass=progress,
+                blocks=StoredBlocks(store.template_blocks()),
             )
     finally:
         progress.done()

@@ -17,9 +17,11 @@ from reconciler.daemon.collector import collector_paused, tune_process
 from reconciler.daemon.plan_notes import plan_for_stack
 from reconciler.daemon.software_records import stored_software
 from reconciler.daemon.state_key import state_sealer
+from reconciler.daemon.stored_blocks import StoredBlocks
 from reconciler.source.note_lines import PLAN, REPOSITORY_SCOPE, NoteLine
 from reconciler.source.note_rendering import RENDERERS
 from reconciler.source.revisions import InvalidCommit, read_commit_config
+from reconciler.templates import DocumentCache
 from state import StackStatus, open_store
 from timekeeping import SystemClock
 
@@ -56,6 +58,8 @@ def command(rev: str, repo_path: Path, database: str, output_format: str) -> Non
     # the sealer opens hidden values at rest, so a plan compares them as apply does
     store = open_store(url, clock=clock, sealer=state_sealer(url, state_directory()))
     clouds = CloudRoot(clock, sim_path=sim_cloud_path(url), software=stored_software(store))
+    # the templates' resources parsed before (by any process) are not parsed again
+    documents = DocumentCache(blocks=StoredBlocks(store.template_blocks()))
     tune_process()
     try:
         # a plan builds large long-lived graphs (definitions, records) and frees them at exit:
@@ -63,7 +67,13 @@ def command(rev: str, repo_path: Path, database: str, output_format: str) -> Non
         with collector_paused():
             lines = [
                 plan_for_stack(
-                    files, spec, store, clouds.for_cloud(spec.cloud), at=clock.now(), writer="plan"
+                    files,
+                    spec,
+                    store,
+                    clouds.for_cloud(spec.cloud),
+                    at=clock.now(),
+                    writer="plan",
+                    documents=documents,
                 )
                 for wave in read.waves
                 for spec in (read.config.stacks[name] for name in wave)

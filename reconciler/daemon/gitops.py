@@ -40,6 +40,7 @@ from reconciler.daemon.commit_gate import CommitGate
 from reconciler.daemon.note_recorder import NoteRecorder
 from reconciler.daemon.plan_notes import StoredRecords, plan_line, plan_pull_request, recorded_for_plan
 from reconciler.daemon.revisions_ahead import RevisionsAhead
+from reconciler.daemon.stored_blocks import StoredBlocks
 from reconciler.daemon.undeclared_stacks import undeclared_stacks
 from reconciler.daemon.upstream_outputs import UpstreamOutputs
 from reconciler.engine.desired import DesiredGeneration
@@ -191,7 +192,10 @@ class GitOps:
         self.left_in_place: set[str] = set()  # stacks removed with prune off: noted once, left alone
         self._lock = threading.RLock()
         self.ahead = RevisionsAhead(
-            documents if documents is not None else DocumentCache(), self._outputs_ready
+            documents
+            if documents is not None
+            else DocumentCache(blocks=StoredBlocks(store.template_blocks())),
+            self._outputs_ready,
         )
         # notes refs written locally and not yet pushed (the default ref at start: an earlier run's)
         self.unshared: set[str] = {DEFAULT_NOTES_REF}

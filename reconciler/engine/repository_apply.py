@@ -15,6 +15,7 @@ from reconciler.engine.engine import Engine
 from reconciler.engine.report import Failure, StackReport
 from reconciler.engine.stack_status import AT_REST, StackStatus
 from reconciler.templates import (
+    BlockKeeper,
     FileSource,
     RepositoryConfig,
     StackSpec,
@@ -46,6 +47,7 @@ def submit_stack(
     *,
     hide: HideValues | None = None,
     adoption: Adoption | None = None,
+    blocks: BlockKeeper | None = None,
 ) -> bool:
     """Load and submit one stack; False (and the stack INVALID) when its wiring or template is wrong.
 
@@ -58,7 +60,7 @@ def submit_stack(
         return False
     assert isinstance(resolution, ResolvedParameters)
     try:
-        definition = load_stack(files, spec, parameters=resolution.values)
+        definition = load_stack(files, spec, parameters=resolution.values, blocks=blocks)
         if adoption is None and spec.adopt_from is not None:
             adoption = load_adoption(files, spec.adopt_from)
     except TemplateError as error:
@@ -87,11 +89,13 @@ def apply_repository(
     *,
     hide: HideValues | None = None,
     on_pass: Callable[[list[str]], None] | None = None,
+    blocks: BlockKeeper | None = None,
 ) -> dict[str, StackReport]:
     """Converge every stack of the repository at `commit`; each stack's report, in wave order.
 
     `hide` is told each stack's hidden parameter values before it is submitted; `on_pass` is
-    called after each engine pass with the stacks converging (a progress display)."""
+    called after each engine pass with the stacks converging (a progress display); `blocks` keeps
+    the templates' resources parsed, so what a plan or an earlier apply parsed is not parsed again."""
     config = load_repository_config(files)
     reports: dict[str, StackReport] = {}
     for wave in stack_order(config):
@@ -100,7 +104,7 @@ def apply_repository(
             waiting = unconverged_sources(config.stacks[name], reports)
             if waiting:
                 reports[name] = StackReport(name, StackStatus.PENDING, commit, None, failures=tuple(waiting))
-            elif submit_stack(engine, config, files, name, commit, hide=hide):
+            elif submit_stack(engine, config, files, name, commit, hide=hide, blocks=blocks):
                 submitted.append(name)
             else:
                 reports[name] = engine.report(name)

@@ -5,6 +5,8 @@ tree (through a `FileSource`). The public contract the engine, plan and daemon c
 
 - `FileSource`, `DirectorySource`: reading repository files safely; `IdentifiedFileSource` for files
   with content ids (a commit's blobs), whose parsed documents a `DocumentCache` keeps across loads;
+- `BlockKeeper`, `MemoryBlockKeeper`: a YAML template's resources kept parsed by the digest of their
+  text, so a template changed in one resource parses that one;
 - `load_repository_config`, `RepositoryConfig`, `StackSpec`, `StackOutputRef`, `stack_order`;
 - `load_stack` -> `StackDefinition` (with `ResourceDefinition`, `OutputDefinition`);
 - `AttributeSource`, `Unresolved`, `NoCloud`: live values for the resolver;
@@ -12,6 +14,7 @@ tree (through a `FileSource`). The public contract the engine, plan and daemon c
 - `TemplateError`, `Problem`, `Limits`.
 """
 
+from reconciler.templates.block_parsing import BlockKeeper, MemoryBlockKeeper
 from reconciler.templates.definition import OutputDefinition, ResourceDefinition, StackDefinition
 from reconciler.templates.document_cache import DocumentCache
 from reconciler.templates.errors import FunctionError, Problem, TemplateError, Unresolved
@@ -35,6 +38,7 @@ from reconciler.templates.repository_config import (
 
 __all__ = [
     "AttributeSource",
+    "BlockKeeper",
     "DirectorySource",
     "DocumentCache",
     "FileSource",
@@ -42,6 +46,7 @@ __all__ = [
     "IdentifiedFileSource",
     "Limits",
     "MemberValues",
+    "MemoryBlockKeeper",
     "MemorySource",
     "NoCloud",
     "OutputDefinition",

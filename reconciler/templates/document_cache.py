@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from reconciler.templates.limits import Limits
 
 if TYPE_CHECKING:
+    from reconciler.templates.block_parsing import BlockKeeper
     from reconciler.templates.template_model import TemplateModel
 
 DEFAULT_BUDGET_BYTES = 64 * 1024 * 1024  # the files' own bytes: their parsed values take many times more
@@ -48,13 +49,18 @@ def parsed_file(content: bytes, text: str, data: Any) -> ParsedFile:
 class DocumentCache:
     """Parsed documents by (blob id, limits), least recently used dropped past `budget_bytes`.
 
-    `parses` counts the documents parsed on a miss and `hits` those found, `models_built` the
-    template models checked: a second commit that does not touch a file leaves `parses` and
-    `models_built` where they were.
+    `blocks`, when given, keeps the resources of the YAML templates parsed on a miss, so a file
+    changed in one resource parses that one. `parses` counts the documents parsed on a miss and
+    `hits` those found, `models_built` the template models checked: a second commit that does not
+    touch a file leaves `parses` and `models_built` where they were.
     """
 
-    def __init__(self, budget_bytes: int = DEFAULT_BUDGET_BYTES) -> None:
+    def __init__(
+        self, budget_bytes: int = DEFAULT_BUDGET_BYTES, *, blocks: BlockKeeper | None = None
+    ) -> None:
         self.budget_bytes = budget_bytes
+        # where a file not held is parsed: its resources parsed before are found there
+        self.blocks = blocks
         self.parses = 0
         self.hits = 0
         self.models_built = 0

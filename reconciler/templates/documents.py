@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from reconciler.templates.block_parsing import BlockKeeper, parse_by_blocks
 from reconciler.templates.errors import Problem, TemplateError
 from reconciler.templates.limits import Limits
 from reconciler.templates.yaml_building import build_yaml
@@ -90,8 +91,10 @@ def _child(node: yaml.Node, key: PathKey) -> tuple[yaml.Node | None, yaml.Node] 
     return None
 
 
-def load_document(path: str, content: bytes, limits: Limits) -> Document:
-    """Parse `content` (YAML or JSON) from `path` within `limits`; `TemplateError` when it cannot be."""
+def load_document(path: str, content: bytes, limits: Limits, blocks: BlockKeeper | None = None) -> Document:
+    """Parse `content` (YAML or JSON) from `path` within `limits`; `TemplateError` when it cannot be.
+
+    With `blocks`, a YAML template's resources parsed before from the same text are reused."""
     if len(content) > limits.max_template_bytes:
         raise TemplateError(
             [
@@ -109,6 +112,10 @@ def load_document(path: str, content: bytes, limits: Limits) -> Document:
         raise TemplateError([Problem(path, 0, 0, f"is not UTF-8 text ({error.reason})")]) from None
     if text.lstrip().startswith("{"):
         return Document(path, text, _load_json(path, text))
+    if blocks is not None:
+        data = parse_by_blocks(path, text, limits, blocks)
+        if data is not None:
+            return Document(path, text, data)
     return Document(path, text, build_yaml(path, text, limits))
 
 

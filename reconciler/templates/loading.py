@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from reconciler.templates.binding import Binding, bind
+from reconciler.templates.block_parsing import BlockKeeper
 from reconciler.templates.definition import StackDefinition
 from reconciler.templates.document_cache import DocumentCache, parsed_file
 from reconciler.templates.documents import Document, load_document
@@ -37,8 +38,10 @@ class LoadContext:
         limits: Limits,
         environment: Environment,
         documents: DocumentCache | None = None,
+        blocks: BlockKeeper | None = None,
     ) -> None:
         self.files = files
+        self.blocks = blocks if blocks is not None or documents is None else documents.blocks
         self.limits = limits
         self.environment = environment
         self.documents = documents
@@ -64,11 +67,11 @@ class LoadContext:
         """A file parsed as YAML or JSON: found by its content id when it was parsed before."""
         blob_id = self._identified.blob_id(path) if self._identified is not None else None
         if self.documents is None or blob_id is None:
-            return load_document(path, self.read(path), self.limits)
+            return load_document(path, self.read(path), self.limits, self.blocks)
         parsed = self.documents.get(blob_id, self.limits)
         if parsed is None:
             content = self.read(path)
-            document = load_document(path, content, self.limits)
+            document = load_document(path, content, self.limits, self.blocks)
             parsed = parsed_file(content, document.text, document.data)
             self.documents.put(blob_id, self.limits, parsed)
         self._digests[path] = parsed.content_digest
@@ -185,6 +188,7 @@ def load_stack(
     stack_name: str | None = None,
     pseudo_parameters: Mapping[str, str] | None = None,
     documents: DocumentCache | None = None,
+    blocks: BlockKeeper | None = None,
 ) -> StackDefinition:
     """The stack definition of a template (or of a `StackSpec`) with its environments and values.
 
@@ -192,7 +196,9 @@ def load_stack(
     `StackSpec` brings its own template, environments, parameters and name. `pseudo_parameters`
     gives OS::stack_id and OS::project_id when the caller knows them (OS::stack_name comes from
     `stack_name`); a value needing an unknown one raises `Unresolved` with that name. `documents`
-    keeps parsed templates by content id across loads, when `files` names content ids.
+    keeps parsed templates by content id across loads, when `files` names content ids; `blocks`
+    keeps a YAML template's resources parsed apart, so a template changed in one resource parses
+    that resource alone.
     """
     return _load_stack(
         files,
@@ -203,6 +209,7 @@ def load_stack(
         stack_name=stack_name,
         pseudo_parameters=pseudo_parameters or {},
         documents=documents,
+        blocks=blocks,
     )
 
 
@@ -216,13 +223,14 @@ def _load_stack(
     stack_name: str | None,
     pseudo_parameters: Mapping[str, str],
     documents: DocumentCache | None,
+    blocks: BlockKeeper | None,
 ) -> StackDefinition:
     limits = limits or Limits()
     template_path, environments, values, stack_name = _inputs(
         spec_or_template_path, environments, parameters, stack_name
     )
     environment, _ = load_environments(files, environments, limits)
-    context = LoadContext(files, limits, environment, documents)
+    context = LoadContext(files, limits, environment, documents, blocks)
     for path in environments:
         context.read(path)
         context.note_use(template_path, path)

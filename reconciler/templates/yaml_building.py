@@ -91,10 +91,17 @@ def _problem(path: str, event: Any, message: str) -> Problem:
     return Problem(path, mark.line + 1, mark.column + 1, message)
 
 
-def build_yaml(path: str, text: str, limits: Limits) -> Any:
-    """The value of the single YAML document in `text` (None when empty); `TemplateError` if invalid."""
+class AnchorRefused(Exception):
+    """A document read with anchors refused defines one."""
+
+
+def build_yaml(path: str, text: str, limits: Limits, *, refuse_anchors: bool = False) -> Any:
+    """The value of the single YAML document in `text` (None when empty); `TemplateError` if invalid.
+
+    With `refuse_anchors`, a document defining an anchor raises `AnchorRefused` instead (a piece of
+    a template read apart, whose anchors only the whole document may place)."""
     try:
-        return _build(path, text, limits)
+        return _build(path, text, limits, refuse_anchors)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         reason = getattr(error, "problem", None) or str(error)
@@ -104,7 +111,7 @@ def build_yaml(path: str, text: str, limits: Limits) -> Any:
         raise TemplateError([Problem(path, line, column, message)]) from None
 
 
-def _build(path: str, text: str, limits: Limits) -> Any:  # noqa: PLR0912, PLR0915 - one hot event loop
+def _build(path: str, text: str, limits: Limits, refuse_anchors: bool) -> Any:  # noqa: PLR0912, PLR0915 - one hot event loop
     # The hot path (plain or quoted string scalars into lists and maps) is inlined on purpose.
     anchors: dict[str, tuple[Any, int, Any]] = {}  # name -> value, size, the event it starts at
     defined: set[str] = set()  # every anchor defined so far
@@ -128,7 +135,7 @@ def _build(path: str, text: str, limits: Limits) -> Any:  # noqa: PLR0912, PLR09
             value = event.value
             if event.tag is not None or event.anchor is not None:
                 if event.anchor is not None:
-                    _define(path, event, defined)
+                    _define(path, event, defined, refuse_anchors)
                 value = _scalar(event, path, stack)
                 if event.anchor is not None:
                     anchors[event.anchor] = (value, 1, event)
@@ -146,7 +153,7 @@ def _build(path: str, text: str, limits: Limits) -> Any:  # noqa: PLR0912, PLR09
                     [_problem(path, event, f"nesting deeper than {limits.max_yaml_depth} levels")]
                 )
             if event.anchor is not None:
-                _define(path, event, defined)
+                _define(path, event, defined, refuse_anchors)
             if event.tag is not None:
                 _check_tag(path, event)
             stack.append(_Open({} if kind is mapping_start else [], event.anchor, event))
@@ -265,8 +272,10 @@ def _check_merge_key_place(path: str, event: Any, stack: list[_Open]) -> None:
         raise TemplateError([_problem(path, event, "a YAML merge key (<<) is only allowed as a key")])
 
 
-def _define(path: str, event: Any, defined: set[str]) -> None:
+def _define(path: str, event: Any, defined: set[str], refuse: bool) -> None:
     """Note the anchor of `event`; as PyYAML, an anchor defined twice is an error."""
+    if refuse:
+        raise AnchorRefused(event.anchor)
     if event.anchor in defined:
         raise TemplateError([_problem(path, event, f"found duplicate anchor &{event.anchor}")])
     defined.add(event.anchor)
