@@ -20,8 +20,10 @@ from sqlalchemy.engine import URL
 from state import (
     abandonment,
     compared_records,
+    generation_batches,
     leases,
     outbox,
+    pass_writes,
     records,
     resource_listing,
     retry_requests,
@@ -33,12 +35,14 @@ from state.balance_step import Balanced, balance
 from state.compared_records import ComparedRecord
 from state.database import create_database_engine
 from state.fencing import Fence, check_fence
+from state.generation_batches import GenerationAsked, GenerationRecorded
 from state.lease_results import Acquired, AcquireResult, HeldShard, Released, ReleaseResult, RenewResult
 from state.lease_settings import LeaseSettings
 from state.lease_table import ShardLeaseView, lease_table
 from state.metadata_index import MetadataIndex
 from state.migrate import upgrade
 from state.outbox import NoteLine, PendingNote
+from state.pass_writes import PassWritten, ShardWrites
 from state.records import RecordedResource, RecordsWritten, RecordWrite
 from state.resource_listing import ResourcePage
 from state.retry_requests import RequestedRetry
@@ -264,6 +268,39 @@ class Store:
 
         return self._tx.run("record generation", work)
 
+    def record_generations(
+        self, asked: Sequence[GenerationAsked], *, fence: Fence
+    ) -> list[GenerationRecorded]:
+        """`record_generation` of many stacks in one transaction under one `fence` (the parent's
+        lease, for nested stacks): each stack's outcome, in the order asked. A stale fence raises
+        `StaleLease` and records nothing."""
+
+        def work(connection: Connection) -> list[GenerationRecorded]:
+            now = self._clock.now()
+            check_fence(connection, fence, now=now)
+            sealed = [
+                dataclasses.replace(item, inputs=self._sealer.sealed_value(item.stack, item.inputs))
+                if self._sealer is not None
+                else item
+                for item in asked
+            ]
+            recorded = generation_batches.record_generations(
+                connection, sealed, shard_count=self.settings.shard_count, now=now
+            )
+            return [
+                dataclasses.replace(
+                    item,
+                    outcome=dataclasses.replace(
+                        item.outcome, generation=self._opened_generation(item.outcome.generation)
+                    ),
+                )
+                for item in recorded
+            ]
+
+        if not asked:
+            return []
+        return self._tx.run("record generations", work)
+
     def _opened_generation(self, generation: GenerationT) -> GenerationT:
         if self._sealer is None or not is_sealed(generation.inputs):
             return generation
@@ -453,6 +490,14 @@ class Store:
             lambda c: compared_records.read_compared_records(c, where, texts, self._sealer),
         )
 
+    def read_records_of(self, stacks: Sequence[str]) -> dict[str, list[RecordedResource]]:
+        """Every record of each of `stacks`, by stack (an empty list for one without any), in one read."""
+        if not stacks:
+            return {}
+        return self._tx.read(
+            "read records of stacks", lambda c: records.read_records_of(c, list(stacks), self._sealer)
+        )
+
     def read_records_under(self, stack: str) -> dict[str, list[RecordedResource]]:
         """Every record of the stacks nested under `stack`, by stack, in one read."""
         return self._tx.read(
@@ -468,6 +513,16 @@ class Store:
             lambda c: records.write_records(
                 c, fence, upserts, deletes, now=self._clock.now(), sealer=self._sealer
             ),
+        )
+
+    def write_pass(self, writes: Sequence[ShardWrites]) -> PassWritten:
+        """An engine pass's writes for every shard it acted on (one `ShardWrites` per shard), in one
+        transaction; a shard whose fence is stale is left out whole and named in the result."""
+        if not writes:
+            return PassWritten(record_ids={}, stale=())
+        return self._tx.run(
+            "write pass",
+            lambda c: pass_writes.write_pass(c, writes, now=self._clock.now(), sealer=self._sealer),
         )
 
     # Work queue
