@@ -59,6 +59,7 @@ from state.stacks import (
     StackStatus,
 )
 from state.transactions import RetryPolicy, Transactor
+from state.urls import database_url
 from state.work_queue import (
     ClaimedWorkItem,
     FinishedWorkItem,
@@ -85,9 +86,18 @@ class Store:
     """Workers, shard leases, stacks, resource records, the work queue and the notes outbox."""
 
     def __init__(
-        self, transactor: Transactor, *, clock: Clock, settings: LeaseSettings, sealer: Sealer | None = None
+        self,
+        transactor: Transactor,
+        *,
+        clock: Clock,
+        settings: LeaseSettings,
+        sealer: Sealer | None = None,
+        software_transactor: Transactor | None = None,
     ) -> None:
+        """`software_transactor`: the connections software orchestration's rows use (the store's
+        own when None)."""
         self._tx = transactor
+        self._software_tx = software_transactor or transactor
         self._clock = clock
         self.settings = settings
         self._sealer = sealer
@@ -105,7 +115,7 @@ class Store:
 
     def software(self) -> SoftwareStore:
         """Software orchestration's rows (configs, deployments, agent tokens, signals), on this database."""
-        return SoftwareStore(self._tx, self._clock, self._metadata_index)
+        return SoftwareStore(self._software_tx, self._clock, self._metadata_index)
 
     @property
     def dialect(self) -> str:
@@ -115,6 +125,7 @@ class Store:
     def close(self) -> None:
         """Close every pooled connection."""
         self._tx.engine.dispose()
+        self._software_tx.engine.dispose()
 
     # Workers
     def heartbeat(self, worker: WorkerIdentity) -> Heartbeat:
@@ -670,13 +681,24 @@ def open_store(
     has its lease row. `sealer` seals hidden values at rest (see `state.sealing`). On PostgreSQL,
     a session idle inside a transaction for a third of the lease is ended by the server, so a frozen
     worker cannot hold a lease row locked past its expiry.
+
+    Software orchestration's rows (`software()`) go through a pool of connections of their own:
+    they are written and read from the cloud-call threads and the agent API's, hundreds at once,
+    and the engine's passes and the lease renewals must not queue behind them for a connection.
     """
     settings = settings or LeaseSettings()
     if upgrade_schema:
         upgrade(url)
-    engine = create_database_engine(url, idle_transaction_timeout=settings.lease_seconds / 3)
-    transactor = Transactor(
-        engine, clock=clock, sleeper=sleeper or SystemClock(), policy=retry, jitter=jitter
+
+    def transactor() -> Transactor:
+        engine = create_database_engine(url, idle_transaction_timeout=settings.lease_seconds / 3)
+        return Transactor(engine, clock=clock, sleeper=sleeper or SystemClock(), policy=retry, jitter=jitter)
+
+    store_transactor = transactor()
+    store_transactor.run("ensure shard rows", lambda c: leases.ensure_shard_rows(c, settings.shard_count))
+    parsed = database_url(url)
+    in_memory = parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:")
+    software = None if in_memory else transactor()  # a database in memory is one connection's own
+    return Store(
+        store_transactor, clock=clock, settings=settings, sealer=sealer, software_transactor=software
     )
-    transactor.run("ensure shard rows", lambda c: leases.ensure_shard_rows(c, settings.shard_count))
-    return Store(transactor, clock=clock, settings=settings, sealer=sealer)
