@@ -3,8 +3,8 @@
 `submit` hands a stack its newest desired generation at any moment (supersede, never block);
 `step` runs one pass over every held stack and writes what the pass learned in ONE transaction,
 each shard's part under its fence; `wait` blocks until a call comes back or the next deadline a
-pass reported. `EngineLoop` alternates the two for every driver: `converge` (what `reconciler apply` and the benchmarks use)
-and the daemon's converge loop.
+pass reported. `EngineLoop` alternates the two for every driver: `converge` (what `reconciler
+apply` and the benchmarks use) and the daemon's converge loop.
 Provider calls run on a bounded thread pool; native types run inline. Nested stacks (template
 resources, groups, chains, OS::Heat::Stack) are stacks of their own, with their own records and
 shard, made here when their parent's coordinator asks in its pass's result (a coordinator never
