@@ -9,6 +9,7 @@ and the transaction rolls back, so nothing of the write remains.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import sqlalchemy as sa
@@ -42,3 +43,23 @@ def check_fence(connection: sa.Connection, fence: Fence, *, now: float) -> None:
     found = connection.execute(query, {"shard": fence.shard, "epoch": fence.epoch, "now": now}).first()
     if found is None:
         raise StaleLease(fence.shard, fence.epoch)
+
+
+_CURRENT_EPOCHS = sa.select(LEASES.c.shard, LEASES.c.epoch).where(
+    LEASES.c.shard.in_(sa.bindparam("shards", expanding=True)),
+    LEASES.c.owner.is_not(None),
+    LEASES.c.expires_at > sa.bindparam("now"),
+)
+_CURRENT_EPOCHS_SHARE_LOCKED = _CURRENT_EPOCHS.order_by(LEASES.c.shard).with_for_update(read=True)
+
+
+def stale_fences(connection: sa.Connection, fences: Collection[Fence], *, now: float) -> set[Fence]:
+    """Those of `fences` whose epoch is not their shard's current, held and unexpired one, in one
+    query; the current ones are share-locked on PostgreSQL, as `check_fence` locks its one."""
+    if not fences:
+        return set()
+    query = _CURRENT_EPOCHS_SHARE_LOCKED if connection.dialect.name == "postgresql" else _CURRENT_EPOCHS
+    shards = sorted({fence.shard for fence in fences})
+    rows = connection.execute(query, {"shards": shards, "now": now})
+    current = {Fence(shard, epoch) for shard, epoch in rows}
+    return {fence for fence in fences if fence not in current}

@@ -106,6 +106,26 @@ def read_records_under(
     return found
 
 
+def read_records_of(
+    connection: sa.Connection, stacks: Sequence[str], sealer: Sealer | None = None
+) -> dict[str, list[RecordedResource]]:
+    """Every record of each of `stacks` (ordered by id), by stack, in one query per 500 stacks."""
+    columns = [RECORDS.c[name] for name in COLUMNS]
+    found: dict[str, list[RecordedResource]] = {stack: [] for stack in stacks}
+    names = list(found)
+    for start in range(0, len(names), READ_CHUNK):
+        chunk = names[start : start + READ_CHUNK]
+        query = sa.select(*columns).where(RECORDS.c.stack.in_(chunk)).order_by(RECORDS.c.id)
+        rows = connection.execute(query)
+        for row in rows:
+            record = RecordedResource(*row)
+            found[record.stack].append(record if sealer is None else _opened(record, sealer))
+    return found
+
+
+READ_CHUNK = 500
+
+
 def _opened(record: RecordedResource, sealer: Sealer) -> RecordedResource:
     if not (is_sealed(record.properties) or is_sealed(record.attributes)):
         return record
@@ -172,6 +192,18 @@ def write_records(
 
     With `sealer`, properties and attributes holding a hidden value of their stack are sealed."""
     check_fence(connection, fence, now=now)
+    return apply_record_writes(connection, upserts, deletes, now=now, sealer=sealer)
+
+
+def apply_record_writes(
+    connection: sa.Connection,
+    upserts: Sequence[RecordWrite],
+    deletes: Sequence[int],
+    *,
+    now: float,
+    sealer: Sealer | None = None,
+) -> RecordsWritten:
+    """Apply upserts and deletes in the caller's transaction, whose fence the caller checked."""
     fresh = iter(allocate_record_ids(connection, sum(1 for write in upserts if write.record_id is None)))
     ids = [next(fresh) if write.record_id is None else write.record_id for write in upserts]
     upsert_record_rows(

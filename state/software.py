@@ -140,7 +140,8 @@ class SoftwareStore:
         self._index = MetadataIndex(clock) if index is None else index
         # Signals arriving together on the agent API's threads are committed together, by one
         # writer: a commit per signal would cost an fsync each (and on SQLite a turn at its one
-        # write lock, whose waiters sleep in steps of up to 100 ms).
+        # write lock, whose waiters sleep in steps of up to 100 ms). So are the configs, tokens and
+        # deployments the cloud-call threads write, hundreds at once when a group is built.
         self._signals = BatchedWrites(transactor, "signals")
         postgres = transactor.engine.dialect.name == "postgresql"
         self._deployment_signals: BatchedItems[Signal, bool] = BatchedItems(
@@ -162,7 +163,7 @@ class SoftwareStore:
         def changing(connection: sa.Connection) -> Mapping[int, int]:
             return move_counters(connection, work(connection))
 
-        self._index.advance(self._tx.run(operation, changing))
+        self._index.advance(self._write(operation, changing))
 
     # Configs, wait conditions, groups
     def put_object(self, item: ObjectRow) -> None:
@@ -173,7 +174,7 @@ class SoftwareStore:
             )
             connection.execute(insert.on_conflict_do_update(index_elements=["id"], set_=values))
 
-        self._tx.run("put software object", work)
+        self._write("put software object", work)
 
     def objects(self, ids: Collection[str]) -> Mapping[str, ObjectRow]:
         def work(connection: sa.Connection) -> Mapping[str, ObjectRow]:
@@ -287,7 +288,7 @@ class SoftwareStore:
             )
             connection.execute(insert.on_conflict_do_nothing(index_elements=["digest"]))
 
-        self._tx.run("issue token", work)
+        self._write("issue token", work)
 
     def bind_server(self, subject: str, server_id: str) -> None:
         def work(connection: sa.Connection) -> set[str]:

@@ -20,8 +20,10 @@ from sqlalchemy.engine import URL
 from state import (
     abandonment,
     compared_records,
+    generation_batches,
     leases,
     outbox,
+    pass_writes,
     records,
     resource_listing,
     retry_requests,
@@ -33,12 +35,14 @@ from state.balance_step import Balanced, balance
 from state.compared_records import ComparedRecord
 from state.database import create_database_engine
 from state.fencing import Fence, check_fence
+from state.generation_batches import GenerationAsked, GenerationRecorded
 from state.lease_results import Acquired, AcquireResult, HeldShard, Released, ReleaseResult, RenewResult
 from state.lease_settings import LeaseSettings
 from state.lease_table import ShardLeaseView, lease_table
 from state.metadata_index import MetadataIndex
 from state.migrate import upgrade
 from state.outbox import NoteLine, PendingNote
+from state.pass_writes import PassWritten, ShardWrites
 from state.records import RecordedResource, RecordsWritten, RecordWrite
 from state.resource_listing import ResourcePage
 from state.retry_requests import RequestedRetry
@@ -56,6 +60,7 @@ from state.stacks import (
 )
 from state.template_blocks import TemplateBlocksStore
 from state.transactions import RetryPolicy, Transactor
+from state.urls import database_url
 from state.work_queue import (
     ClaimedWorkItem,
     FinishedWorkItem,
@@ -82,9 +87,18 @@ class Store:
     """Workers, shard leases, stacks, resource records, the work queue and the notes outbox."""
 
     def __init__(
-        self, transactor: Transactor, *, clock: Clock, settings: LeaseSettings, sealer: Sealer | None = None
+        self,
+        transactor: Transactor,
+        *,
+        clock: Clock,
+        settings: LeaseSettings,
+        sealer: Sealer | None = None,
+        software_transactor: Transactor | None = None,
     ) -> None:
+        """`software_transactor`: the connections software orchestration's rows use (the store's
+        own when None)."""
         self._tx = transactor
+        self._software_tx = software_transactor or transactor
         self._clock = clock
         self.settings = settings
         self._sealer = sealer
@@ -102,7 +116,7 @@ class Store:
 
     def software(self) -> SoftwareStore:
         """Software orchestration's rows (configs, deployments, agent tokens, signals), on this database."""
-        return SoftwareStore(self._tx, self._clock, self._metadata_index)
+        return SoftwareStore(self._software_tx, self._clock, self._metadata_index)
 
     def template_blocks(self) -> TemplateBlocksStore:
         """Templates' parsed blocks, kept so another load parses only what changed, on this database."""
@@ -116,6 +130,7 @@ class Store:
     def close(self) -> None:
         """Close every pooled connection."""
         self._tx.engine.dispose()
+        self._software_tx.engine.dispose()
 
     # Workers
     def heartbeat(self, worker: WorkerIdentity) -> Heartbeat:
@@ -268,6 +283,39 @@ class Store:
             return dataclasses.replace(outcome, generation=self._opened_generation(outcome.generation))
 
         return self._tx.run("record generation", work)
+
+    def record_generations(
+        self, asked: Sequence[GenerationAsked], *, fence: Fence
+    ) -> list[GenerationRecorded]:
+        """`record_generation` of many stacks in one transaction under one `fence` (the parent's
+        lease, for nested stacks): each stack's outcome, in the order asked. A stale fence raises
+        `StaleLease` and records nothing."""
+
+        def work(connection: Connection) -> list[GenerationRecorded]:
+            now = self._clock.now()
+            check_fence(connection, fence, now=now)
+            sealed = [
+                dataclasses.replace(item, inputs=self._sealer.sealed_value(item.stack, item.inputs))
+                if self._sealer is not None
+                else item
+                for item in asked
+            ]
+            recorded = generation_batches.record_generations(
+                connection, sealed, shard_count=self.settings.shard_count, now=now
+            )
+            return [
+                dataclasses.replace(
+                    item,
+                    outcome=dataclasses.replace(
+                        item.outcome, generation=self._opened_generation(item.outcome.generation)
+                    ),
+                )
+                for item in recorded
+            ]
+
+        if not asked:
+            return []
+        return self._tx.run("record generations", work)
 
     def _opened_generation(self, generation: GenerationT) -> GenerationT:
         if self._sealer is None or not is_sealed(generation.inputs):
@@ -458,6 +506,14 @@ class Store:
             lambda c: compared_records.read_compared_records(c, where, texts, self._sealer),
         )
 
+    def read_records_of(self, stacks: Sequence[str]) -> dict[str, list[RecordedResource]]:
+        """Every record of each of `stacks`, by stack (an empty list for one without any), in one read."""
+        if not stacks:
+            return {}
+        return self._tx.read(
+            "read records of stacks", lambda c: records.read_records_of(c, list(stacks), self._sealer)
+        )
+
     def read_records_under(self, stack: str) -> dict[str, list[RecordedResource]]:
         """Every record of the stacks nested under `stack`, by stack, in one read."""
         return self._tx.read(
@@ -473,6 +529,16 @@ class Store:
             lambda c: records.write_records(
                 c, fence, upserts, deletes, now=self._clock.now(), sealer=self._sealer
             ),
+        )
+
+    def write_pass(self, writes: Sequence[ShardWrites]) -> PassWritten:
+        """An engine pass's writes for every shard it acted on (one `ShardWrites` per shard), in one
+        transaction; a shard whose fence is stale is left out whole and named in the result."""
+        if not writes:
+            return PassWritten(record_ids={}, stale=())
+        return self._tx.run(
+            "write pass",
+            lambda c: pass_writes.write_pass(c, writes, now=self._clock.now(), sealer=self._sealer),
         )
 
     # Work queue
@@ -620,13 +686,24 @@ def open_store(
     has its lease row. `sealer` seals hidden values at rest (see `state.sealing`). On PostgreSQL,
     a session idle inside a transaction for a third of the lease is ended by the server, so a frozen
     worker cannot hold a lease row locked past its expiry.
+
+    Software orchestration's rows (`software()`) go through a pool of connections of their own:
+    they are written and read from the cloud-call threads and the agent API's, hundreds at once,
+    and the engine's passes and the lease renewals must not queue behind them for a connection.
     """
     settings = settings or LeaseSettings()
     if upgrade_schema:
         upgrade(url)
-    engine = create_database_engine(url, idle_transaction_timeout=settings.lease_seconds / 3)
-    transactor = Transactor(
-        engine, clock=clock, sleeper=sleeper or SystemClock(), policy=retry, jitter=jitter
+
+    def transactor() -> Transactor:
+        engine = create_database_engine(url, idle_transaction_timeout=settings.lease_seconds / 3)
+        return Transactor(engine, clock=clock, sleeper=sleeper or SystemClock(), policy=retry, jitter=jitter)
+
+    store_transactor = transactor()
+    store_transactor.run("ensure shard rows", lambda c: leases.ensure_shard_rows(c, settings.shard_count))
+    parsed = database_url(url)
+    in_memory = parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:")
+    software = None if in_memory else transactor()  # a database in memory is one connection's own
+    return Store(
+        store_transactor, clock=clock, settings=settings, sealer=sealer, software_transactor=software
     )
-    transactor.run("ensure shard rows", lambda c: leases.ensure_shard_rows(c, settings.shard_count))
-    return Store(transactor, clock=clock, settings=settings, sealer=sealer)

@@ -1,10 +1,10 @@
 """The engine: every stack this worker holds, converged one non-blocking pass at a time.
 
 `submit` hands a stack its newest desired generation at any moment (supersede, never block);
-`step` runs one pass over every held stack and writes what the pass learned in ONE fenced batch per
-shard; `wait` blocks until a call comes back or the next deadline a pass reported. `EngineLoop`
-alternates the two for every driver: `converge` (what `reconciler apply` and the benchmarks use)
-and the daemon's converge loop.
+`step` runs one pass over every held stack and writes what the pass learned in ONE transaction,
+each shard's part under its fence; `wait` blocks until a call comes back or the next deadline a
+pass reported. `EngineLoop` alternates the two for every driver: `converge` (what `reconciler
+apply` and the benchmarks use) and the daemon's converge loop.
 Provider calls run on a bounded thread pool; native types run inline. Nested stacks (template
 resources, groups, chains, OS::Heat::Stack) are stacks of their own, with their own records and
 shard, made here when their parent's coordinator asks in its pass's result (a coordinator never
@@ -16,12 +16,13 @@ other workers' coordinators recorded, and rebuilds them.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
 import math
 import random as random_module
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -35,14 +36,14 @@ from reconciler.engine.engine_loop import EngineLoop
 from reconciler.engine.group_scaling import ScalingLog
 from reconciler.engine.held_shards import HeldShards
 from reconciler.engine.nested_handoff import REMOVED, NestedDiscovery, RemoteChildren, rebuild
-from reconciler.engine.pass_result import PassResult, SubmitChild
+from reconciler.engine.pass_result import ChildRequest, PassResult, RemoveChild, SubmitChild
+from reconciler.engine.pass_writing import gather_pass
 from reconciler.engine.preflight import preflight_problems
 from reconciler.engine.progress import Progress
 from reconciler.engine.provider_set import CloudProviders
 from reconciler.engine.random_source import RandomSource
-from reconciler.engine.record_rows import state_from_record, write_for
+from reconciler.engine.record_rows import state_from_record
 from reconciler.engine.report import SETTLED_STATUSES, Failure, StackReport
-from reconciler.engine.resource_state import ResourceState
 from reconciler.engine.retry_requests import RetryRequests
 from reconciler.engine.run_context import RunContext
 from reconciler.engine.run_spec import RunSpec, retained_inputs
@@ -53,8 +54,9 @@ from reconciler.engine.stack_run import Desire, StackRun
 from reconciler.engine.stack_status import StackStatus
 from state.errors import CommitOutcomeUnknown, DatabaseUnavailable, StaleLease, StateError
 from state.fencing import Fence
-from state.records import RecordWrite
-from state.stacks import GenerationSeen, NewerGeneration, NewGeneration
+from state.generation_batches import GenerationAsked
+from state.records import RecordedResource
+from state.stacks import GenerationOutcome, GenerationSeen, NewerGeneration, NewGeneration
 from state.store import Store
 from timekeeping import Clock, InterruptibleSleeper, Sleeper
 
@@ -142,7 +144,7 @@ class Engine:
         }
         runs = [self._runs[name] for name in results]
         with contextlib.suppress(StateError):
-            self._write_records(runs, results, held)
+            self._write_pass(runs, results, held, statuses=False)
         self._pool.shutdown(cancel_pending=True)
         if self._shared is not None:
             # if the store is away the items stay; their stale lease keeps any executor from sending them
@@ -270,21 +272,48 @@ class Engine:
     def _submit(
         self, stack: str, commit: str, definition: DesiredStack, spec: RunSpec, *, fence: Fence | None = None
     ) -> int:
-        nested = spec.lineage.nested
-        inputs: dict[str, Any] = {
-            "resources": len(definition.resources),
-            "cloud": spec.policy.cloud,
-            "prune": spec.policy.prune,  # what removing the stack does, for a daemon that never saw it
-        }
-        if nested:
-            inputs = spec.to_inputs(len(definition.resources))
         outcome = self._store.record_generation(
             stack,
             commit_sha=commit,
             definition_digest=spec.generation_digest(definition),
-            inputs=inputs,
+            inputs=spec.generation_inputs(len(definition.resources)),
             fence=fence,
         )
+        return self._take_generation(stack, definition, spec, outcome)
+
+    def _submit_children(self, requests: Sequence[SubmitChild], fence: Fence) -> list[int]:
+        """`_submit` of many nested stacks: their generations recorded in one transaction, and the
+        records of those made here read in one query."""
+        asked = [
+            GenerationAsked(
+                request.child,
+                request.commit,
+                request.spec.generation_digest(request.definition),
+                request.spec.generation_inputs(len(request.definition.resources)),
+            )
+            for request in requests
+        ]
+        recorded = self._store.record_generations(asked, fence=fence)
+        for item in recorded:
+            self._shards.setdefault(item.stack.name, item.stack.shard)
+        self._open_runs(
+            {
+                request.child: request.spec.policy.cloud
+                for request in requests
+                if request.child not in self._runs and self._shard_of(request.child) in self._held
+            }
+        )
+        return [
+            self._take_generation(request.child, request.definition, request.spec, item.outcome)
+            for request, item in zip(requests, recorded, strict=True)
+        ]
+
+    def _take_generation(
+        self, stack: str, definition: DesiredStack, spec: RunSpec, outcome: GenerationOutcome
+    ) -> int:
+        """The stack's run moves to the generation recorded (a nested stack held elsewhere is
+        watched instead); its number."""
+        nested = spec.lineage.nested
         generation = outcome.generation
         if nested and self._shard_of(stack) not in self._held:
             self.remote.watch(stack, definition)  # its holder rebuilds it from the lineage
@@ -308,12 +337,22 @@ class Engine:
             shard = self._shards[stack] = self._store.ensure_stack(stack).shard
         return shard
 
-    def _open_run(self, stack: str, cloud: str) -> StackRun:
+    def _open_runs(self, clouds: Mapping[str, str]) -> None:
+        """A run for each stack named (stack -> its cloud), their records read in one query."""
+        for stack, records in self._store.read_records_of(list(clouds)).items():
+            self._open_run(stack, clouds[stack], records)
+
+    def _open_run(
+        self, stack: str, cloud: str, records: Iterable[RecordedResource] | None = None
+    ) -> StackRun:
+        """The stack's run, loaded from its records (read here unless given)."""
         shard = self._shard_of(stack)
         run = StackRun(stack, shard, self._providers.for_cloud(cloud), self._context)
         run.summary.tally = self._tallies.setdefault(stack.split("/", 1)[0], DriftTally())
         run.scaling.log = self._scaling_logs.setdefault(stack.split("/", 1)[0], ScalingLog())
-        run.load(state_from_record(record) for record in self._store.read_records(stack))
+        if records is None:
+            records = self._store.read_records(stack)
+        run.load(state_from_record(record) for record in records)
         self._runs[stack] = run
         # Records read while another worker holds the shard may be stale by the time this one
         # acts on it: its first pass under a lease then rebuilds from the records.
@@ -407,7 +446,7 @@ class Engine:
                 break
             for run in movable:
                 results[run.name] = results[run.name].then(self._step_run(run, now))
-        self._write_records(acting, results, held)
+        self._write_pass(acting, results, held)
         self._scaling.forget_overridden(acting, held, self._drop_shard)
         self._scaling.start_cooldowns(acting, held, now, self._drop_shard)
         for run in acting:
@@ -417,7 +456,6 @@ class Engine:
                 run.ids_assigned()
         self._flush_shared()
         self._notify_parents(acting, results)
-        self._write_statuses(acting, results, held)
         return self._progress(acting)
 
     def retry_failed(
@@ -461,19 +499,23 @@ class Engine:
         fence = Fence(run.shard, self._epochs.get(run.name, LOST_EPOCH))
         while result.child_requests:
             try:
-                for request in result.child_requests:
-                    if isinstance(request, SubmitChild):
-                        generation = self._submit(
-                            request.child, request.commit, request.definition, request.spec, fence=fence
-                        )
-                        run.child_submitted(request.resource, generation)
-                    elif self.remove_nested(request.child, retain=request.retain, fence=fence):
-                        run.child_removed(request.child)
+                self._answer_children(run, result.child_requests, fence)
             except StaleLease as error:
                 self._drop_shard(run.shard, error)
                 return result
             result = result.then(run.answered(now))
         return result
+
+    def _answer_children(self, run: StackRun, requests: Sequence[ChildRequest], fence: Fence) -> None:
+        """In the order asked: consecutive submissions recorded together, removals one by one."""
+        for _kind, group in itertools.groupby(requests, key=type):
+            asked = list(group)
+            submits = [request for request in asked if isinstance(request, SubmitChild)]
+            for request, generation in zip(submits, self._submit_children(submits, fence), strict=True):
+                run.child_submitted(request.resource, generation)
+            for removal in (request for request in asked if isinstance(request, RemoveChild)):
+                if self.remove_nested(removal.child, retain=removal.retain, fence=fence):
+                    run.child_removed(removal.child)
 
     def _begin_shared(self, held: Mapping[int, int], now: float) -> None:
         if self._shared is not None:
@@ -500,60 +542,35 @@ class Engine:
             if parent is not None:
                 parent.nested_changed(resource, converged=converged)
 
-    def _write_records(
-        self, runs: list[StackRun], results: Mapping[str, PassResult], held: Mapping[int, int]
+    def _write_pass(
+        self,
+        runs: list[StackRun],
+        results: Mapping[str, PassResult],
+        held: Mapping[int, int],
+        *,
+        statuses: bool = True,
     ) -> None:
-        """Every stack's records of a shard in one fenced batch (the ids the store assigns set on them)."""
-        by_shard: dict[int, tuple[list[RecordWrite], list[ResourceState], list[int]]] = {}
-        for run in runs:
-            result = results[run.name]
-            if not result.writes_records:
-                continue
-            writes, states, doomed = by_shard.setdefault(run.shard, ([], [], []))
-            writes.extend(write_for(run.name, state) for state in result.upserts)
-            states.extend(result.upserts)
-            doomed.extend(result.deleted_record_ids)
-        for shard, (writes, states, doomed) in by_shard.items():
-            try:
-                written = self._store.write_records(Fence(shard, held[shard]), writes, doomed)
-            except SHARD_STOPPED as error:
+        """Every shard's records, and (with `statuses`) its stacks' statuses, outputs and superseded
+        generations, in one transaction, each shard under its fence; the ids the store assigns are
+        set on the records. A shard refused (stale lease) or left unwritten (store away) is dropped."""
+        gathered = gather_pass(
+            runs,
+            results,
+            held,
+            reports_status=(lambda name: name in self._runs) if statuses else (lambda _name: False),
+            ended=self._ended,
+        )
+        if not gathered.writes:
+            return
+        try:
+            written = self._store.write_pass(list(gathered.writes.values()))
+        except STORE_AWAY as error:
+            for shard in gathered.writes:
                 self._drop_shard(shard, error)
-                continue
-            for state, write, record_id in zip(states, writes, written.record_ids, strict=True):
-                state.record_id = record_id
-                state.recorded_replaced_by = write.replaced_by
-
-    def _write_statuses(
-        self, runs: list[StackRun], results: Mapping[str, PassResult], held: Mapping[int, int]
-    ) -> None:
-        for run in runs:
-            result = results[run.name]
-            if run.name not in self._runs or (result.status is None and result.outputs is None):
-                continue
-            fence = Fence(run.shard, held[run.shard])
-            try:
-                if result.outputs is not None:
-                    self._store.store_outputs(run.name, dict(result.outputs), fence=fence)
-                if result.status is not None:
-                    self._record_superseded(run.name, result.superseded_generations, fence)
-                    status = result.status
-                    self._store.set_status(
-                        run.name,
-                        status.status,
-                        reasons=list(status.reasons),
-                        generation=status.generation,
-                        fence=fence,
-                        commit=run.commit,
-                    )
-            except SHARD_STOPPED as error:
-                self._drop_shard(run.shard, error)
-
-    def _record_superseded(self, stack: str, superseded: tuple[int, ...], fence: Fence) -> None:
-        """The generations a newer one took over from while they were in progress end SUPERSEDED."""
-        ended = [number for number in superseded if (stack, number) not in self._ended]
-        if ended:
-            self._store.end_generations(stack, ended, StackStatus.SUPERSEDED, fence=fence)
-            self._ended.update((stack, generation) for generation in ended)
+            return
+        for fence in written.stale:
+            self._drop_shard(fence.shard, StaleLease(fence.shard, fence.epoch))
+        self._ended.update(gathered.taken_back(written))
 
     def _drop_shard(self, shard: int, why: StateError | None = None) -> None:
         """The lease is gone: stop acting on its stacks; whoever holds it now carries on."""

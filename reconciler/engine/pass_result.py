@@ -1,8 +1,8 @@
 """What one pass over a stack learned, as a value: the writes the engine makes for it in one batch.
 
 Like Flux's reconcilers, which summarise a pass and patch status once, a stack's coordinator
-collects what changed and hands it over whole; the engine writes the records of every stack of a
-shard in one fenced batch, then each stack's status and outputs.
+collects what changed and hands it over whole; the engine writes the records, statuses and outputs
+of every stack it acted on in one transaction, each shard's part under its fence.
 """
 
 from __future__ import annotations

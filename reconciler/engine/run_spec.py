@@ -53,6 +53,13 @@ class RunSpec:
     def root(cls, stack: str, policy: Policy, adopt: AdoptMap | None = None) -> RunSpec:
         return cls(Lineage(stack), policy, adopt=adopt)
 
+    def generation_inputs(self, resources: int) -> dict[str, Any]:
+        """What a generation of `resources` resources stores in its `inputs` (a nested one: `to_inputs`)."""
+        if self.lineage.nested:
+            return self.to_inputs(resources)
+        # prune: what removing the stack does, for a daemon that never saw it
+        return {"resources": resources, "cloud": self.policy.cloud, "prune": self.policy.prune}
+
     def to_inputs(self, resources: int) -> dict[str, Any]:
         """What a nested generation stores in its `inputs`."""
         return {

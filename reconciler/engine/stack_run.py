@@ -3,7 +3,7 @@
 There are NO locks: the engine runs a stack's passes one after another on one thread. A pass
 (`step`) collects the calls that came back, decides what is ready, polls what is building,
 observes when due, deletes what retired, and returns what it learned as a `PassResult`, which the
-engine writes in one fenced batch per shard. The concerns live beside this module:
+engine writes with every other stack's, each shard's part fenced. The concerns live beside this module:
 
 - `resource_graph`: the ready set (what is settled, what may be decided next);
 - `call_flights`: calls in flight, their deadlines and dispatch (this pool, or another worker's);

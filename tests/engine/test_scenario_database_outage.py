@@ -23,15 +23,13 @@ NAMES = ["a", "b", "c", "d"]
 @pytest.mark.parametrize(
     ("method", "nth", "answer_lost"),
     [
-        ("write_records", 1, False),
-        ("write_records", 2, True),
-        ("write_records", 3, False),
-        ("set_status", 1, False),
-        ("set_status", 2, True),
-        ("store_outputs", 1, True),
-        ("record_generation", 3, False),  # the first two are the submits: the group's members follow
-        ("record_generation", 4, True),
-        ("read_records", 3, False),  # the nested group's records, read in a pass
+        ("write_pass", 1, False),  # records, statuses and outputs of every shard acted on
+        ("write_pass", 2, True),
+        ("write_pass", 3, False),
+        ("write_pass", 4, True),
+        ("record_generations", 1, False),  # the group's nested stack, asked for in the group's pass
+        ("record_generations", 1, True),
+        ("read_records_of", 1, False),  # the nested stack's records, read when it is made
     ],
 )
 def test_a_store_call_failing_mid_pass_pauses_the_shard_and_the_stacks_still_converge(
@@ -66,9 +64,9 @@ def test_a_store_call_failing_mid_pass_pauses_the_shard_and_the_stacks_still_con
 def test_a_stack_dropped_while_its_creates_are_out_is_rebuilt_only_once_they_are_back(
     tmp_path: Path, database_url: str
 ) -> None:
-    """Given creates sent and still running; when the pass's status write fails (its shard is
-    dropped); then the stack is rebuilt from its records only after the creates landed, so the
-    marker search finds what they made: nothing created twice."""
+    """Given creates sent and still running; when the database is away in the next pass (its
+    shards are dropped); then the stack is rebuilt from its records only after the creates landed,
+    so the marker search finds what they made: nothing created twice."""
     flakies: list[FlakyStore] = []
     slow_creates = CloudSettings(latency=Latency(per_operation={"create": 5.0}))
     world = World(
@@ -81,7 +79,7 @@ def test_a_stack_dropped_while_its_creates_are_out_is_rebuilt_only_once_they_are
     (flaky,) = flakies
     world.commit({"nets.yaml": networks(3)})
     world.submit("app", "nets.yaml")
-    flaky.unavailable("set_status")
+    flaky.unavailable("newest_generation_id", 2)  # read at every pass: the second one stops there
 
     for _ in range(30):  # a second of engine time a pass: the creates land after five
         world.engine.step()
