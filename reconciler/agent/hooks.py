@@ -17,6 +17,7 @@ import json
 import os
 import subprocess
 import tempfile
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -24,6 +25,10 @@ from typing import Any, Protocol
 from reconciler.agent.output_tails import file_tail
 
 TIMED_OUT = 124  # the status `timeout(1)` gives a command it stopped
+# Held while a script file is open for writing and while a script's process is started: a child
+# forked by another thread keeps a copy of the writing descriptor until it execs, and executing
+# the script meanwhile fails with ETXTBSY ("Text file busy").
+_STARTING = threading.Lock()
 
 
 class Hook(Protocol):
@@ -50,8 +55,9 @@ def script_hook(
     workdir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=workdir) as run_dir:
         script = Path(run_dir) / "config"
-        script.write_text(str(deployment.get("config") or ""), encoding="utf-8")
-        script.chmod(0o700)
+        with _STARTING:
+            script.write_text(str(deployment.get("config") or ""), encoding="utf-8")
+            script.chmod(0o700)
         outputs_path = Path(run_dir) / "outputs"
         environment = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
@@ -91,23 +97,25 @@ def _run(
     with streams[0].open("wb") as stdout, streams[1].open("wb") as stderr:
         for argv in ([str(script)], ["/bin/sh", str(script)]):
             try:
-                done = subprocess.run(
-                    [*prefix, *argv],
-                    cwd=run_dir,
-                    env=environment,
-                    stdin=subprocess.DEVNULL,
-                    stdout=stdout,
-                    stderr=stderr,
-                    timeout=time_limit,
-                    check=False,
-                )
-            except subprocess.TimeoutExpired:
-                return TIMED_OUT, f"\nstopped after {time_limit:g} s"
+                with _STARTING:
+                    process = subprocess.Popen(
+                        [*prefix, *argv],
+                        cwd=run_dir,
+                        env=environment,
+                        stdin=subprocess.DEVNULL,
+                        stdout=stdout,
+                        stderr=stderr,
+                    )
             except OSError as error:
                 if error.errno != errno.ENOEXEC:
                     return 126, str(error)
                 continue
-            return done.returncode, ""
+            try:
+                return process.wait(timeout=time_limit), ""
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+                return TIMED_OUT, f"\nstopped after {time_limit:g} s"
     return 126, f"not executable: {script}"
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -131,3 +132,16 @@ def test_a_script_without_a_shebang_runs_under_sh_and_one_past_its_time_limit_is
     assert script_hook(plain, tmp_path, 30)["deploy_stdout"] == "plain text\n"
     slow = {"config": "#!/bin/sh\nsleep 30", "inputs": [], "outputs": []}
     assert script_hook(slow, tmp_path, 0.5)["deploy_status_code"] == TIMED_OUT
+
+
+def test_scripts_started_together_from_many_threads_all_run(tmp_path: Path) -> None:
+    # each thread writes its script while the others start theirs: a started child holding a copy
+    # of another script's writing descriptor would make that script "Text file busy"
+    def run(index: int) -> dict[str, object]:
+        config = {"config": f"#!/bin/sh\necho {index}\n", "inputs": [], "outputs": []}
+        return script_hook(config, tmp_path / str(index), 30)
+
+    with ThreadPoolExecutor(32) as pool:
+        results = list(pool.map(run, range(200)))
+    assert [result["deploy_stdout"] for result in results] == [f"{index}\n" for index in range(200)]
+    assert {result["deploy_status_code"] for result in results} == {0}
