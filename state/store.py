@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import threading
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -45,7 +46,7 @@ from state.retry_requests import RequestedRetry
 from state.scaling import ScalingStore
 from state.sealing import Sealer, is_sealed
 from state.sharding import shard_for
-from state.software import SoftwareStore
+from state.software import SIGNAL_WRITERS, SoftwareStore
 from state.stacks import (
     Generation,
     GenerationOutcome,
@@ -88,6 +89,8 @@ class Store:
         self.settings = settings
         self._sealer = sealer
         self._metadata_index = MetadataIndex(clock)
+        self._signal_tx_made = threading.Lock()
+        self._signal_tx: Transactor | None = None
 
     def hide(self, stack: str, texts: Iterable[str]) -> None:
         """The texts of `stack`'s hidden parameter values: values holding one (in `stack` or a stack
@@ -101,7 +104,18 @@ class Store:
 
     def software(self) -> SoftwareStore:
         """Software orchestration's rows (configs, deployments, agent tokens, signals), on this database."""
-        return SoftwareStore(self._tx, self._clock, self._metadata_index)
+        return SoftwareStore(self._tx, self._clock, self._metadata_index, self._signal_transactor())
+
+    def _signal_transactor(self) -> Transactor:
+        """PostgreSQL: deployment signals' own pool, with no ping before each batch (a batch is one
+        idempotent statement, run again on a fresh connection when its connection was dead)."""
+        if self.dialect != "postgresql":
+            return self._tx
+        with self._signal_tx_made:
+            if self._signal_tx is None:
+                engine = create_database_engine(self._tx.engine.url, pre_ping=False, pool_size=SIGNAL_WRITERS)
+                self._signal_tx = self._tx.on_engine(engine)
+            return self._signal_tx
 
     @property
     def dialect(self) -> str:
@@ -111,6 +125,8 @@ class Store:
     def close(self) -> None:
         """Close every pooled connection."""
         self._tx.engine.dispose()
+        if self._signal_tx is not None:
+            self._signal_tx.engine.dispose()
 
     # Workers
     def heartbeat(self, worker: WorkerIdentity) -> Heartbeat:

@@ -78,6 +78,12 @@ class Transactor:
         self._policy = policy or RetryPolicy()
         self._jitter = jitter or random.Random()
 
+    def on_engine(self, engine: sa.Engine) -> Transactor:
+        """A transactor with this one's clock, pauses and retry policy, on another engine."""
+        return Transactor(
+            engine, clock=self._clock, sleeper=self._sleeper, policy=self._policy, jitter=self._jitter
+        )
+
     def read(self, operation: str, work: Callable[[sa.Connection], T]) -> T:
         """Like `run`, for work that only reads: on SQLite it does not take the write lock."""
         return self.run(operation, work, read_only=True)
