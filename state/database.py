@@ -76,6 +76,14 @@ def create_database_engine(
     return engine
 
 
+def create_listening_engine(raw_url: str | URL) -> sa.Engine:
+    """PostgreSQL: an Engine for a session held for good (LISTEN), with no pool: a connection closed
+    is closed, so one lost is never handed out again."""
+    return sa.create_engine(
+        database_url(raw_url), poolclass=sa.pool.NullPool, connect_args=dict(POSTGRES_CONNECT_ARGS)
+    )
+
+
 def _limit_idle_transactions(engine: sa.Engine, *, milliseconds: int) -> None:
     @event.listens_for(engine, "connect")
     def _configure(dbapi_connection: Any, _record: Any) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import random
 import threading
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -32,7 +32,7 @@ from state import (
 )
 from state.balance_step import Balanced, balance
 from state.compared_records import ComparedRecord
-from state.database import create_database_engine
+from state.database import create_database_engine, create_listening_engine
 from state.fencing import Fence, check_fence
 from state.lease_results import Acquired, AcquireResult, HeldShard, Released, ReleaseResult, RenewResult
 from state.lease_settings import LeaseSettings
@@ -46,6 +46,7 @@ from state.retry_requests import RequestedRetry
 from state.scaling import ScalingStore
 from state.sealing import Sealer, is_sealed
 from state.sharding import shard_for
+from state.signal_notices import ScalingSignalListener
 from state.software import SIGNAL_WRITERS, SoftwareStore
 from state.stacks import (
     Generation,
@@ -101,6 +102,13 @@ class Store:
     def scaling(self) -> ScalingStore:
         """Autoscaling's rows (policy signals, groups' runtime sizes), on this database."""
         return ScalingStore(self._tx, self._clock, self.settings.shard_count)
+
+    def scaling_signal_listener(self, heard: Callable[[], None]) -> ScalingSignalListener | None:
+        """PostgreSQL: a listener (not started) calling `heard` whenever any daemon of the fleet
+        keeps a scaling signal; None on SQLite, where the daemon keeping a signal is the one acting."""
+        if self.dialect != "postgresql":
+            return None
+        return ScalingSignalListener(create_listening_engine(self._tx.engine.url), heard)
 
     def software(self) -> SoftwareStore:
         """Software orchestration's rows (configs, deployments, agent tokens, signals), on this database."""
