@@ -156,6 +156,7 @@ class SoftwareStore:
             self._keep_deployment_signals,
             writers=SIGNAL_WRITERS if postgres else 1,
             standalone=postgres,
+            urgent=True,
         )
         self._version_query: PooledQuery | None = None
 
