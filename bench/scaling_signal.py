@@ -10,6 +10,10 @@ then POSTs Aodh's body to the policy's `alarm_url` `--signals` times (waiting fo
 settle) and prints the time from each POST to the create call of the new member: the agent API
 keeping the signal and waking the engine, the engine reading the shard's signals, the size
 written under the lease, the group's nested stack given its new size, the create sent.
+
+`--received-elsewhere`: the alarm reaches another daemon of the fleet (an agent API over a store
+of its own, waking no engine here), as a load balancer in front of a fleet's agent APIs sends it;
+on PostgreSQL the engine hears of it through the fleet's LISTEN/NOTIFY, as the daemon does.
 """
 
 from __future__ import annotations
@@ -94,8 +98,9 @@ def _until(condition: Any, seconds: float) -> None:
         time.sleep(0.002)
 
 
-def measure(store: Store, members: int, signals: int) -> list[float]:
-    """Seconds from each POST to the new member's create call."""
+def measure(store: Store, members: int, signals: int, elsewhere: Store | None = None) -> list[float]:
+    """Seconds from each POST to the new member's create call; with `elsewhere`, POSTed to an agent
+    API over that store (another daemon's) instead of this engine's."""
     clock = SystemClock()
     cloud = TimedCloud(SimulatedCloud(CloudSettings(), clock=clock.now, sleep=clock.sleep))
     engines: list[Engine] = []
@@ -108,6 +113,15 @@ def measure(store: Store, members: int, signals: int) -> list[float]:
         "127.0.0.1", 0, lambda links: AgentApi(store.software(), links, store.scaling(), signal_kept)
     )
     agent.start()
+    receiver = agent
+    if elsewhere is not None:
+        receiver = AgentServer(
+            "127.0.0.1", 0, lambda links: AgentApi(elsewhere.software(), links, elsewhere.scaling())
+        )
+        receiver.start()
+    listener = store.scaling_signal_listener(signal_kept)  # the daemon listens on PostgreSQL
+    if listener is not None:
+        listener.start()
     leases = SoleWorkerLeases(store, "bench", clock)
     for shard in range(store.settings.shard_count):
         leases.want(shard)
@@ -126,7 +140,7 @@ def measure(store: Store, members: int, signals: int) -> list[float]:
     latencies: list[float] = []
     try:
         _until(lambda: store.read_outputs("web").get("size") == members, 120)
-        url = str(store.read_outputs("web")["up"])
+        url = str(store.read_outputs("web")["up"]).replace(agent.links.agent_url, receiver.links.agent_url)
         for number in range(signals):
             before = len(cloud.server_creates)
             body = json.dumps({**ALARM, "reason": f"signal {number}"}).encode()
@@ -144,6 +158,10 @@ def measure(store: Store, members: int, signals: int) -> list[float]:
         stop.set()
         thread.join(10)
         engine.close()
+        if listener is not None:
+            listener.stop()
+        if receiver is not agent:
+            receiver.stop()
         agent.stop()
     return latencies
 
@@ -153,16 +171,29 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--database", help="a database server URL (default: SQLite in a temporary file)")
     parser.add_argument("--members", type=int, default=10, help="members of the group before the signals")
     parser.add_argument("--signals", type=int, default=10, help="signals sent, one after another")
+    parser.add_argument(
+        "--received-elsewhere",
+        action="store_true",
+        help="POST to another daemon's agent API over the database",
+    )
     arguments = parser.parse_args(argv)
     with scratch_database(arguments.database) as url:
         store = open_store(url, clock=SystemClock())
+        other = (
+            open_store(url, clock=SystemClock(), upgrade_schema=False)
+            if arguments.received_elsewhere
+            else None
+        )
         try:
-            latencies = measure(store, arguments.members, arguments.signals)
+            latencies = measure(store, arguments.members, arguments.signals, other)
         finally:
             store.close()
+            if other is not None:
+                other.close()
     ordered = sorted(latencies)
     print(
         f"scaling signal to first create call ({store.dialect}, {arguments.members} members, "
+        f"{'received by another daemon, ' if other is not None else ''}"
         f"{len(latencies)} signals): median {statistics.median(ordered) * 1000:.0f} ms, "
         f"max {ordered[-1] * 1000:.0f} ms"
     )

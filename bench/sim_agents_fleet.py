@@ -38,6 +38,7 @@ from reconciler.agent.sandbox import sandboxed_script_hook
 from reconciler.daemon.agent_api import AgentApi
 from reconciler.daemon.agent_server import AgentServer
 from reconciler.daemon.clouds import CloudRoot
+from reconciler.daemon.collector import tune_process
 from reconciler.daemon.sim_agents import SimulatedAgents
 from reconciler.daemon.software_records import StoredSoftware
 from reconciler.engine import DesiredGeneration, Engine, Policy, SoleWorkerLeases, StackStatus
@@ -156,6 +157,7 @@ def measure(
     (workdir / "repo" / "stack.yaml").write_text(template(servers, deployments, script_seconds))
     limits = Limits(max_template_bytes=64 << 20)
     definition = load_stack(DirectorySource(workdir / "repo"), "stack.yaml", limits=limits)
+    tune_process()  # as `reconciler run` runs the daemon, whose process this stands for
     cpu_before = resource.getrusage(resource.RUSAGE_SELF)
     children_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     agents.start()

@@ -22,6 +22,7 @@ a caller still has its result only once that statement committed.
 
 from __future__ import annotations
 
+import functools
 import queue
 import threading
 from collections.abc import Callable
@@ -52,13 +53,18 @@ class BatchedItems(Generic[Item, Result]):
         idle_seconds: float = 5.0,
         writers: int = 1,
         standalone: bool = False,
+        urgent: bool = False,
     ) -> None:
+        """`urgent`: callers wait on each batch (agents on their signals' answers), so on SQLite
+        its turn to write comes before the process' other writers' (`Transactor.run`)."""
         self._operation = operation
         self._write_all = write_all
         self._max_batch = max_batch
         self._idle_seconds = idle_seconds
         self._most_writers = writers
-        self._run = transactor.run_standalone if standalone else transactor.run
+        self._run = (
+            transactor.run_standalone if standalone else functools.partial(transactor.run, urgent=urgent)
+        )
         self._queue: queue.SimpleQueue[tuple[Item, Future[Result]]] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._writers: list[threading.Thread] = []

@@ -8,7 +8,8 @@ instead of failing. The pysqlite driver's own transaction handling is switched o
 BEGIN is the one that counts (the recipe SQLAlchemy documents for pysqlite).
 
 PostgreSQL: READ COMMITTED with conditional UPDATEs and row locks; `pool_pre_ping` replaces
-connections the server dropped before they are used.
+connections the server dropped before they are used. An engine for work that is retried whole on a
+connection error (`pre_ping=False`) skips that round trip on every checkout instead.
 """
 
 from __future__ import annotations
@@ -43,8 +44,17 @@ POSTGRES_CONNECT_ARGS = {
 }
 
 
-def create_database_engine(raw_url: str | URL, *, idle_transaction_timeout: float | None = None) -> sa.Engine:
+def create_database_engine(
+    raw_url: str | URL,
+    *,
+    idle_transaction_timeout: float | None = None,
+    pre_ping: bool = True,
+    pool_size: int = 5,
+) -> sa.Engine:
     """An Engine for the URL, configured for the store's transactions on that backend.
+
+    `pre_ping=False` (PostgreSQL): a pooled connection is used as it is, with no ping first; only
+    for work that runs again whole when its connection turns out dead.
 
     `idle_transaction_timeout` (PostgreSQL): the server ends a session that sits idle inside a
     transaction that long, e.g. a worker frozen (SIGSTOP, swapped out) between two statements of a
@@ -55,11 +65,23 @@ def create_database_engine(raw_url: str | URL, *, idle_transaction_timeout: floa
     if url.get_backend_name() == "sqlite":
         return _sqlite_engine(url)
     engine = sa.create_engine(
-        url, pool_pre_ping=True, pool_size=5, max_overflow=5, connect_args=dict(POSTGRES_CONNECT_ARGS)
+        url,
+        pool_pre_ping=pre_ping,
+        pool_size=pool_size,
+        max_overflow=5,
+        connect_args=dict(POSTGRES_CONNECT_ARGS),
     )
     if idle_transaction_timeout is not None:
         _limit_idle_transactions(engine, milliseconds=max(1, round(idle_transaction_timeout * 1000)))
     return engine
+
+
+def create_listening_engine(raw_url: str | URL) -> sa.Engine:
+    """PostgreSQL: an Engine for a session held for good (LISTEN), with no pool: a connection closed
+    is closed, so one lost is never handed out again."""
+    return sa.create_engine(
+        database_url(raw_url), poolclass=sa.pool.NullPool, connect_args=dict(POSTGRES_CONNECT_ARGS)
+    )
 
 
 def _limit_idle_transactions(engine: sa.Engine, *, milliseconds: int) -> None:

@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from state.fencing import Fence, check_fence
 from state.scaling_tables import GROUP_SIZES, SCALING_SIGNALS
 from state.sharding import shard_for
+from state.signal_notices import announce_scaling_signal
 from state.transactions import Transactor
 from state.upserts import dialect_insert
 from timekeeping import Clock
@@ -58,11 +59,12 @@ class ScalingStore:
         """Keep a signal for `policy` (of `resource` in `stack`); False when it repeats one kept."""
 
         def work(connection: sa.Connection) -> bool:
+            shard = shard_for(stack, self._shard_count)
             insert = dialect_insert(connection, SCALING_SIGNALS).values(
                 policy=policy,
                 stack=stack,
                 resource=resource,
-                shard=shard_for(stack, self._shard_count),
+                shard=shard,
                 signal_key=signal_key,
                 received_at=self._clock.now(),
                 acted_at=None,
@@ -70,6 +72,8 @@ class ScalingStore:
             result = connection.execute(
                 insert.on_conflict_do_nothing(index_elements=["policy", "signal_key"])
             )
+            if result.rowcount:
+                announce_scaling_signal(connection, shard)
             return bool(result.rowcount)
 
         return self._tx.run("record scaling signal", work)

@@ -133,7 +133,14 @@ def _deployment(row: sa.Row[Any]) -> DeploymentRow:
 class SoftwareStore:
     """Every operation one transaction, retried through the store's `Transactor`."""
 
-    def __init__(self, transactor: Transactor, clock: Clock, index: MetadataIndex | None = None) -> None:
+    def __init__(
+        self,
+        transactor: Transactor,
+        clock: Clock,
+        index: MetadataIndex | None = None,
+        signal_transactor: Transactor | None = None,
+    ) -> None:
+        """`signal_transactor`: where deployment signals' batches run (default: `transactor`)."""
         self._tx = transactor
         self._clock = clock
         # shared by every SoftwareStore of a Store, so a change made through one is seen by all
@@ -145,11 +152,12 @@ class SoftwareStore:
         self._signals = BatchedWrites(transactor, "signals")
         postgres = transactor.engine.dialect.name == "postgresql"
         self._deployment_signals: BatchedItems[Signal, bool] = BatchedItems(
-            transactor,
+            signal_transactor or transactor,
             "deployment signals",
             self._keep_deployment_signals,
             writers=SIGNAL_WRITERS if postgres else 1,
             standalone=postgres,
+            urgent=True,
         )
         self._version_query: PooledQuery | None = None
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Collection, Iterable, Mapping, Sequence
+import threading
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from sqlalchemy import ColumnElement, Connection
+from sqlalchemy import ColumnElement, Connection, Engine
 from sqlalchemy.engine import URL
 
 from state import (
@@ -33,7 +34,7 @@ from state import (
 )
 from state.balance_step import Balanced, balance
 from state.compared_records import ComparedRecord
-from state.database import create_database_engine
+from state.database import create_database_engine, create_listening_engine
 from state.fencing import Fence, check_fence
 from state.generation_batches import GenerationAsked, GenerationRecorded
 from state.lease_results import Acquired, AcquireResult, HeldShard, Released, ReleaseResult, RenewResult
@@ -49,7 +50,8 @@ from state.retry_requests import RequestedRetry
 from state.scaling import ScalingStore
 from state.sealing import Sealer, is_sealed
 from state.sharding import shard_for
-from state.software import SoftwareStore
+from state.signal_notices import ScalingSignalListener
+from state.software import SIGNAL_WRITERS, SoftwareStore
 from state.stacks import (
     Generation,
     GenerationOutcome,
@@ -103,6 +105,8 @@ class Store:
         self.settings = settings
         self._sealer = sealer
         self._metadata_index = MetadataIndex(clock)
+        self._signal_tx_made = threading.Lock()
+        self._signal_tx: Transactor | None = None
 
     def hide(self, stack: str, texts: Iterable[str]) -> None:
         """The texts of `stack`'s hidden parameter values: values holding one (in `stack` or a stack
@@ -114,13 +118,31 @@ class Store:
         """Autoscaling's rows (policy signals, groups' runtime sizes), on this database."""
         return ScalingStore(self._tx, self._clock, self.settings.shard_count)
 
+    def scaling_signal_listener(self, heard: Callable[[], None]) -> ScalingSignalListener | None:
+        """PostgreSQL: a listener (not started) calling `heard` whenever any daemon of the fleet
+        keeps a scaling signal; None on SQLite, where the daemon keeping a signal is the one acting."""
+        if self.dialect != "postgresql":
+            return None
+        return ScalingSignalListener(create_listening_engine(self._tx.engine.url), heard)
+
     def software(self) -> SoftwareStore:
         """Software orchestration's rows (configs, deployments, agent tokens, signals), on this database."""
-        return SoftwareStore(self._software_tx, self._clock, self._metadata_index)
+        return SoftwareStore(self._software_tx, self._clock, self._metadata_index, self._signal_transactor())
 
     def template_blocks(self) -> TemplateBlocksStore:
         """Templates' parsed blocks, kept so another load parses only what changed, on this database."""
         return TemplateBlocksStore(self._tx)
+
+    def _signal_transactor(self) -> Transactor:
+        """PostgreSQL: deployment signals' own pool, with no ping before each batch (a batch is one
+        idempotent statement, run again on a fresh connection when its connection was dead)."""
+        if self.dialect != "postgresql":
+            return self._software_tx
+        with self._signal_tx_made:
+            if self._signal_tx is None:
+                engine = create_database_engine(self._tx.engine.url, pre_ping=False, pool_size=SIGNAL_WRITERS)
+                self._signal_tx = self._tx.on_engine(engine)
+            return self._signal_tx
 
     @property
     def dialect(self) -> str:
@@ -130,7 +152,10 @@ class Store:
     def close(self) -> None:
         """Close every pooled connection."""
         self._tx.engine.dispose()
-        self._software_tx.engine.dispose()
+        if self._software_tx is not self._tx:
+            self._software_tx.engine.dispose()
+        if self._signal_tx is not None:
+            self._signal_tx.engine.dispose()
 
     # Workers
     def heartbeat(self, worker: WorkerIdentity) -> Heartbeat:
@@ -695,15 +720,17 @@ def open_store(
     if upgrade_schema:
         upgrade(url)
 
-    def transactor() -> Transactor:
-        engine = create_database_engine(url, idle_transaction_timeout=settings.lease_seconds / 3)
-        return Transactor(engine, clock=clock, sleeper=sleeper or SystemClock(), policy=retry, jitter=jitter)
+    def new_engine() -> Engine:
+        return create_database_engine(url, idle_transaction_timeout=settings.lease_seconds / 3)
 
-    store_transactor = transactor()
+    store_transactor = Transactor(
+        new_engine(), clock=clock, sleeper=sleeper or SystemClock(), policy=retry, jitter=jitter
+    )
     store_transactor.run("ensure shard rows", lambda c: leases.ensure_shard_rows(c, settings.shard_count))
     parsed = database_url(url)
     in_memory = parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:")
-    software = None if in_memory else transactor()  # a database in memory is one connection's own
+    # a database in memory is one connection's own; on SQLite both pools' writers share their turns
+    software = None if in_memory else store_transactor.on_engine(new_engine())
     return Store(
         store_transactor, clock=clock, settings=settings, sealer=sealer, software_transactor=software
     )

@@ -13,6 +13,9 @@ before the commit stands; aborted, the transaction runs again like any other tha
 when the server cannot say within the budget (unreachable, or the id too old) does the caller get
 `CommitOutcomeUnknown`, and re-reads. A read-only transaction whose COMMIT was lost simply runs again.
 
+On SQLite, writing transactions of one process take turns (`state.write_turns`) before they begin;
+an urgent one (somebody waits on its answer) goes before the others waiting.
+
 `run_standalone` is for work whose statements each stand alone and may all run again whole (an
 idempotent conditional UPDATE, say): each statement commits as it runs, with no BEGIN, COMMIT or
 transaction id around them, so a connection lost anywhere, even before a write's answer came back,
@@ -22,14 +25,16 @@ is retried like any transient failure.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TypeVar, cast
 
 import sqlalchemy as sa
 
-from state.database import READ_ONLY_OPTION
+from state.database import READ_ONLY_OPTION, SQLITE_BUSY_TIMEOUT_MS
 from state.errors import CommitOutcomeUnknown, DatabaseUnavailable
+from state.write_turns import WriteTurns
 from timekeeping import Clock, Sleeper
 
 T = TypeVar("T")
@@ -71,20 +76,44 @@ class Transactor:
         sleeper: Sleeper,
         policy: RetryPolicy | None = None,
         jitter: random.Random | None = None,
+        write_turns: WriteTurns | None = None,
     ) -> None:
+        """`write_turns`: shared with the other transactors of this process on the same SQLite
+        database, so that all their writers take turns together (one of its own otherwise)."""
         self.engine = engine
         self._clock = clock
         self._sleeper = sleeper
         self._policy = policy or RetryPolicy()
         self._jitter = jitter or random.Random()
+        self._write_turns = write_turns or (WriteTurns() if engine.dialect.name == "sqlite" else None)
+
+    def on_engine(self, engine: sa.Engine) -> Transactor:
+        """A transactor with this one's clock, pauses, retry policy and turns to write, on another
+        engine (another pool of connections to the same database)."""
+        return Transactor(
+            engine,
+            clock=self._clock,
+            sleeper=self._sleeper,
+            policy=self._policy,
+            jitter=self._jitter,
+            write_turns=self._write_turns,
+        )
 
     def read(self, operation: str, work: Callable[[sa.Connection], T]) -> T:
         """Like `run`, for work that only reads: on SQLite it does not take the write lock."""
         return self.run(operation, work, read_only=True)
 
-    def run(self, operation: str, work: Callable[[sa.Connection], T], *, read_only: bool = False) -> T:
-        """Run `work` in one transaction and commit it; retry the whole of it on connection failure."""
-        return self._retrying(operation, lambda: self._once(operation, work, read_only))
+    def run(
+        self,
+        operation: str,
+        work: Callable[[sa.Connection], T],
+        *,
+        read_only: bool = False,
+        urgent: bool = False,
+    ) -> T:
+        """Run `work` in one transaction and commit it; retry the whole of it on connection failure.
+        `urgent`: on SQLite, its turn to write comes before those of this process' other writers."""
+        return self._retrying(operation, lambda: self._once(operation, work, read_only, urgent))
 
     def run_standalone(self, operation: str, work: Callable[[sa.Connection], T]) -> T:
         """Run `work` with each of its statements committed on its own; retry the whole of it on
@@ -115,8 +144,8 @@ class Transactor:
     def _pause(self, pause: float) -> None:
         self._sleeper.sleep(pause * (0.5 + self._jitter.random() / 2))
 
-    def _once(self, operation: str, work: Callable[[sa.Connection], T], read_only: bool) -> T:
-        with self.engine.connect() as connection:
+    def _once(self, operation: str, work: Callable[[sa.Connection], T], read_only: bool, urgent: bool) -> T:
+        with self._turn(read_only, urgent), self.engine.connect() as connection:
             connection.execution_options(**{READ_ONLY_OPTION: read_only})
             transaction = connection.begin()
             try:
@@ -135,6 +164,16 @@ class Transactor:
                     raise CommitOutcomeUnknown(operation, error.__class__.__name__) from error
                 raise _LostCommit(xid, result, error) from error
             return result
+
+    @contextmanager
+    def _turn(self, read_only: bool, urgent: bool) -> Iterator[None]:
+        """SQLite: this writer's turn among the process' writers, waited for no longer than SQLite
+        itself would wait (past that, SQLite's own lock decides)."""
+        if read_only or self._write_turns is None:
+            yield
+            return
+        with self._write_turns.turn(urgent=urgent, patience=SQLITE_BUSY_TIMEOUT_MS / 1000):
+            yield
 
     def _standalone(self, work: Callable[[sa.Connection], T]) -> T:
         with self.engine.connect() as connection:

@@ -59,6 +59,7 @@ from reconciler.templates.hidden_values import redact
 from state import StackStatus, Store, WorkerIdentity, open_store, shard_for
 from state.fencing import Fence
 from state.shard_keeper import ShardKeeper
+from state.signal_notices import ScalingSignalListener
 from timekeeping import SystemClock
 
 LOG = logging.getLogger(__name__)
@@ -158,6 +159,8 @@ class AssembledDaemon:
     notifier: Notifier | None = None  # stack events POSTed to `notify_url`, when one is set
     agent: AgentServer | None = None
     sim_agents: SimulatedAgents | None = None  # the simulated cloud's VMs, with the agent API on
+    # PostgreSQL: scaling signals kept by any daemon of the fleet wake this one's engine
+    scaling_listener: ScalingSignalListener | None = None
 
     def run(self) -> int:
         """Serve until SIGTERM (from the main thread: it installs the signal handlers)."""
@@ -182,9 +185,13 @@ class AssembledDaemon:
             )
         if self.sim_agents is not None:
             self.sim_agents.start()
+        if self.scaling_listener is not None:
+            self.scaling_listener.start()
         try:
             return self.service.run()
         finally:
+            if self.scaling_listener is not None:
+                self.scaling_listener.stop()
             if self.sim_agents is not None:
                 self.sim_agents.stop()
             if self.agent is not None:
@@ -512,5 +519,6 @@ def assemble(
         notifier,
         agent,
         _sim_agents(clouds, sim_cloud_path(url), agent) if agent is not None else None,
+        store.scaling_signal_listener(doorbell.ring),
     )
     return daemon

@@ -1,4 +1,5 @@
-"""The agent API's way to wake the engine of its own process when it kept a scaling signal.
+"""The agent API's way to wake the engine of its own process when it kept a scaling signal (and,
+on PostgreSQL, the listener's when any daemon of the fleet kept one: `state.signal_notices`).
 
 The agent API is bound before the engine is made (a daemon that cannot listen holds no shard), so
 it is handed this doorbell, and the engine is wired to it once it exists.
@@ -10,7 +11,7 @@ from reconciler.engine.engine import Engine
 
 
 class SignalDoorbell:
-    """Rung by the agent API (any thread); wakes the engine, once there is one."""
+    """Rung by the agent API or the signal listener (any thread); wakes the engine, once there is one."""
 
     def __init__(self) -> None:
         self.engine: Engine | None = None

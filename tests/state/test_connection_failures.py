@@ -28,7 +28,7 @@ from timekeeping.testing import SteppedClock
 pytestmark = pytest.mark.postgres
 
 
-def _terminate_connections(server: URL, database: str) -> int:
+def terminate_connections(server: URL, database: str) -> int:
     admin = sa.create_engine(server, isolation_level="AUTOCOMMIT")
     try:
         with admin.connect() as connection:
@@ -51,7 +51,7 @@ def _database_refusing_connections(server: URL, database: str) -> Iterator[None]
     try:
         with admin.connect() as connection:
             connection.execute(sa.text(f'ALTER DATABASE "{database}" ALLOW_CONNECTIONS false'))
-        _terminate_connections(server, database)
+        terminate_connections(server, database)
         yield
     finally:
         with admin.connect() as connection:
@@ -66,7 +66,7 @@ def test_a_store_carries_on_after_the_server_drops_its_connections(
     store = open_store(postgres_url, clock=clock, settings=LeaseSettings(shard_count=4), sleeper=clock)
     try:
         store.ensure_stack("app")
-        assert _terminate_connections(postgres_server_url, make_url(postgres_url).database or "") >= 1
+        assert terminate_connections(postgres_server_url, make_url(postgres_url).database or "") >= 1
         assert store.read_stack("app") is not None
     finally:
         store.close()

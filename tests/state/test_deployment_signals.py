@@ -7,9 +7,11 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from sqlalchemy.engine import URL, make_url
 
 from state.software import DeploymentRow, SoftwareStore
 from state.store import Store, open_store
+from tests.state.test_connection_failures import terminate_connections
 from timekeeping import SystemClock
 
 
@@ -88,3 +90,19 @@ def test_a_signal_whose_verdict_cannot_be_kept_fails_alone(store: Store) -> None
         answers[0].result()
     assert answers[1].result()
     assert software.deployments(["good"])["good"].status == "COMPLETE"
+
+
+@pytest.mark.postgres
+def test_a_signal_is_kept_when_the_server_dropped_the_connections_its_batch_would_use(
+    postgres_url: str, postgres_server_url: URL
+) -> None:
+    opened = open_store(postgres_url, clock=SystemClock())
+    try:
+        software = opened.software()
+        first, second = deploy(software, "first"), deploy(software, "second")
+        assert software.judge_deployment_signal(first, judged("COMPLETE", "yes"))  # a connection pooled
+        assert terminate_connections(postgres_server_url, make_url(postgres_url).database or "") >= 1
+        assert software.judge_deployment_signal(second, judged("COMPLETE", "yes"))
+        assert software.deployments(["second"])["second"].status == "COMPLETE"
+    finally:
+        opened.close()
