@@ -1,6 +1,6 @@
 """The host side of the sandboxes' way to one another: a Unix socket per server.
 
-Inside a server's sandbox, `sandbox_peers` listens at its neighbours' addresses and carries each
+Inside a server's sandbox, `sandbox_relay --named` listens at its neighbours' addresses and carries each
 connection to the socket this gateway serves for that server alone, after a line naming the
 address and port asked for. Since the socket is the server's own, the gateway knows who calls;
 `route` (the simulated network's verdict) says which server the connection reaches and what

@@ -24,7 +24,7 @@ The UTS namespace is the sandbox's own too. Which users exist is `sandbox_users`
 when the daemon runs as root, root alone otherwise). A sandbox started as a machine
 (`sandbox_machine`) is booted as cloud-init boots a VM (`sandbox_first_boot`: host name, default
 user, /etc/hosts, ssh host keys), sees nothing of the fleet's state but its own run, and, given
-the peer gateway's socket, finds its neighbours at their addresses (`sandbox_peers`).
+the peer gateway's socket, finds its neighbours at their addresses (`sandbox_relay --named`).
 
 Where the kernel or the container refuses user namespaces, scripts run unconfined, and
 `isolation_available()` says so (logged once by whoever builds the hooks).
@@ -86,7 +86,8 @@ if [ -n "$socket$peers" ]; then ip link set lo up || exit 125; fi
 if [ -n "$peers" ]; then
   addresses=$(echo "$addresses" | tr , ' ')
   for peer in $addresses; do echo "address add $peer/32 dev lo"; done | ip -batch - || exit 125
-  "$python" -I -S "$peer_relay" "$peers" "$peer_port" $addresses </dev/null >/dev/null 2>&1 || exit 125
+  "$python" -I -S "$peer_relay" --named "$peers" "$peer_port" $addresses \
+    </dev/null >/dev/null 2>&1 || exit 125
 fi
 if [ -n "$socket" ]; then
   case "$address" in 127.*) ;; *) ip address add "$address/32" dev lo || exit 125 ;; esac

@@ -4,7 +4,7 @@ A VM learns these from its cloud (Nova's metadata: host name, public keys; the i
 user; Neutron's DNS: its neighbours' names) and cloud-init applies them at boot. The simulated
 cloud's fleet builds a `Machine` per server from the same facts; `write_spec` keeps it in the
 server's state directory, where `sandbox_first_boot` applies it before each of the server's
-scripts, and `peers` are the addresses the sandbox's network offers (`sandbox_peers`).
+scripts, and `peers` are the addresses the sandbox's network offers (`sandbox_relay --named`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from reconciler.agent import sandbox_first_boot, sandbox_peers
+from reconciler.agent import sandbox_first_boot, sandbox_relay
 
 DEFAULT_USER = "ec2-user"  # Heat's cfn/ec2 images: what cloud-init calls the image's default user
 SPEC = "machine.json"
@@ -71,7 +71,7 @@ class MachineWay:
         arguments = ["machine", sandbox_first_boot.__file__, str(self.spec), self.hostname, hidden]
         if self.peer_socket is not None and self.peers:
             addresses = ",".join(self.peers)
-            arguments += ["peers", self.peer_socket, str(SSH_PORT), addresses, sandbox_peers.__file__]
+            arguments += ["peers", self.peer_socket, str(SSH_PORT), addresses, sandbox_relay.__file__]
         return arguments
 
 
