@@ -18,6 +18,7 @@ from state.models import STACK_GENERATIONS as GENERATIONS
 from state.models import STACKS
 from state.sharding import shard_for
 from state.stacks import (
+    GENERATION_COLUMNS,
     Generation,
     GenerationOutcome,
     NewGeneration,
@@ -157,14 +158,7 @@ def _newest_generations(connection: sa.Connection, names: list[str]) -> dict[str
             .subquery()
         )
         rows = connection.execute(
-            sa.select(
-                GENERATIONS.c.stack,
-                GENERATIONS.c.generation,
-                GENERATIONS.c.commit_sha,
-                GENERATIONS.c.definition_digest,
-                GENERATIONS.c.inputs,
-                GENERATIONS.c.created_at,
-            ).join(
+            sa.select(*GENERATION_COLUMNS).join(
                 highest,
                 sa.and_(
                     GENERATIONS.c.stack == highest.c.stack, GENERATIONS.c.generation == highest.c.generation

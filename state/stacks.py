@@ -122,17 +122,21 @@ def ensure_stack(connection: sa.Connection, name: str, *, shard_count: int, now:
     return StackRef(name, stored)
 
 
+# a `Generation`'s fields, in its order
+GENERATION_COLUMNS = (
+    GENERATIONS.c.stack,
+    GENERATIONS.c.generation,
+    GENERATIONS.c.commit_sha,
+    GENERATIONS.c.definition_digest,
+    GENERATIONS.c.inputs,
+    GENERATIONS.c.created_at,
+)
+
+
 def newest_generation(connection: sa.Connection, stack: str) -> Generation | None:
     """The stack's newest generation, or None before its first."""
     row = connection.execute(
-        sa.select(
-            GENERATIONS.c.stack,
-            GENERATIONS.c.generation,
-            GENERATIONS.c.commit_sha,
-            GENERATIONS.c.definition_digest,
-            GENERATIONS.c.inputs,
-            GENERATIONS.c.created_at,
-        )
+        sa.select(*GENERATION_COLUMNS)
         .where(GENERATIONS.c.stack == stack)
         .order_by(GENERATIONS.c.generation.desc())
         .limit(1)
