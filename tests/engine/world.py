@@ -37,6 +37,15 @@ from timekeeping.testing import SteppedClock
 TEST_SETTINGS = EngineSettings(pool_size=4, readiness_poll=1.0, call_deadline=60.0, ready_deadline=120.0)
 
 
+def scenario_repo(repo_dir: Path) -> git.Repo:
+    """A new git repository at `repo_dir` (branch main) whose commits are the scenario's."""
+    repo = git.Repo.init(repo_dir, initial_branch="main")
+    with repo.config_writer() as config:
+        config.set_value("user", "name", "Scenario")
+        config.set_value("user", "email", "scenario@reconciler.invalid")
+    return repo
+
+
 class World:
     """Given a repository and a cloud: commit templates, converge, look at the cloud and the store."""
 
@@ -59,10 +68,7 @@ class World:
         self.clock = SteppedClock()
         self.repo_dir = root / "repo"
         self.repo_dir.mkdir(parents=True, exist_ok=True)
-        self.repo = git.Repo.init(self.repo_dir, initial_branch="main")
-        with self.repo.config_writer() as config:
-            config.set_value("user", "name", "Scenario")
-            config.set_value("user", "email", "scenario@reconciler.invalid")
+        self.repo = scenario_repo(self.repo_dir)
         self.cloud = SimulatedCloud(
             cloud or CloudSettings(),
             faults=faults,

@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import git
 import pytest
 
 from providers.simulated.settings import CloudSettings
@@ -24,6 +23,7 @@ from reconciler.engine import DesiredGeneration, Engine, EngineSettings, Policy,
 from reconciler.templates.file_source import DirectorySource
 from reconciler.templates.loading import load_stack
 from state.store import Store, open_store
+from tests.engine.world import scenario_repo
 from tests.openstack.conftest import CLOUD_NAME, CloudUnderTest, StartCloud
 from timekeeping.testing import SteppedClock
 
@@ -106,10 +106,7 @@ class EngineOnOpenStack:
         self.clock = clock
         self.repo_dir = root / "repo"
         self.repo_dir.mkdir()
-        self.repo = git.Repo.init(self.repo_dir, initial_branch="main")
-        with self.repo.config_writer() as config:
-            config.set_value("user", "name", "Scenario")
-            config.set_value("user", "email", "scenario@reconciler.invalid")
+        self.repo = scenario_repo(self.repo_dir)
         self.store: Store = open_store(database_url, clock=clock)
         leases = SoleWorkerLeases(self.store, "worker-a", clock)
         for shard in range(self.store.settings.shard_count):

@@ -17,7 +17,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import git
 import pytest
 
 from providers.simulated.cloud import SimulatedCloud
@@ -35,6 +34,7 @@ from reconciler.engine import (
 from reconciler.templates.file_source import DirectorySource
 from reconciler.templates.loading import load_stack
 from state.store import Store, open_store
+from tests.engine.world import scenario_repo
 from tests.openstack.conftest import CLOUD_NAME, CloudUnderTest, StartCloud
 from timekeeping.testing import SteppedClock
 
@@ -97,10 +97,7 @@ class RegionWorld:
         self.clock = clock
         self.repo_dir = root / "repo"
         self.repo_dir.mkdir()
-        self.repo = git.Repo.init(self.repo_dir, initial_branch="main")
-        with self.repo.config_writer() as config:
-            config.set_value("user", "name", "Scenario")
-            config.set_value("user", "email", "scenario@reconciler.invalid")
+        self.repo = scenario_repo(self.repo_dir)
         (self.repo_dir / "stack.yaml").write_text(textwrap.dedent(PARENT).lstrip(), encoding="utf-8")
         (self.repo_dir / "far.yaml").write_text(textwrap.dedent(FAR).lstrip(), encoding="utf-8")
         self.repo.git.add(A=True)
