@@ -16,8 +16,10 @@ Once per server (`/var/lib/cloud/instance/boot-finished` marks it done), as on a
 - the image's default user (`ec2-user`) with its group, a home of its own holding
   `~/.ssh/authorized_keys` (the server's key pair), and passwordless sudo
   (`/etc/sudoers.d/90-cloud-init-users`);
-- fresh ssh host keys (`ssh_deletekeys`, then `ssh-keygen -A`): the host's keys are removed from
-  the server's root, never shown, and each server gets keys of its own; `/run/sshd` for sshd.
+- no ssh host keys of the host's (`ssh_deletekeys`): they are removed from the server's root, never
+  shown; each server's own are made when it is first reached over ssh (`sandbox_sshd`), since
+  making them costs a third of a second of CPU and most servers of a fleet are never reached;
+  `/run/sshd` for sshd.
 
 Files are replaced (written beside, then renamed), never edited in place: the host's copy stays
 as it was beneath the server's layer. Exit 0 once done, 125 otherwise (the reason on stderr).
@@ -28,7 +30,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -117,14 +118,12 @@ def add_default_user(tree: Path, user: str, keys: list[str]) -> None:
     replace(etc / "sudoers.d" / "90-cloud-init-users", sudoers, 0o440)
 
 
-def new_host_keys(tree: Path) -> None:
-    """Remove the image's host keys from the server's root and make keys of its own."""
+def remove_host_keys(tree: Path) -> None:
+    """Remove the image's host keys from the server's root (its own are made by `sandbox_sshd`)."""
     ssh = tree / "etc" / "ssh"
     for key in ssh.glob("ssh_host_*") if ssh.is_dir() else ():
         key.unlink()
     (tree / "run" / "sshd").mkdir(parents=True, exist_ok=True)
-    if ssh.is_dir():
-        subprocess.run(["ssh-keygen", "-A", "-f", str(tree)], check=True, capture_output=True)
 
 
 def set_identity(tree: Path, spec: dict[str, Any]) -> None:
@@ -140,7 +139,7 @@ def first_boot(tree: Path, spec: dict[str, Any]) -> None:
     if marker.exists():
         return
     add_default_user(tree, str(spec["default_user"]), list(spec.get("authorized_keys") or ()))
-    new_host_keys(tree)
+    remove_host_keys(tree)
     marker.parent.mkdir(parents=True, exist_ok=True)
     marker.write_text("done\n", encoding="utf-8")
 
@@ -152,7 +151,7 @@ def main(arguments: list[str]) -> int:
         set_identity(tree, spec)
         first_boot(tree, spec)
         shutil.copyfile(spec_path, booted)
-    except (OSError, ValueError, KeyError, subprocess.CalledProcessError) as error:
+    except (OSError, ValueError, KeyError) as error:
         print(f"sandbox: first boot: {error}", file=sys.stderr)
         return 125
     return 0

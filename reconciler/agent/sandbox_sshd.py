@@ -1,8 +1,10 @@
 """An ssh connection to a simulated server: OpenSSH's `sshd -i` in the server's own sandbox.
 
 As inetd starts `sshd -i` for each connection, a connection the peer gateway routes to a server
-gets an sshd of its own, run in that server's sandbox (its root, its users, its host keys made
-at first boot, its host name), the connection as its standard input and output. The session's
+gets an sshd of its own, run in that server's sandbox (its root, its users, its host name), the
+connection as its standard input and output. The server's host keys are made in its root before
+its first sshd starts (`ssh-keygen -A` makes only those missing), as cloud-init makes them at a
+VM's first boot. The session's
 commands run there as the user who logged in. The sandbox has no network of its own: a session
 reaches what the server's scripts reach when started with no gateway, nothing.
 
@@ -29,6 +31,10 @@ LOG = logging.getLogger(__name__)
 SBIN = "/usr/sbin:/sbin"
 
 
+# $1: sshd; keys made in the server's own root, then the connection served
+MAKE_KEYS_THEN_SERVE = 'ssh-keygen -A >/dev/null || exit 255; exec "$1" -i -e'
+
+
 @functools.cache
 def sshd_path() -> str | None:
     """Where OpenSSH's server is, if installed."""
@@ -50,7 +56,7 @@ def serve_ssh(connection: socket.socket, server_dir: Path, machine: MachineWay, 
     try:
         with log.open("wb") as errors:
             process = subprocess.Popen(
-                [*prefix, sshd, "-i", "-e"],
+                [*prefix, "/bin/sh", "-c", MAKE_KEYS_THEN_SERVE, "sshd", sshd],
                 cwd=run_dir,
                 env={"PATH": f"{SBIN}:/usr/bin:/bin"},
                 stdin=connection.fileno(),

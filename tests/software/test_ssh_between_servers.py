@@ -104,6 +104,21 @@ def test_a_server_logs_in_to_its_neighbour_with_ssh_and_runs_a_command_there(ser
     assert logged_in["deploy_stdout"] == "server-a\n"
 
 
+HOST_KEYS = "#!/bin/sh\ncat /etc/ssh/ssh_host_ed25519_key.pub 2>/dev/null || echo none\n"
+
+
+def test_a_server_has_host_keys_of_its_own_once_reached_and_never_the_hosts(servers: TwoServers) -> None:
+    hosts_key = Path("/etc/ssh/ssh_host_ed25519_key.pub")
+    assert servers.run(HOST_KEYS, "a")["deploy_stdout"] == "none\n"  # not reached yet: none made
+    made = servers.run(KEY_GEN, "b")
+    servers.run(KEY_ADD, "a", key=made["deploy_stdout"].strip())
+    assert servers.run(SSH.format(target="server-a"), "b")["deploy_status_code"] == 0
+    own = servers.run(HOST_KEYS, "a")["deploy_stdout"]
+    assert own.startswith("ssh-ed25519 ")
+    if hosts_key.is_file():
+        assert own != hosts_key.read_text(encoding="utf-8")
+
+
 @pytest.mark.parametrize(
     ("target", "said"),
     [
