@@ -62,9 +62,23 @@ def block_slot(path: str, limits: Limits) -> str:
     return hashlib.sha256(f"{BLOCKS_FORMAT}\0{path}\0{limits!r}".encode()).hexdigest()
 
 
+@dataclasses.dataclass(frozen=True)
+class BlockParse:
+    """A template's value parsed by blocks, and the digest of the block each resource came from."""
+
+    data: Any
+    resource_digests: Mapping[str, bytes]
+
+
 def parse_by_blocks(path: str, text: str, limits: Limits, keeper: BlockKeeper) -> Any | None:
     """The value of the YAML template `text`, its resources parsed apart and reused from `keeper`;
     None when the template is not cut at its resources (the caller parses it whole)."""
+    parsed = parse_blocks(path, text, limits, keeper)
+    return None if parsed is None else parsed.data
+
+
+def parse_blocks(path: str, text: str, limits: Limits, keeper: BlockKeeper) -> BlockParse | None:
+    """`parse_by_blocks`, with each resource's block digest (a name written twice: its last block)."""
     cut = cut_template(text)
     if cut is None:
         return None
@@ -85,13 +99,15 @@ def parse_by_blocks(path: str, text: str, limits: Limits, keeper: BlockKeeper) -
     if fresh is None:
         return None
     resources: dict[Any, Any] = {}
+    digests: dict[str, bytes] = {}
     blocks: dict[bytes, Any] = {}
     for block in cut.blocks:
         value = blocks[block.digest] = known.get(block.digest) or fresh[block.digest]
         resources.update(value)  # a name written twice: its last body, in its first place
+        digests.update(dict.fromkeys(value, block.digest))
     document["resources"] = resources
     keeper.keep(slot, blocks)
-    return document
+    return BlockParse(document, digests)
 
 
 def _parsed_blocks(path: str, blocks: list[ResourceBlock], limits: Limits) -> dict[bytes, Any] | None:

@@ -50,6 +50,11 @@ def computed_value_problems(
             yield document.problem(("resources", resource, "properties", name), message)
 
 
+def has_computed_values(parsed: Any) -> bool:
+    """Whether parsed properties hold a value computed without a cloud (one that reads parameters)."""
+    return type(parsed) is dict and any(_computed_without_resources(value) for value in parsed.values())
+
+
 def _computed_without_resources(value: Any) -> bool:
     """Whether `value` (parsed) holds a function call, and none that reads a resource."""
     calls = False

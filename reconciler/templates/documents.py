@@ -12,13 +12,13 @@ walked along the error's path, so valid documents pay nothing for line numbers.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
-from reconciler.templates.block_parsing import BlockKeeper, parse_by_blocks
+from reconciler.templates.block_parsing import BlockKeeper, parse_blocks
 from reconciler.templates.errors import Problem, TemplateError
 from reconciler.templates.limits import Limits
 from reconciler.templates.yaml_building import build_yaml
@@ -53,6 +53,8 @@ class Document:
     text: str
     data: Any
     _root: yaml.Node | None = field(default=None, repr=False)
+    # Each resource's block digest, when the template was parsed by blocks (none otherwise).
+    resource_digests: Mapping[str, bytes] = field(default_factory=dict, repr=False)
 
     def locate(self, where: Path | Sequence[PathKey]) -> tuple[int, int]:
         """The 1-based line and column of the value at `where` (the nearest enclosing one found)."""
@@ -113,9 +115,9 @@ def load_document(path: str, content: bytes, limits: Limits, blocks: BlockKeeper
     if text.lstrip().startswith("{"):
         return Document(path, text, _load_json(path, text))
     if blocks is not None:
-        data = parse_by_blocks(path, text, limits, blocks)
-        if data is not None:
-            return Document(path, text, data)
+        parsed = parse_blocks(path, text, limits, blocks)
+        if parsed is not None:
+            return Document(path, text, parsed.data, resource_digests=parsed.resource_digests)
     return Document(path, text, build_yaml(path, text, limits))
 
 

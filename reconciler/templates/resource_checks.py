@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from reconciler.templates.computed_values import computed_value_problems
+from reconciler.templates.check_verdicts import CheckVerdicts
+from reconciler.templates.computed_values import computed_value_problems, has_computed_values
 from reconciler.templates.definition import ResourceDefinition, StackDefinition
 from reconciler.templates.documents import Document, PathKey
 from reconciler.templates.environment import TEMPLATE_SUFFIXES
@@ -25,6 +26,7 @@ from reconciler.templates.errors import Problem
 from reconciler.templates.instance_groups import LAUNCH_CONFIGURATION, without_launch_configuration
 from reconciler.templates.nodes import Call
 from reconciler.templates.property_values import value_problem
+from reconciler.templates.template_model import TemplateModel
 from schemas.resource_schemas import TypeFacts, type_schema
 
 Where = tuple[PathKey, ...]
@@ -33,7 +35,14 @@ MEMBER_KEYS = {"group": "resource_def", "autoscaling": "resource"}
 
 def resource_problems(definition: StackDefinition) -> list[Problem]:
     """Every problem of the resources of `definition` against their types' schemas."""
-    document = definition.context.model(definition.template_path).document
+    model = definition.context.model(definition.template_path)
+    document = model.document
+    verdicts = CheckVerdicts(
+        definition.context.blocks,
+        definition.template_path,
+        definition.context.limits,
+        document.data.get("heat_template_version") if type(document.data) is dict else None,
+    )
     problems: list[Problem] = []
     for resource in definition.resources.values():
         if resource.nested_kind == "template":
@@ -49,12 +58,41 @@ def resource_problems(definition: StackDefinition) -> list[Problem]:
         if resource.nested_kind == "instancegroup":
             problems.extend(_launch_configuration_problems(document, at, parsed))
             parsed = without_launch_configuration(parsed)
+        if resource.nested_kind is None and not facts.placeholder:
+            problems.extend(_own_problems(definition, model, verdicts, resource, facts))
+            continue
         if not facts.placeholder:
             problems.extend(_property_problems(document, at, facts, parsed))
             problems.extend(computed_value_problems(definition, document, resource.name, facts))
         if resource.nested_kind in MEMBER_KEYS and type(parsed) is dict:
             problems.extend(_member_problems(definition, document, resource, parsed))
+    verdicts.keep()
     problems.extend(_attribute_problems(definition, document))
+    return problems
+
+
+def _own_problems(
+    definition: StackDefinition,
+    model: TemplateModel,
+    verdicts: CheckVerdicts,
+    resource: ResourceDefinition,
+    facts: TypeFacts,
+) -> list[Problem]:
+    """A plain resource's properties against its type: skipped where a clean verdict of the same
+    inputs is kept (`check_verdicts` says which resources may have one)."""
+    key = None
+    written = model.resources.get(resource.name)
+    if written is not None and not written.references.has_if:
+        key = verdicts.key(model.document.resource_digests.get(resource.name), resource.type, facts)
+    if key is not None and verdicts.clean(key):
+        return []
+    document = model.document
+    parsed = definition.parsed_properties(resource.name)
+    at = ("resources", resource.name)
+    problems = list(_property_problems(document, at, facts, parsed))
+    problems.extend(computed_value_problems(definition, document, resource.name, facts))
+    if key is not None and not problems and not has_computed_values(parsed):
+        verdicts.found_clean(key)
     return problems
 
 
