@@ -3,8 +3,8 @@
 As inetd starts `sshd -i` for each connection, a connection the peer gateway routes to a server
 gets an sshd of its own, run in that server's sandbox (its root, its users, its host name), the
 connection as its standard input and output. The server's host keys are made in its root before
-its first sshd starts (`ssh-keygen -A` makes only those missing), as cloud-init makes them at a
-VM's first boot. The session's
+its first sshd starts (Ed25519 and ECDSA, only those missing), as cloud-init makes them at a VM's
+first boot. The session's
 commands run there as the user who logged in. The sandbox has no network of its own: a session
 reaches what the server's scripts reach when started with no gateway, nothing.
 
@@ -31,8 +31,14 @@ LOG = logging.getLogger(__name__)
 SBIN = "/usr/sbin:/sbin"
 
 
-# $1: sshd; keys made in the server's own root, then the connection served
-MAKE_KEYS_THEN_SERVE = 'ssh-keygen -A >/dev/null || exit 255; exec "$1" -i -e'
+# $1: sshd; the keys missing made in the server's own root (Ed25519 and ECDSA, as cloud-init's
+# `ssh_genkeytypes` can choose: an RSA key takes seconds under load, longer than a client waits for
+# the banner), then the connection served
+MAKE_KEYS_THEN_SERVE = (
+    "for kind in ed25519 ecdsa; do key=/etc/ssh/ssh_host_${kind}_key; "
+    '[ -f "$key" ] || ssh-keygen -q -t "$kind" -N "" -f "$key" || exit 255; done; '
+    'exec "$1" -i -e'
+)
 
 
 @functools.cache

@@ -47,7 +47,7 @@ EOF
 """
 KEY_ADD = "#!/bin/bash\necho \"$key\" | su - ec2-user -c 'tee -a .ssh/authorized_keys' >/dev/null\n"
 SSH = (
-    "#!/bin/bash\nsu - ec2-user -c 'ssh -o StrictHostKeyChecking=no -o ConnectTimeout=5 {target} hostname'\n"
+    "#!/bin/bash\nsu - ec2-user -c 'ssh -o StrictHostKeyChecking=no -o ConnectTimeout=30 {target} hostname'\n"
 )
 
 pytestmark = pytest.mark.skipif(
