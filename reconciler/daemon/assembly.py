@@ -41,7 +41,7 @@ from reconciler.daemon.secrets_source import SecretUnreadable, read_secret
 from reconciler.daemon.service import Loop, Service, watchdog_interval
 from reconciler.daemon.settings import DaemonSettings, SettingsError
 from reconciler.daemon.signal_doorbell import SignalDoorbell
-from reconciler.daemon.sim_agents import SimulatedAgents
+from reconciler.daemon.sim_agents_process import AgentsProcess
 from reconciler.daemon.software_records import StoredSoftware
 from reconciler.daemon.stack_board import StackBoard, StackView
 from reconciler.daemon.stack_events_log import log_event
@@ -158,7 +158,7 @@ class AssembledDaemon:
     executor: SharedExecutor
     notifier: Notifier | None = None  # stack events POSTed to `notify_url`, when one is set
     agent: AgentServer | None = None
-    sim_agents: SimulatedAgents | None = None  # the simulated cloud's VMs, with the agent API on
+    sim_agents: AgentsProcess | None = None  # the simulated cloud's VMs, with the agent API on
     # PostgreSQL: scaling signals kept by any daemon of the fleet wake this one's engine
     scaling_listener: ScalingSignalListener | None = None
 
@@ -321,9 +321,9 @@ def _agent_server(
     return server, doorbell
 
 
-def _sim_agents(clouds: CloudRoot, sim_path: Path, agent: AgentServer) -> SimulatedAgents:
-    """Agents for the simulated cloud's servers, remembering their runs beside the cloud's file,
-    their scripts reaching the agent API at the address VMs are given."""
+def _sim_agents(clouds: CloudRoot, sim_path: Path, agent: AgentServer) -> AgentsProcess:
+    """Agents for the simulated cloud's servers, in a process of their own, remembering their runs
+    beside the cloud's file, their scripts reaching the agent API at the address VMs are given."""
 
     def cloud() -> SimulatedCloud | None:
         opened = clouds.opened_simulated()
@@ -332,7 +332,7 @@ def _sim_agents(clouds: CloudRoot, sim_path: Path, agent: AgentServer) -> Simula
     address = AgentAddress.of(agent.links.agent_url, agent.address)
     if address is None:
         LOG.warning("agent_url names no IPv4 address: the simulated cloud's scripts reach no network")
-    return SimulatedAgents(cloud, sim_path.with_name(sim_path.name + ".agents"), agent_address=address)
+    return AgentsProcess(cloud, sim_path.with_name(sim_path.name + ".agents"), agent_address=address)
 
 
 def _identity(worker_id: str | None) -> WorkerIdentity:

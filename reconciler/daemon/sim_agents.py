@@ -67,10 +67,9 @@ from reconciler.agent.sandbox_machine import SSH_PORT, MachineWay, booted_as
 from reconciler.agent.sandbox_sshd import serve_ssh, sshd_path
 from reconciler.agent.sandbox_users import users_switchable
 from reconciler.agent.user_data import BootData, read_user_data
-from reconciler.daemon.sim_machines import attachments, machine_of, reachable
+from reconciler.daemon.sim_hypervisor import BootedServer, CloudHypervisor, Hypervisor
 
 LOG = logging.getLogger(__name__)
-ACTIVE = "ACTIVE"
 
 
 def boot_run(script: str) -> dict[str, Any]:
@@ -129,7 +128,7 @@ class SimulatedAgents:
 
     def __init__(
         self,
-        cloud: Callable[[], SimulatedCloud | None],
+        hypervisor: Hypervisor | Callable[[], SimulatedCloud | None],
         state_dir: Path,
         *,
         interval: float = 5.0,
@@ -139,10 +138,11 @@ class SimulatedAgents:
         random_source: random.Random | None = None,
         agent_address: AgentAddress | None = None,
     ) -> None:
-        """`cloud` gives the simulated cloud once it is open (None before); `hooks`: config groups
-        other than `script` served by a hook of their own instead of the stand-in;
-        `agent_address`: the agent API scripts may reach (none: scripts reach no network)."""
-        self._cloud = cloud
+        """`hypervisor` says which servers run and who they are (a callable: the simulated cloud
+        of this process once it is open, None before); `hooks`: config groups other than `script`
+        served by a hook of their own instead of the stand-in; `agent_address`: the agent API
+        scripts may reach (none: scripts reach no network)."""
+        self._hypervisor = CloudHypervisor(hypervisor) if callable(hypervisor) else hypervisor
         self._gateway = AgentGateway(agent_address) if agent_address is not None else None
         self._state_dir = state_dir
         self._interval = interval
@@ -153,8 +153,10 @@ class SimulatedAgents:
         self._machines: set[str] = set()  # servers whose state directory holds a machine
         self._random = random_source or random.Random()
         self._agents: dict[str, ServerAgent] = {}
+        self._plain: set[str] = set()  # servers booted with nothing for an agent to run
         self._lock = threading.Lock()
         self._stopped = threading.Event()
+        self._woken = threading.Event()
         self._scanner: threading.Thread | None = None
 
     def start(self) -> None:
@@ -178,6 +180,7 @@ class SimulatedAgents:
     def stop(self, timeout: float = 5.0) -> None:
         """Stop scanning and every agent; wait up to `timeout` s for them (a running script is left)."""
         self._stopped.set()
+        self._woken.set()
         if self._scanner is not None:
             self._scanner.join(timeout)
         with self._lock:
@@ -191,29 +194,26 @@ class SimulatedAgents:
             self._gateway.stop()
         self._peers.stop()
 
+    def wake(self) -> None:
+        """Scan now rather than at the next interval (the hypervisor's servers changed)."""
+        self._woken.set()
+
     def scan(self) -> int:
-        """Agents for the booted servers now in the cloud; how many run."""
-        cloud = self._cloud()
-        if cloud is None:
-            return 0
-        servers = {
-            str(body["id"]): body
-            for region in cloud.regions.values()  # the VMs of every region the cloud serves
-            for body in region.items("servers")
-            if body.get("status") == ACTIVE
-        }
+        """Agents for the booted servers the hypervisor runs now; how many run."""
+        servers = self._hypervisor.booted()
         with self._lock:
             if self._stopped.is_set():
                 return 0
-            for server_id in (set(self._agents) | self._machines) - set(servers):
+            for server_id in (set(self._agents) | self._machines | self._plain) - set(servers):
                 if server_id in self._agents:
                     self._agents.pop(server_id).stop()
+                self._plain.discard(server_id)
                 self._machines.discard(server_id)
                 self._peers.forget(server_id)
                 remove_tree(self._state_dir / server_id)
-            for server_id, body in servers.items():
-                if server_id not in self._agents:
-                    self._boot(server_id, body)
+            for server_id, booted in servers.items():
+                if server_id not in self._agents and server_id not in self._plain:
+                    self._boot(server_id, booted)
             return len(self._agents)
 
     def executed(self) -> int:
@@ -227,9 +227,10 @@ class SimulatedAgents:
             agent = self._agents.get(server_id)
         return {} if agent is None else agent.agent.runs()
 
-    def _boot(self, server_id: str, body: Mapping[str, Any]) -> None:
-        boot = read_user_data(body.get("_user_data"))
-        if not (boot.scripts or boot.software_config or body.get("config_drive")):
+    def _boot(self, server_id: str, booted: BootedServer) -> None:
+        boot = read_user_data(booted.user_data)
+        if not (boot.scripts or boot.software_config or booted.config_drive):
+            self._plain.add(server_id)
             return
         agent = Agent(
             boot.metadata_url or "",
@@ -251,13 +252,11 @@ class SimulatedAgents:
     def _machine(self, server_id: str, with_peers: bool) -> MachineWay | None:
         """The server as a machine now (its spec written afresh), reaching its neighbours if asked;
         None where the sandbox cannot give a machine its users."""
-        cloud = self._cloud()
-        if cloud is None or not users_switchable():
+        if not users_switchable():
             return None
-        server = next((body for body in cloud.items("servers") if body.get("id") == server_id), None)
-        if server is None:
+        machine = self._hypervisor.machine(server_id)
+        if machine is None:
             return None
-        machine = machine_of(cloud, server, attachments(cloud))
         with self._lock:
             self._machines.add(server_id)
         reaching = with_peers and sshd_path() is not None
@@ -267,10 +266,9 @@ class SimulatedAgents:
     def _route(self, source_id: str, address: str, port: int) -> Session | None:
         """What a connection from a server's sandbox to `address`:`port` reaches: sshd on a neighbour
         the simulated network lets it reach, or nothing."""
-        cloud = self._cloud()
-        if cloud is None or port != SSH_PORT:
+        if port != SSH_PORT:
             return None
-        target = reachable(cloud, source_id, address, port)
+        target = self._hypervisor.route(source_id, address, port)
         machine = self._machine(target, False) if target is not None else None
         if target is None or machine is None:
             return None
@@ -287,4 +285,5 @@ class SimulatedAgents:
                 self.scan()
             except Exception:
                 LOG.exception("scanning the simulated cloud's servers failed; trying again")
-            self._stopped.wait(self._scan_interval)
+            self._woken.wait(self._scan_interval)
+            self._woken.clear()

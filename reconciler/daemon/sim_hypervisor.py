@@ -1,0 +1,100 @@
+"""What the simulated cloud's hypervisor tells its VMs' agents: which servers run, who each one is,
+and whom a connection from one reaches.
+
+`Hypervisor` is the question asked by the agents' fleet (`sim_agents`): the ACTIVE servers of every
+region with their user data (a server gone from it is deleted), a server as a machine
+(`sim_machines.machine_of`: host name, default user, keys, neighbours), and the simulated
+network's verdict on one TCP connection (`sim_machines.reachable`). `CloudHypervisor` answers
+from the simulated cloud of this process; the agents' own process asks the daemon's over its link
+(`sim_agents_process`), which answers with a `CloudHypervisor`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from providers.simulated.cloud import SimulatedCloud
+from reconciler.agent.sandbox_machine import Machine
+from reconciler.daemon.sim_machines import attachments, machine_of, reachable
+
+ACTIVE = "ACTIVE"
+
+
+@dataclass(frozen=True)
+class BootedServer:
+    """A server as its hypervisor boots it: what its agent reads at boot."""
+
+    user_data: str | None
+    config_drive: bool
+
+    @classmethod
+    def of(cls, body: Mapping[str, Any]) -> BootedServer:
+        user_data = body.get("_user_data")
+        return cls(str(user_data) if user_data is not None else None, bool(body.get("config_drive")))
+
+
+class Hypervisor(Protocol):
+    def booted(self) -> Mapping[str, BootedServer]:
+        """The servers running now, by id."""
+
+    def machine(self, server_id: str) -> Machine | None:
+        """The server as a machine now, or None when it is gone."""
+
+    def route(self, source_id: str, address: str, port: int) -> str | None:
+        """The server a TCP connection from `source_id` to `address`:`port` reaches, if any."""
+
+
+class CloudHypervisor:
+    """The hypervisor of the simulated cloud `cloud()` gives once it is open (None before)."""
+
+    def __init__(self, cloud: Callable[[], SimulatedCloud | None]) -> None:
+        self._cloud = cloud
+
+    def booted(self) -> Mapping[str, BootedServer]:
+        cloud = self._cloud()
+        if cloud is None:
+            return {}
+        return {
+            str(body["id"]): BootedServer.of(body)
+            for region in cloud.regions.values()  # the VMs of every region the cloud serves
+            for body in region.items("servers")
+            if body.get("status") == ACTIVE
+        }
+
+    def machine(self, server_id: str) -> Machine | None:
+        cloud = self._cloud()
+        if cloud is None:
+            return None
+        server = next((body for body in cloud.items("servers") if body.get("id") == server_id), None)
+        return None if server is None else machine_of(cloud, server, attachments(cloud))
+
+    def route(self, source_id: str, address: str, port: int) -> str | None:
+        cloud = self._cloud()
+        return None if cloud is None else reachable(cloud, source_id, address, port)
+
+
+def machine_document(machine: Machine | None) -> dict[str, Any] | None:
+    """`machine` as JSON for the wire (`machine_from` reads it back)."""
+    if machine is None:
+        return None
+    return {
+        "hostname": machine.hostname,
+        "default_user": machine.default_user,
+        "authorized_keys": list(machine.authorized_keys),
+        "hosts": [list(entry) for entry in machine.hosts],
+        "peers": list(machine.peers),
+    }
+
+
+def machine_from(document: Mapping[str, Any] | None) -> Machine | None:
+    if document is None:
+        return None
+    return Machine(
+        hostname=str(document["hostname"]),
+        default_user=str(document["default_user"]),
+        authorized_keys=tuple(str(key) for key in document["authorized_keys"]),
+        hosts=tuple((str(address), str(name)) for address, name in document["hosts"]),
+        peers=tuple(str(address) for address in document["peers"]),
+    )
