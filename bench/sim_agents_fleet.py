@@ -6,22 +6,25 @@
 One stack: `--servers` servers booted with SOFTWARE_CONFIG user data, each with `--deployments`
 script deployments (`sleep --script-seconds`), converged on the real clock by one engine over
 SQLite, the agent API on loopback, the simulated cloud's agents polling every `--interval`
-seconds and running each script in the sandbox.
+seconds and running each script in its server's sandbox, in their own process as `reconciler run`
+runs them (`AgentsProcess`: booted as machines, reaching the agent API through the gateway).
 
 A server's floor is the time its agent cannot beat once its deployments are published: up to one
 poll interval, then its scripts one after the other. Printed: each server's time from its last
 deployment's publication to its last signal (p50, p99, max) against that floor, the stack's
-time to CONVERGED, and the CPU of this process (engine, agent API and agents together).
+time to CONVERGED, the CPU of this process (engine and agent API: the daemon's) and of its
+children (the agents' process and the scripts' sandboxes), and the load average around the run.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
 import resource
 import shutil
 import tempfile
-import threading
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
@@ -34,12 +37,12 @@ from providers.heat.agent_links import AgentLinks
 from providers.heat.software_records import IN_PROGRESS, Deployment
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.provider import SimulatedProvider
-from reconciler.agent.sandbox import sandboxed_script_hook
+from reconciler.agent.agent_gateway import AgentAddress
 from reconciler.daemon.agent_api import AgentApi
 from reconciler.daemon.agent_server import AgentServer
 from reconciler.daemon.clouds import CloudRoot
 from reconciler.daemon.collector import tune_process
-from reconciler.daemon.sim_agents import SimulatedAgents
+from reconciler.daemon.sim_agents_process import AgentsProcess
 from reconciler.daemon.software_records import StoredSoftware
 from reconciler.engine import DesiredGeneration, Engine, Policy, SoleWorkerLeases, StackStatus
 from reconciler.templates import DirectorySource, Limits, load_stack
@@ -60,20 +63,6 @@ class TimedRecords(StoredSoftware):
             inputs = {item["name"]: item.get("value") for item in deployment.entry.get("inputs") or []}
             token = str(inputs.get("deploy_signal_id", "")).rsplit("/", 1)[-1]
             self.servers_by_token[token] = deployment.server_id
-
-
-class TimedScripts:
-    """The sandboxed script hook, noting when each run started and ended, by its signal token."""
-
-    def __init__(self) -> None:
-        self.runs: dict[str, tuple[float, float]] = {}
-
-    def __call__(self, deployment: Mapping[str, Any], workdir: Path, time_limit: float) -> dict[str, Any]:
-        started = time.time()
-        result = sandboxed_script_hook(deployment, workdir, time_limit)
-        inputs = {item["name"]: item.get("value") for item in deployment.get("inputs") or []}
-        self.runs[str(inputs.get("deploy_signal_id", "")).rsplit("/", 1)[-1]] = (started, time.time())
-        return result
 
 
 class TimedApi(AgentApi):
@@ -144,14 +133,13 @@ def measure(
     for shard in range(store.settings.shard_count):
         leases.want(shard)
     engine = Engine(store, roots, clock, "bench", leases=leases, sleeper=clock, random=random.Random(1))
-    scripts = TimedScripts()
-    agents = SimulatedAgents(
+    agents = AgentsProcess(
         lambda: cloud,
         workdir / "agents",
         interval=interval,
         time_limit=600,
         scan_interval=0.5,
-        hooks={"script": scripts},
+        agent_address=AgentAddress.of(agent_api.links.agent_url, agent_api.address),
     )
     (workdir / "repo").mkdir()
     (workdir / "repo" / "stack.yaml").write_text(template(servers, deployments, script_seconds))
@@ -160,6 +148,7 @@ def measure(
     tune_process()  # as `reconciler run` runs the daemon, whose process this stands for
     cpu_before = resource.getrusage(resource.RUSAGE_SELF)
     children_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    load_before = os.getloadavg()[0]
     agents.start()
     started = time.time()
     try:
@@ -174,6 +163,7 @@ def measure(
         agents.stop()
         engine.close()
         agent_api.stop()
+    load_after = os.getloadavg()[0]
     cpu_after = resource.getrusage(resource.RUSAGE_SELF)
     children_after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if report.status is not StackStatus.CONVERGED:
@@ -185,7 +175,7 @@ def measure(
         signalled[server] = max(signalled.get(server, 0.0), at)
     latencies = [signalled[server] - published for server, published in records.published.items()]
     floor = interval + deployments * script_seconds
-    parts = _breakdown(records, api[0].signalled, scripts.runs)
+    parts = _breakdown(records, api[0].signalled, script_runs(workdir / "agents"))
     kept = [
         api[0].signalled[token] - at for token, at in api[0].received.items() if token in api[0].signalled
     ]
@@ -203,9 +193,21 @@ def measure(
         "stack_converged_s": converged,
         "process_cpu_s": (cpu_after.ru_utime - cpu_before.ru_utime)
         + (cpu_after.ru_stime - cpu_before.ru_stime),
-        "scripts_cpu_s": (children_after.ru_utime - children_before.ru_utime)
+        "agents_and_scripts_cpu_s": (children_after.ru_utime - children_before.ru_utime)
         + (children_after.ru_stime - children_before.ru_stime),
+        "load_average_before": load_before,
+        "load_average_after": load_after,
     }
+
+
+def script_runs(agents_dir: Path) -> dict[str, tuple[float, float]]:
+    """When each run started and ended, by its signal token, as the agents recorded them."""
+    runs: dict[str, tuple[float, float]] = {}
+    for record in agents_dir.glob("*/deployed.json"):
+        for run in json.loads(record.read_text(encoding="utf-8")).values():
+            if run.get("signal_id") and "started" in run:
+                runs[str(run["signal_id"]).rsplit("/", 1)[-1]] = (run["started"], run["ended"])
+    return runs
 
 
 def _breakdown(
@@ -243,7 +245,6 @@ def main() -> None:
     parser.add_argument("--interval", type=float, default=10.0, help="the agents' poll interval")
     options = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="bench-sim-agents-"))
-    threading.stack_size(512 * 1024)  # a thread per agent: a thousand need no 8 MiB stacks
     try:
         figures = measure(
             workdir,

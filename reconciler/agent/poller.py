@@ -1,8 +1,9 @@
 """Polling the metadata URL, running each deployment run once, and signalling its result.
 
 A run is known by its entry `id` (the deployment, action and config hash): the ids run are kept in
-`deployed.json` in the agent's state directory, written before the signal is sent, so an agent
-restarted (or a VM rebooted) never runs a script twice for the same inputs. A signal that fails
+`deployed.json` in the agent's state directory (with when each run started and ended), written
+before the signal is sent, so an agent restarted (or a VM rebooted) never runs a script twice for
+the same inputs. A signal that fails
 to send is sent again at the next poll from the result kept beside the id.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Mapping
@@ -30,6 +32,7 @@ class Agent:
     time_limit: float = 600.0
     etag: str | None = None
     hooks: HookChooser = hook_for
+    clock: Callable[[], float] = time.time
     _deployed: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -74,6 +77,7 @@ class Agent:
         if run_id in self._deployed:
             return False
         inputs = {item["name"]: item.get("value") for item in deployment.get("inputs") or []}
+        started = self.clock()
         result = self.hooks(str(deployment.get("group")))(
             deployment, self.state_dir / "runs", self.time_limit
         )
@@ -82,6 +86,8 @@ class Agent:
             "verb": inputs.get("deploy_signal_verb") or "PUT",
             "result": result,
             "sent": False,
+            "started": started,
+            "ended": self.clock(),
         }
         self._save()
         self._send(run_id)

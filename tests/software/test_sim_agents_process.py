@@ -1,0 +1,141 @@
+"""The simulated cloud's agents in a process of their own, as a real cloud's VMs run apart from it.
+
+Given the agent API listening and a stack whose server boots with SOFTWARE_CONFIG user data, when
+the agents' process runs, then the stack converges with the scripts' outputs while no agent runs
+in the daemon's process; when the agents' process is killed, it is started again, its agents
+remember their runs and execute none again; a deleted server's state goes with it; and the
+agents' process dies with the process that started it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from reconciler.daemon.sim_agents_process import AgentsProcess
+from reconciler.engine import StackStatus
+from tests.software.software_world import SoftwareWorld
+from tests.software.test_sim_agents import SCRIPTED, agent_address, converge_in_real_time, wait_until
+
+RAN = "simulated agent of server"
+REMEMBERED = "(3 run(s) remembered)"
+
+
+@pytest.fixture
+def world(tmp_path: Path, sqlite_url: str) -> Iterator[SoftwareWorld]:
+    world = SoftwareWorld(tmp_path, sqlite_url)
+    world.commit({"scripted.yaml": SCRIPTED})
+    yield world
+    world.close()
+
+
+def process_for(world: SoftwareWorld, state_dir: Path) -> AgentsProcess:
+    agents = AgentsProcess(
+        lambda: world.cloud,
+        state_dir,
+        interval=0.2,
+        time_limit=60,
+        scan_interval=0.1,
+        agent_address=agent_address(world),
+    )
+    agents.start()
+    return agents
+
+
+def messages(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [record.getMessage() for record in caplog.records]
+
+
+def test_the_agents_run_a_servers_scripts_from_a_process_of_their_own(
+    world: SoftwareWorld, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    agents = process_for(world, tmp_path / "agents")
+    try:
+        world.submit("scripted", "scripted.yaml")
+        assert converge_in_real_time(world, "scripted") is StackStatus.CONVERGED
+        agents_here = [thread.name for thread in threading.enumerate() if thread.name.startswith("sim-agent-")]
+        assert agents_here == []
+        assert agents.pid not in (None, os.getpid())
+    finally:
+        agents.stop()
+    outputs = world.outputs("scripted")
+    assert outputs["greeting"] == f"hello from {outputs['server']}\n"
+    assert f"{RAN} {outputs['server']} ran 1 script(s)" in messages(caplog)  # its log is the daemon's
+
+
+def test_a_killed_agents_process_starts_again_and_runs_nothing_twice(
+    world: SoftwareWorld, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    agents = process_for(world, tmp_path / "agents")
+    try:
+        world.submit("scripted", "scripted.yaml")
+        assert converge_in_real_time(world, "scripted") is StackStatus.CONVERGED
+        killed = agents.pid
+        assert killed is not None
+        os.kill(killed, signal.SIGKILL)
+        wait_until(lambda: agents.pid not in (None, killed), 30)
+        wait_until(lambda: any(REMEMBERED in message for message in messages(caplog)), 30)
+        after_restart = len(caplog.records)
+        threading.Event().wait(1.0)  # several polls
+    finally:
+        agents.stop()
+    assert not any(" ran " in message for message in messages(caplog)[after_restart:])
+
+
+def test_a_deleted_servers_state_goes_with_it(world: SoftwareWorld, tmp_path: Path) -> None:
+    agents = process_for(world, tmp_path / "agents")
+    try:
+        world.submit("scripted", "scripted.yaml")
+        assert converge_in_real_time(world, "scripted") is StackStatus.CONVERGED
+        server_dir = tmp_path / "agents" / world.outputs("scripted")["server"]
+        assert server_dir.is_dir()
+        world.cloud.vanish("servers", server_dir.name)
+        wait_until(lambda: not server_dir.exists(), 30)
+    finally:
+        agents.stop()
+
+
+STARTER = """
+import sys, time
+from pathlib import Path
+from reconciler.daemon.sim_agents_process import AgentsProcess
+agents = AgentsProcess(lambda: None, Path(sys.argv[1]))
+agents.start()
+while agents.pid is None:
+    time.sleep(0.05)
+print(agents.pid, flush=True)
+time.sleep(120)
+"""
+
+
+def running(pid: int) -> bool:
+    """Whether `pid` runs (a zombie nobody reaped has ended)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_the_agents_process_dies_with_the_process_that_started_it(tmp_path: Path) -> None:
+    starter = subprocess.Popen(
+        [sys.executable, "-c", STARTER, str(tmp_path / "agents")], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert starter.stdout is not None
+        agents_pid = int(starter.stdout.readline())
+        assert running(agents_pid)
+    finally:
+        starter.kill()  # as a daemon killed: no chance to stop its agents
+        starter.wait()
+    wait_until(lambda: not running(agents_pid), 10)
