@@ -19,16 +19,30 @@ script only after that. The child serves until the sandbox's PID namespace ends 
 
 from __future__ import annotations
 
-import contextlib
+# The C modules beneath `socket` and `threading`: this file starts in every sandbox, and importing
+# those two (enum, selectors, collections) costs more than the rest of its start.
+import _socket
+import _thread
 import os
-import socket
 import sys
-import threading
+
+TYPE_CHECKING = False  # `typing` is not imported at run time either
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class Stream(Protocol):
+        """What a relay needs of a connected socket (`socket.socket` and `_socket.socket` are)."""
+
+        def recv(self, size: int, /) -> bytes: ...
+        def sendall(self, data: bytes, /) -> None: ...
+        def shutdown(self, how: int, /) -> None: ...
+        def close(self) -> None: ...
+
 
 CHUNK = 65536
 
 
-def pump(source: socket.socket, target: socket.socket) -> None:
+def pump(source: Stream, target: Stream) -> None:
     """Copy one direction of a connection until its end, then pass the end on."""
     try:
         while data := source.recv(CHUNK):
@@ -36,22 +50,32 @@ def pump(source: socket.socket, target: socket.socket) -> None:
     except OSError:
         pass
     finally:
-        with contextlib.suppress(OSError):
-            target.shutdown(socket.SHUT_WR)
+        try:  # noqa: SIM105 - contextlib's import costs what this file saves
+            target.shutdown(_socket.SHUT_WR)
+        except OSError:
+            pass
 
 
-def splice(client: socket.socket, upstream: socket.socket) -> None:
+def splice(client: Stream, upstream: Stream) -> None:
     """Both directions of one connection, on a thread for the reverse one; both closed at the end."""
-    back = threading.Thread(target=pump, args=(upstream, client), daemon=True)
-    back.start()
+    back_done = _thread.allocate_lock()
+    back_done.acquire()
+
+    def back() -> None:
+        try:
+            pump(upstream, client)
+        finally:
+            back_done.release()
+
+    _thread.start_new_thread(back, ())
     pump(client, upstream)
-    back.join()
+    back_done.acquire()
     client.close()
     upstream.close()
 
 
-def _carry(client: socket.socket, unix_path: str, named: bytes) -> None:
-    upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+def _carry(client: _socket.socket, unix_path: str, named: bytes) -> None:
+    upstream = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         upstream.connect(unix_path)
         if named:
@@ -63,18 +87,18 @@ def _carry(client: socket.socket, unix_path: str, named: bytes) -> None:
     splice(client, upstream)
 
 
-def serve(listener: socket.socket, unix_path: str, *, named: bool = False) -> None:
+def serve(listener: _socket.socket, unix_path: str, named: bool = False) -> None:
     """Carry every connection the listener accepts; `named`: each preceded by `ADDRESS PORT\n`."""
     address, port = listener.getsockname()[:2]
     line = f"{address} {port}\n".encode() if named else b""
     while True:
-        client, _ = listener.accept()
-        threading.Thread(target=_carry, args=(client, unix_path, line), daemon=True).start()
+        descriptor, _ = listener._accept()  # type: ignore[attr-defined]  # the C socket's accept
+        _thread.start_new_thread(_carry, (_socket.socket(fileno=descriptor), unix_path, line))
 
 
-def _listening(address: str, port: int) -> socket.socket:
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+def _listening(address: str, port: int) -> _socket.socket:
+    listener = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
+    listener.setsockopt(_socket.SOL_SOCKET, _socket.SO_REUSEADDR, 1)
     listener.bind((address, port))
     listener.listen(64)
     return listener
@@ -91,11 +115,9 @@ def main(arguments: list[str]) -> int:
         return 0  # ready: the launcher goes on to the script
     os.setsid()
     for listener in listeners[1:]:
-        threading.Thread(
-            target=serve, args=(listener, unix_path), kwargs={"named": named}, daemon=True
-        ).start()
+        _thread.start_new_thread(serve, (listener, unix_path, named))
     if listeners:
-        serve(listeners[0], unix_path, named=named)
+        serve(listeners[0], unix_path, named)
     return 0
 
 
