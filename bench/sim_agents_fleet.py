@@ -160,6 +160,7 @@ def measure(
             report = engine.converge(["fleet"], clock.now() + 1)["fleet"]
         converged = time.time() - started
     finally:
+        agents_cpu = own_cpu(agents.pid)
         agents.stop()
         engine.close()
         agent_api.stop()
@@ -193,11 +194,20 @@ def measure(
         "stack_converged_s": converged,
         "process_cpu_s": (cpu_after.ru_utime - cpu_before.ru_utime)
         + (cpu_after.ru_stime - cpu_before.ru_stime),
+        "agents_process_cpu_s": agents_cpu,
         "agents_and_scripts_cpu_s": (children_after.ru_utime - children_before.ru_utime)
         + (children_after.ru_stime - children_before.ru_stime),
         "load_average_before": load_before,
         "load_average_after": load_after,
     }
+
+
+def own_cpu(pid: int | None) -> float:
+    """The CPU seconds process `pid` used itself (its children's not counted)."""
+    if pid is None:
+        return 0.0
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def script_runs(agents_dir: Path) -> dict[str, tuple[float, float]]:
