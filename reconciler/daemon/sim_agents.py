@@ -16,9 +16,13 @@ only place they may write, a time limit, and no network but the agent API, reach
 fleet's gateway at the address VMs are given (`agent_address`), so a script can signal a wait
 condition handle with its `curl_cli` as on a VM.
 
+Which servers run, and who each one is, the fleet learns from its hypervisor (`sim_hypervisor`):
+the simulated cloud itself when the fleet runs in the cloud's process, the daemon over a socket
+when it runs in a process of its own (`sim_agents_process`, as `reconciler run` runs it).
+
 Each server's agent keeps what it ran in a directory of its own under `state_dir` (beside the
 simulated cloud's file), so a daemon restarted over the same cloud runs no script twice. Agents
-stop with the daemon; a script still running then is left to its time limit.
+stop with the fleet; a script still running then is left to its time limit.
 
 Each server's sandbox keeps a root file system of its own over the host's (in its state
 directory, removed with it when the server is deleted): what a script writes, a later one on the
