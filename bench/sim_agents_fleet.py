@@ -112,7 +112,13 @@ def _percentile(values: Sequence[float], share: float) -> float:
 
 
 def measure(
-    workdir: Path, *, servers: int, deployments: int, script_seconds: float, interval: float
+    workdir: Path,
+    *,
+    servers: int,
+    deployments: int,
+    script_seconds: float,
+    interval: float,
+    scripts_reach_api: bool = True,
 ) -> dict[str, float]:
     clock = SystemClock()
     store = open_store(f"sqlite:///{workdir / 'state.sqlite'}", clock=clock)
@@ -139,7 +145,9 @@ def measure(
         interval=interval,
         time_limit=600,
         scan_interval=0.5,
-        agent_address=AgentAddress.of(agent_api.links.agent_url, agent_api.address),
+        agent_address=AgentAddress.of(agent_api.links.agent_url, agent_api.address)
+        if scripts_reach_api
+        else None,
     )
     (workdir / "repo").mkdir()
     (workdir / "repo" / "stack.yaml").write_text(template(servers, deployments, script_seconds))
@@ -176,7 +184,11 @@ def measure(
         signalled[server] = max(signalled.get(server, 0.0), at)
     latencies = [signalled[server] - published for server, published in records.published.items()]
     floor = interval + deployments * script_seconds
-    parts = _breakdown(records, api[0].signalled, script_runs(workdir / "agents"))
+    runs = script_runs(workdir / "agents")
+    parts = _breakdown(records, api[0].signalled, runs)
+    sent = [api[0].received[token] - ended for token, (_, ended) in runs.items() if token in api[0].received]
+    parts["signal_received_after_script_p50_s"] = _percentile(sent, 0.5)
+    parts["signal_received_after_script_max_s"] = max(sent, default=0.0)
     kept = [
         api[0].signalled[token] - at for token, at in api[0].received.items() if token in api[0].signalled
     ]
@@ -253,6 +265,9 @@ def main() -> None:
     parser.add_argument("--deployments", type=int, default=3)
     parser.add_argument("--script-seconds", type=float, default=2.0)
     parser.add_argument("--interval", type=float, default=10.0, help="the agents' poll interval")
+    parser.add_argument(
+        "--closed-sandbox", action="store_true", help="scripts reach no network (no relay in their sandbox)"
+    )
     options = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="bench-sim-agents-"))
     try:
@@ -262,6 +277,7 @@ def main() -> None:
             deployments=options.deployments,
             script_seconds=options.script_seconds,
             interval=options.interval,
+            scripts_reach_api=not options.closed_sandbox,
         )
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
