@@ -158,7 +158,8 @@ class FleetDisks:
         loop_devices.detach(plugged.device)
 
     def _show(self, server_id: str) -> None:
-        disks = [plugged.disk for (server, _), plugged in sorted(self._plugged.items()) if server == server_id]
+        plugged = sorted(self._plugged.items())
+        disks = [entry.disk for (server, _), entry in plugged if server == server_id]
         try:
             sandbox_disks.show(self._state_dir / server_id / ROOT, disks)
         except OSError as error:
