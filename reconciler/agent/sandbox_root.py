@@ -165,6 +165,9 @@ def own_dev(target: str, root: str) -> None:
     devices = os.path.join(root, DEVICES)
     if os.path.isdir(devices):
         mount(devices, target, None, MS_BIND)
+        kept = os.statvfs(target).f_flag
+        flags = sum(flag for st, flag in KEPT_FLAGS.items() if kept & st)
+        mount("none", target, None, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NOEXEC | flags)  # as a tmpfs /dev
     else:
         mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755")
     for name in CHARACTER_DEVICES:
