@@ -95,16 +95,16 @@ def umount(arguments: list[str]) -> int:
     if not arguments:
         print("umount helper: DIRECTORY is needed", file=sys.stderr)
         return MOUNT_FAILED
-    directory = os.path.realpath(arguments[0])
-    driver = driver_of(directory)
+    driver = driver_of(os.path.realpath(arguments[0]))
     done = subprocess.run(["umount", "-i", *arguments], check=False)
     if done.returncode == 0 and driver is not None:
         wait_for_exit(driver, DRIVER_EXIT_WAIT)
     return done.returncode
 
 
-def driver_of(directory: str) -> int | None:
-    """The process of the FUSE driver serving the mount at `directory`, if one of ours does."""
+def driver_of(target: str) -> int | None:
+    """The process of the FUSE driver serving the mount at `target` (or of the device `target`),
+    if one of ours does."""
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -113,7 +113,7 @@ def driver_of(directory: str) -> int | None:
                 argv = [part.decode(errors="replace") for part in file.read().split(b"\0") if part]
         except OSError:
             continue
-        if argv and os.path.basename(argv[0]) == DRIVER and directory in argv[2:3]:
+        if argv and os.path.basename(argv[0]) == DRIVER and target in argv[1:3]:  # the device or its mount
             return int(entry)
     return None
 

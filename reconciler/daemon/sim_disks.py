@@ -153,7 +153,7 @@ class FleetDisks:
 
     def _unplug(self, key: tuple[str, str], *, show: bool) -> None:
         plugged = self._plugged.pop(key)
-        if show:
+        if show and (self._state_dir / key[0]).is_dir():
             self._show(key[0])  # the node goes before its loop device can serve anyone else
         loop_devices.detach(plugged.device)
 
