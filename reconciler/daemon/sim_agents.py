@@ -33,11 +33,14 @@ is reachable. This needs the daemon to run as root (the sandbox then maps the id
 Debian's `openssh-server` for sshd; without them scripts run as root with no such identity, and
 the fleet says so when it starts.
 
+Each volume attached to a server is a disk of its sandbox (`sim_disks`): `/dev/vdb` appears
+while its script runs, as on a VM, and `mkfs.ext4`, `mount`, `umount` work on it. This needs the
+daemon to run as root, loop devices and FUSE (Debian's `fuse2fs`); without them servers have no
+disks, and the fleet says so when it starts.
+
 Limits: a script sees the host's files and tools beneath its server's own, so one that installs
-packages from the network fails where a VM's would not; an attached volume is no device of the
-sandbox (`mount /dev/vdb` needs a block device, and mount(8) sets up a loop device for a file,
-which an unprivileged user namespace cannot have);
-`#cloud-config` user data is not interpreted (no corpus template signals from it).
+packages from the network fails where a VM's would not; `#cloud-config` user data is not
+interpreted (no corpus template signals from it).
 """
 
 from __future__ import annotations
@@ -67,6 +70,7 @@ from reconciler.agent.sandbox_machine import SSH_PORT, MachineWay, booted_as
 from reconciler.agent.sandbox_sshd import serve_ssh, sshd_path
 from reconciler.agent.sandbox_users import users_switchable
 from reconciler.agent.user_data import BootData, read_user_data
+from reconciler.daemon.sim_disks import FleetDisks
 from reconciler.daemon.sim_machines import attachments, machine_of, reachable
 
 LOG = logging.getLogger(__name__)
@@ -151,6 +155,7 @@ class SimulatedAgents:
         self._plugged = hooks
         self._peers = PeerGateway(self._route)
         self._machines: set[str] = set()  # servers whose state directory holds a machine
+        self._disks = FleetDisks(state_dir)
         self._random = random_source or random.Random()
         self._agents: dict[str, ServerAgent] = {}
         self._lock = threading.Lock()
@@ -169,6 +174,9 @@ class SimulatedAgents:
             )
         elif isolation_available() and sshd_path() is None:
             LOG.warning("openssh-server is not installed: simulated servers refuse ssh connections")
+        no_disks = self._disks.start()
+        if no_disks is not None:
+            LOG.warning("simulated servers have no disks (attached volumes are no devices): %s", no_disks)
         if self._gateway is not None:
             self._gateway.start()
         self._peers.start()
@@ -190,6 +198,7 @@ class SimulatedAgents:
         if self._gateway is not None:
             self._gateway.stop()
         self._peers.stop()
+        self._disks.release()
 
     def scan(self) -> int:
         """Agents for the booted servers now in the cloud; how many run."""
@@ -214,7 +223,9 @@ class SimulatedAgents:
             for server_id, body in servers.items():
                 if server_id not in self._agents:
                     self._boot(server_id, body)
-            return len(self._agents)
+            running, equipped = len(self._agents), set(self._agents) | self._machines
+        self._disks.converge(cloud, equipped)
+        return running
 
     def executed(self) -> int:
         """How many runs (boot scripts, deployments) the agents of this fleet executed."""
@@ -260,6 +271,7 @@ class SimulatedAgents:
         machine = machine_of(cloud, server, attachments(cloud))
         with self._lock:
             self._machines.add(server_id)
+        self._disks.prepare(server_id)
         reaching = with_peers and sshd_path() is not None
         peer_socket = self._peers.socket_for(server_id) if reaching else None
         return booted_as(machine, self._state_dir / server_id, peer_socket, hidden=self._state_dir)
