@@ -94,6 +94,7 @@ class ComparedRecord:
     replaced_by: int | None
     deletion_policy: str
     properties_digest: str | None
+    inputs_digest: str | None = None
 
 
 _COLUMNS = (
@@ -107,6 +108,7 @@ _COLUMNS = (
     RECORDS.c.replaced_by,
     RECORDS.c.deletion_policy,
     RECORDS.c.properties_digest,
+    RECORDS.c.inputs_digest,
 )
 
 
@@ -121,7 +123,7 @@ def under_stack(stack: str) -> sa.ColumnElement[bool]:
 
 
 def _records(rows: Any, sealer: Sealer | None, texts: AttributeTexts) -> Iterator[ComparedRecord]:
-    for record_id, stack, name, type_name, physical_id, properties, status, replaced, policy, digest in rows:
+    for record_id, stack, name, type_name, physical_id, properties, status, replaced, policy, digest, inputs in rows:
         yield ComparedRecord(
             stack,
             name,
@@ -133,6 +135,7 @@ def _records(rows: Any, sealer: Sealer | None, texts: AttributeTexts) -> Iterato
             replaced,
             policy,
             digest,
+            inputs,
         )
 
 

@@ -60,6 +60,7 @@ def recorded_for_plan(records: Iterable[ComparedRecord]) -> dict[str, RecordedRe
             record.status.upper() in FAILED_RECORD_STATUSES,
             record.deletion_policy,
             record.properties_digest,
+            record.inputs_digest,
         )
         for record in records
         if record.replaced_by is None

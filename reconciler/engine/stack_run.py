@@ -45,6 +45,7 @@ from reconciler.engine.record_rows import plain_json
 from reconciler.engine.report import StackReport
 from reconciler.engine.resource_actions import ResourceActions
 from reconciler.engine.resource_graph import ResourceGraph
+from reconciler.engine.resolution_record import note_resolution, resolution_digest
 from reconciler.engine.resource_options import ResourceOptions
 from reconciler.engine.resource_state import RecordStatus, ResourceState
 from reconciler.engine.retirement import Retirement
@@ -439,6 +440,7 @@ class StackRun:
             now=now,
         ):
             return
+        inputs = resolution_digest(self.definition, name, self.values)
         recorded = None
         if state is not None:
             failed = state.status is RecordStatus.FAILED
@@ -460,7 +462,11 @@ class StackRun:
                 self.summary.await_approval(name, "replace")
                 return
             self.actions.replace(state, resource.type, desired, failing=failing, now=now)
-        self.options.keep_deletion_policy(self.resources.records.get(name), deletion_policy)
+        record = self.resources.records.get(name)
+        if note_resolution(record, state, desired, inputs, plan.action):
+            assert record is not None
+            self.writes.mark(record)
+        self.options.keep_deletion_policy(record, deletion_policy)
 
     def _unchanged(self, state: ResourceState, type_name: str, desired: dict[str, Any], now: float) -> None:
         """Nothing to apply; but a type Heat makes anew at every update of its stack, last made at an

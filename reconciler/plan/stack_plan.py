@@ -25,6 +25,7 @@ from reconciler.plan.nested_plans import (
     scaled_size,
 )
 from reconciler.plan.recorded import RecordedResource
+from reconciler.plan.resolution_inputs import ScopedStack, resource_inputs, stack_inputs
 from reconciler.plan.resource_diff import UpdateRules, plan_resource
 from reconciler.plan.unknown_values import shown_unknowns
 from reconciler.templates.errors import FunctionError, TemplateError, Unresolved
@@ -96,6 +97,46 @@ class _RecordedValues:
             self.updating.add(plan.name)
 
 
+class _UnchangedByInputs:
+    """Resources decided unchanged by the digest of what their recorded properties were resolved
+    from (`resolution_inputs`): equal to the digest of what they would be resolved from now, with
+    nothing they require moving in this plan, the resolution would give back what is recorded."""
+
+    def __init__(
+        self, definition: DesiredStack, recorded: Mapping[str, RecordedResource], values: _RecordedValues
+    ) -> None:
+        self._shared = stack_inputs(definition) if isinstance(definition, ScopedStack) else None
+        self._recorded = recorded
+        self._values = values
+
+    def _physical_id(self, name: str) -> str | None:
+        record = self._recorded.get(name)
+        return None if record is None else record.physical_id
+
+    def plan(self, name: str, resource: DesiredResource, requires: frozenset[str]) -> ResourcePlan | None:
+        """The plan of `name` when its recorded inputs digest says unchanged (None: resolve it)."""
+        shared = self._shared
+        record = self._recorded.get(name)
+        if (
+            shared is None
+            or record is None
+            or record.inputs_digest is None
+            or record.failed
+            or record.physical_id is None
+            or record.type != resource.type
+            or resource.nested_kind is not None
+            or not self._values.changing.isdisjoint(requires)
+            or not self._values.updating.isdisjoint(requires)
+        ):
+            return None
+        written = getattr(resource, "properties", None)
+        digest = resource_inputs(shared, resource.type, written, requires, self._physical_id)
+        if digest != record.inputs_digest:
+            return None
+        applied = record.properties
+        return ResourcePlan(name, resource.type, Action.UNCHANGED, applied, applied=applied)
+
+
 def _dependency_order(graph: Mapping[str, frozenset[str]]) -> list[str]:
     """Every resource after those it requires, in template order otherwise (a depth-first walk:
     a fraction of what building a `graphlib` sorter costs at 50,000 resources). Loading refuses
@@ -138,9 +179,14 @@ def plan_stack(
     graph = definition.graph()
     resources = definition.resources
     values = _RecordedValues(recorded)
+    unchanged = _UnchangedByInputs(definition, recorded, values)
     plans: list[ResourcePlan] = []
     for name in _dependency_order(graph):
         resource = resources[name]
+        known = unchanged.plan(name, resource, graph[name])
+        if known is not None:
+            plans.append(known)
+            continue
         waiting: frozenset[str] = frozenset()
         try:
             desired = definition.resolve_properties(name, values)
