@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import marshal
 import weakref
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, Protocol, runtime_checkable
 
 from reconciler.templates.evaluation import UNKNOWN
@@ -43,6 +43,11 @@ class ScopedStack(Protocol):
 
     @property
     def evaluation(self) -> Any: ...
+
+    @property
+    def resources(self) -> Mapping[str, Any]: ...
+
+    def graph(self) -> Mapping[str, frozenset[str]]: ...
 
 
 _contexts: weakref.WeakKeyDictionary[Any, bytes | None] = weakref.WeakKeyDictionary()
@@ -95,19 +100,16 @@ def resource_inputs(
     shared: bytes,
     type_name: str,
     properties: Any,
-    requires: Iterable[str],
+    requires: Collection[str],
     physical_id: Callable[[str], str | None],
 ) -> str | None:
     """The digest of one resource's resolution inputs: `shared` (`stack_inputs`), its type, its
     properties as written, and the physical id of each resource it `requires` (None when one has
     none, or a value cannot be held)."""
-    required = sorted(requires)
-    ids = []
-    for name in required:
-        found = physical_id(name)
-        if found is None:
-            return None
-        ids.append(found)
+    required = sorted(requires) if len(requires) > 1 else list(requires)
+    ids = [physical_id(name) for name in required]
+    if None in ids:
+        return None
     try:
         text = marshal.dumps((shared, type_name, properties, required, ids), _MARSHAL_VERSION)
     except (ValueError, TypeError):

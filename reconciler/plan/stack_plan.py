@@ -97,44 +97,36 @@ class _RecordedValues:
             self.updating.add(plan.name)
 
 
-class _UnchangedByInputs:
-    """Resources decided unchanged by the digest of what their recorded properties were resolved
-    from (`resolution_inputs`): equal to the digest of what they would be resolved from now, with
-    nothing they require moving in this plan, the resolution would give back what is recorded."""
+def _resolved_as_recorded(
+    definition: DesiredStack, recorded: Mapping[str, RecordedResource]
+) -> frozenset[str]:
+    """The resources whose recorded properties were resolved from what they would be resolved from
+    now (`resolution_inputs`), as far as the values recorded now tell: unchanged, unless something
+    they require moves in this plan."""
+    shared = stack_inputs(definition) if isinstance(definition, ScopedStack) else None
+    if shared is None:
+        return frozenset()
+    graph = definition.graph()
+    resources = definition.resources
 
-    def __init__(
-        self, definition: DesiredStack, recorded: Mapping[str, RecordedResource], values: _RecordedValues
-    ) -> None:
-        self._shared = stack_inputs(definition) if isinstance(definition, ScopedStack) else None
-        self._recorded = recorded
-        self._values = values
-
-    def _physical_id(self, name: str) -> str | None:
-        record = self._recorded.get(name)
-        return None if record is None else record.physical_id
-
-    def plan(self, name: str, resource: DesiredResource, requires: frozenset[str]) -> ResourcePlan | None:
-        """The plan of `name` when its recorded inputs digest says unchanged (None: resolve it)."""
-        shared = self._shared
-        record = self._recorded.get(name)
+    physical_ids = {name: record.physical_id for name, record in recorded.items()}
+    found = []
+    for name, record in recorded.items():
+        resource = resources.get(name)
         if (
-            shared is None
-            or record is None
-            or record.inputs_digest is None
+            record.inputs_digest is None
+            or resource is None
             or record.failed
             or record.physical_id is None
             or record.type != resource.type
             or resource.nested_kind is not None
-            or not self._values.changing.isdisjoint(requires)
-            or not self._values.updating.isdisjoint(requires)
         ):
-            return None
+            continue
         written = getattr(resource, "properties", None)
-        digest = resource_inputs(shared, resource.type, written, requires, self._physical_id)
-        if digest != record.inputs_digest:
-            return None
-        applied = record.properties
-        return ResourcePlan(name, resource.type, Action.UNCHANGED, applied, applied=applied)
+        digest = resource_inputs(shared, resource.type, written, graph[name], physical_ids.get)
+        if record.inputs_digest == digest:
+            found.append(name)
+    return frozenset(found)
 
 
 def _dependency_order(graph: Mapping[str, frozenset[str]]) -> list[str]:
@@ -145,6 +137,12 @@ def _dependency_order(graph: Mapping[str, frozenset[str]]) -> list[str]:
     placed: set[str] = set()
     entered: set[str] = set()
     for root in graph:
+        if root in placed:
+            continue
+        if placed.issuperset(graph[root]):  # most resources: written after all they require
+            placed.add(root)
+            order.append(root)
+            continue
         pending = [root]
         while pending:
             name = pending[-1]
@@ -179,14 +177,16 @@ def plan_stack(
     graph = definition.graph()
     resources = definition.resources
     values = _RecordedValues(recorded)
-    unchanged = _UnchangedByInputs(definition, recorded, values)
+    settled = _resolved_as_recorded(definition, recorded)
+    changing, updating = values.changing, values.updating
     plans: list[ResourcePlan] = []
     for name in _dependency_order(graph):
-        resource = resources[name]
-        known = unchanged.plan(name, resource, graph[name])
-        if known is not None:
-            plans.append(known)
+        if name in settled and changing.isdisjoint(graph[name]) and updating.isdisjoint(graph[name]):
+            kept = recorded[name]
+            applied = kept.properties
+            plans.append(ResourcePlan(name, kept.type, Action.UNCHANGED, applied, applied=applied))
             continue
+        resource = resources[name]
         waiting: frozenset[str] = frozenset()
         try:
             desired = definition.resolve_properties(name, values)
