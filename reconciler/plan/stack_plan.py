@@ -6,6 +6,11 @@ updated too) is decided as apply will decide it once that value is known: the pr
 change, so it is updated in place or replaced by the same rules as any other change, its new values
 shown as known only after apply. An attribute that an update leaves as it was is still planned as
 changing: the plan says "update" where apply may then find nothing to do.
+
+A resource whose recorded properties were resolved from exactly what it would be resolved from now
+(`resolution_inputs`: the digest apply records beside them), with nothing it requires moving, is
+unchanged without being resolved: a one-line change of a large stack resolves the few resources
+it touches and those reading them.
 """
 
 from __future__ import annotations
@@ -71,6 +76,7 @@ class _RecordedValues:
         self._recorded = recorded
         self.changing: set[str] = set()
         self.updating: set[str] = set()
+        self.moved: set[str] = set()  # either
 
     def _record(self, resource: str) -> RecordedResource:
         record = self._recorded.get(resource)
@@ -93,8 +99,10 @@ class _RecordedValues:
         """Note what `plan` does to the values others read."""
         if plan.action in (Action.CREATE, Action.REPLACE):
             self.changing.add(plan.name)
+            self.moved.add(plan.name)
         elif plan.action is Action.UPDATE:
             self.updating.add(plan.name)
+            self.moved.add(plan.name)
 
 
 def _resolved_as_recorded(
@@ -108,7 +116,6 @@ def _resolved_as_recorded(
         return frozenset()
     graph = definition.graph()
     resources = definition.resources
-
     physical_ids = {name: record.physical_id for name, record in recorded.items()}
     found = []
     for name, record in recorded.items():
@@ -178,10 +185,10 @@ def plan_stack(
     resources = definition.resources
     values = _RecordedValues(recorded)
     settled = _resolved_as_recorded(definition, recorded)
-    changing, updating = values.changing, values.updating
+    moved = values.moved
     plans: list[ResourcePlan] = []
     for name in _dependency_order(graph):
-        if name in settled and changing.isdisjoint(graph[name]) and updating.isdisjoint(graph[name]):
+        if name in settled and moved.isdisjoint(graph[name]):
             kept = recorded[name]
             applied = kept.properties
             plans.append(ResourcePlan(name, kept.type, Action.UNCHANGED, applied, applied=applied))
