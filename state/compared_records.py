@@ -3,10 +3,10 @@ only where read.
 
 A plan of a large stack looks at every record, yet reads the applied properties only of the few
 resources it must compare property by property, and the attributes only of those others read
-(`get_attr`). So the records are read without either JSON column (the bulk of a row, and of the
-time reading it): each value is fetched when first read, alone for the first few records asked
-(a plan of a small change asks a few), then with those of every record of the same read in one
-query; then decoded (and opened, if sealed) once. A value fetched after the records were read may
+(`get_attr`). So the records are read without either JSON column (the bulk of a row): each value
+is fetched when first read, alone for the first few records asked (a plan of a small change asks a
+few), then with those of every record of the same read in one query; then decoded (and opened, if
+sealed) once. A value fetched after the records were read may
 be newer than they are, never older.
 """
 
