@@ -66,7 +66,7 @@ def _what_apply_did(before: dict[str, Any], after: dict[str, Any]) -> dict[str, 
 def _what_the_plan_says(world: World) -> dict[str, str]:
     """The plan's action per path; the same whether or not it reads the recorded inputs digests
     (which let it decide a resource unchanged without resolving it)."""
-    definition = load_stack(DirectorySource(world.repo_dir), "stack.yaml")
+    definition = load_stack(DirectorySource(world.repo_dir), "stack.yaml", stack_name=STACK)
     rules = CloudRoot(world.clock, sim=world.sim).for_cloud("sim")
     recorded = recorded_for_plan(world.store.read_compared_records(STACK))
     resolved = {name: dataclasses.replace(record, inputs_digest=None) for name, record in recorded.items()}
