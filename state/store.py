@@ -515,7 +515,8 @@ class Store:
         return self._tx.read("nested digests", lambda c: stacks.newest_digests_under(c, stack))
 
     def read_compared_records(self, stack: str) -> list[ComparedRecord]:
-        """Every record of a stack, its values decoded only when read (what a plan compares)."""
+        """Every current record of a stack, its values fetched and decoded only when read (what a
+        plan compares)."""
         return self._compared_records(compared_records.of_stack(stack)).get(stack, [])
 
     def read_compared_records_under(self, stack: str) -> dict[str, list[ComparedRecord]]:
@@ -523,12 +524,22 @@ class Store:
         return self._compared_records(compared_records.under_stack(stack))
 
     def _compared_records(self, where: ColumnElement[bool]) -> dict[str, list[ComparedRecord]]:
-        texts = compared_records.AttributeTexts(
-            lambda: self._tx.read("read attributes", lambda c: compared_records.attribute_texts(c, where))
-        )
+        properties = self._column_texts("properties", where)
+        attributes = self._column_texts("attributes", where)
         return self._tx.read(
             "read compared records",
-            lambda c: compared_records.read_compared_records(c, where, texts, self._sealer),
+            lambda c: compared_records.read_compared_records(c, where, properties, attributes),
+        )
+
+    def _column_texts(self, column: str, where: ColumnElement[bool]) -> compared_records.ColumnTexts:
+        return compared_records.ColumnTexts(
+            lambda record_id: self._tx.read(
+                f"read {column}", lambda c: compared_records.column_text(c, column, record_id)
+            ),
+            lambda: self._tx.read(
+                f"read {column}", lambda c: compared_records.column_texts(c, column, where)
+            ),
+            self._sealer,
         )
 
     def read_records_of(self, stacks: Sequence[str]) -> dict[str, list[RecordedResource]]:

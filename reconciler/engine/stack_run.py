@@ -43,6 +43,7 @@ from reconciler.engine.provider_set import ProviderSet
 from reconciler.engine.readiness_waits import ReadinessWaits
 from reconciler.engine.record_rows import plain_json
 from reconciler.engine.report import StackReport
+from reconciler.engine.resolution_record import note_resolution, resolution_digest
 from reconciler.engine.resource_actions import ResourceActions
 from reconciler.engine.resource_graph import ResourceGraph
 from reconciler.engine.resource_options import ResourceOptions
@@ -53,7 +54,7 @@ from reconciler.engine.run_spec import RunSpec
 from reconciler.engine.stack_status import StackStatus
 from reconciler.engine.suspension import Suspension
 from reconciler.engine.unchanged_inputs import inputs_beside_template_unchanged
-from reconciler.plan import Action, RecordedResource, plan_resource
+from reconciler.plan import Action, RecordedResource, ResourcePlan, plan_resource
 
 # OS::Heat::UpdateWaitConditionHandle: a new handle (a new URL) at every update of its stack, so
 # whatever waits on it waits for fresh signals.
@@ -439,28 +440,45 @@ class StackRun:
             now=now,
         ):
             return
+        inputs = resolution_digest(self.definition, name, self.values)
         recorded = None
         if state is not None:
             failed = state.status is RecordStatus.FAILED
             recorded = RecordedResource(name, state.type, state.physical_id, state.properties, failed=failed)
         plan = plan_resource(name, resource.type, desired, recorded, self.providers)
         self.options.keep_deletion_policy(state, deletion_policy)
+        if not self._act(plan, resource.type, desired, state, now):
+            return
+        record = self.resources.records.get(name)
+        if note_resolution(record, state, desired, inputs, plan.action):
+            assert record is not None
+            self.writes.mark(record)
+        self.options.keep_deletion_policy(record, deletion_policy)
+
+    def _act(
+        self,
+        plan: ResourcePlan,
+        type_name: str,
+        desired: dict[str, Any],
+        state: ResourceState | None,
+        now: float,
+    ) -> bool:
+        """Start what `plan` says (False: a replacement waits for an approval)."""
         if plan.action is Action.CREATE:
-            self.actions.create(name, resource.type, desired, state, now)
-        elif plan.action is Action.UNCHANGED:
-            assert state is not None
-            self._unchanged(state, resource.type, desired, now)
+            self.actions.create(plan.name, type_name, desired, state, now)
+            return True
+        assert state is not None
+        if plan.action is Action.UNCHANGED:
+            self._unchanged(state, type_name, desired, now)
         elif plan.action is Action.UPDATE:
-            assert state is not None
             self.actions.update(state, desired, plan.changed, now)
         else:
-            assert state is not None
             failing = "status" in plan.replace_reasons
             if not failing and self.needs_approval("replace"):  # a repair of drift needs none
-                self.summary.await_approval(name, "replace")
-                return
-            self.actions.replace(state, resource.type, desired, failing=failing, now=now)
-        self.options.keep_deletion_policy(self.resources.records.get(name), deletion_policy)
+                self.summary.await_approval(plan.name, "replace")
+                return False
+            self.actions.replace(state, type_name, desired, failing=failing, now=now)
+        return True
 
     def _unchanged(self, state: ResourceState, type_name: str, desired: dict[str, Any], now: float) -> None:
         """Nothing to apply; but a type Heat makes anew at every update of its stack, last made at an
