@@ -35,6 +35,7 @@ from reconciler.templates.parameters import (
     check_constraints,
     typed_value,
 )
+from reconciler.templates.reused_resources import ReusedResources
 from reconciler.templates.template_model import PSEUDO_PARAMETERS, ResourceModel, TemplateModel
 
 if TYPE_CHECKING:
@@ -62,8 +63,12 @@ class Binding:
     pseudo: Mapping[str, str] = field(default_factory=dict)
 
 
-def bind(model: TemplateModel, context: LoadContext, binding: Binding) -> StackDefinition:
-    """The stack definition of `model` under `binding`; `TemplateError` with every problem found."""
+def bind(
+    model: TemplateModel, context: LoadContext, binding: Binding, reused: ReusedResources | None = None
+) -> StackDefinition:
+    """The stack definition of `model` under `binding`; `TemplateError` with every problem found.
+
+    `reused` gives the yield of the resources `model` did not parse (those of `model.reused`)."""
     problems: list[Problem] = []
     parameters, hidden, missing = _parameters(model, context, binding, problems)
     if problems:
@@ -72,7 +77,7 @@ def bind(model: TemplateModel, context: LoadContext, binding: Binding) -> StackD
         version=model.version,
         parameters=parameters,
         resources=frozenset(),
-        all_resources=frozenset(model.resources),
+        all_resources=frozenset(model.resources if reused is None else reused.order),
         source=NoCloud(),
         files=context.files_of(model.path),
         facade=binding.facade,
@@ -88,13 +93,20 @@ def bind(model: TemplateModel, context: LoadContext, binding: Binding) -> StackD
         if needed.check(resource.condition, (*resource.where, "condition"))
         and _holds(resource.condition, scope, problems, model, resource.where)
     }
+    if reused is not None:
+        active.update(reused.entries)  # a reused resource has no condition
     scope.resources = frozenset(active)
     resources: dict[str, ResourceDefinition] = {}
     parsed_properties: dict[str, Any] = {}
-    for name, resource in model.resources.items():
-        if name in active:
-            needed.check(resource.deletion_policy, (*resource.where, "deletion_policy"))
-            resources[name], parsed_properties[name] = _resource(model, resource, scope, context, problems)
+    if reused is None:
+        for name, resource in model.resources.items():
+            if name in active:
+                needed.check(resource.deletion_policy, (*resource.where, "deletion_policy"))
+                resources[name], parsed_properties[name] = _resource(
+                    model, resource, scope, context, problems
+                )
+    else:
+        _bind_reusing(model, reused, (scope, context, needed, problems), resources, parsed_properties)
     with_launch_configurations(resources, parsed_properties)
     scope.group_resources = frozenset(
         name
@@ -132,9 +144,33 @@ def bind(model: TemplateModel, context: LoadContext, binding: Binding) -> StackD
         context=context,
         pseudo_parameters=binding.pseudo,
         needs_evaluation=frozenset(
-            name for name in resources if model.resources[name].references.needs_evaluation
+            name
+            for name, resource in model.resources.items()
+            if name in resources and resource.references.needs_evaluation
         ),
     )
+
+
+def _bind_reusing(
+    model: TemplateModel,
+    reused: ReusedResources,
+    how: tuple[Evaluation, LoadContext, _NeededValues, list[Problem]],
+    resources: dict[str, ResourceDefinition],
+    parsed_properties: dict[str, Any],
+) -> None:
+    """Every resource in the template's order: reused ones as they were, the others bound."""
+    scope, context, needed, problems = how
+    bodies = model.document.data["resources"]
+    entries = reused.entries
+    for name in reused.order:
+        entry = entries.get(name)
+        if entry is not None:
+            resources[name] = reused.definition(name, bodies[name])
+            parsed_properties[name] = entry.parsed
+        elif name in scope.resources:
+            resource = model.resources[name]
+            needed.check(resource.deletion_policy, (*resource.where, "deletion_policy"))
+            resources[name], parsed_properties[name] = _resource(model, resource, scope, context, problems)
 
 
 def _frozen_scope(scope: Evaluation) -> Evaluation:

@@ -64,10 +64,12 @@ def block_slot(path: str, limits: Limits) -> str:
 
 @dataclasses.dataclass(frozen=True)
 class BlockParse:
-    """A template's value parsed by blocks, and the digest of the block each resource came from."""
+    """A template's value parsed by blocks, the digest of the block each resource came from, and
+    the digest of the template's text outside its resources' blocks."""
 
     data: Any
     resource_digests: Mapping[str, bytes]
+    skeleton_digest: bytes | None = None
 
 
 def parse_by_blocks(path: str, text: str, limits: Limits, keeper: BlockKeeper) -> Any | None:
@@ -107,7 +109,8 @@ def parse_blocks(path: str, text: str, limits: Limits, keeper: BlockKeeper) -> B
         digests.update(dict.fromkeys(value, block.digest))
     document["resources"] = resources
     keeper.keep(slot, blocks)
-    return BlockParse(document, digests)
+    skeleton = hashlib.blake2b(f"{cut.before}\0{cut.after}".encode(), digest_size=20).digest()
+    return BlockParse(document, digests, skeleton)
 
 
 def _parsed_blocks(path: str, blocks: list[ResourceBlock], limits: Limits) -> dict[bytes, Any] | None:
