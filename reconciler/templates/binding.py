@@ -162,10 +162,30 @@ def _bind_reusing(
     scope, context, needed, problems = how
     bodies = model.document.data["resources"]
     entries = reused.entries
+    new = object.__new__
     for name in reused.order:
         entry = entries.get(name)
         if entry is not None:
-            resources[name] = reused.definition(name, bodies[name])
+            # `resource_definition` inlined: this loop runs once per resource of a large template
+            raw = bodies[name]
+            resources[name] = definition = new(ResourceDefinition)
+            object.__setattr__(
+                definition,
+                "__dict__",
+                {
+                    "name": name,
+                    "type": entry.type,
+                    "properties": raw.get("properties") or {},
+                    "depends_on": entry.depends_on,
+                    "metadata": raw.get("metadata"),
+                    "deletion_policy": entry.deletion_policy,
+                    "update_policy": raw.get("update_policy"),
+                    "external_id": raw.get("external_id"),
+                    "nested_kind": None,
+                    "template_file": None,
+                    "written_type": entry.written_type,
+                },
+            )
             parsed_properties[name] = entry.parsed
         elif name in scope.resources:
             resource = model.resources[name]

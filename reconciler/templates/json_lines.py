@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from reconciler.templates.block_parsing import BlockKeeper, BlockParse
+from reconciler.templates.block_parsing import BlockKeeper, BlockParse, merged_blocks
 from reconciler.templates.limits import Limits
 
 # Names what a slot holds and how it was made; a change to either starts new slots.
@@ -47,7 +47,8 @@ def parse_lines(path: str, text: str, limits: Limits, keeper: BlockKeeper) -> Bl
         return None
     if type(document) is not dict or document.get("resources") != marker:
         return None
-    digests = [hashlib.blake2b(line.encode("utf-8"), digest_size=20).digest() for line in lines]
+    blake2b = hashlib.blake2b
+    digests = [blake2b(line.encode("utf-8"), digest_size=20).digest() for line in lines]
     slot = line_slot(path, limits)
     known = keeper.known(slot)
     fresh = _parsed_lines(
@@ -55,14 +56,7 @@ def parse_lines(path: str, text: str, limits: Limits, keeper: BlockKeeper) -> Bl
     )
     if fresh is None:
         return None
-    resources: dict[Any, Any] = {}
-    names: dict[str, bytes] = {}
-    kept: dict[bytes, Any] = {}
-    for digest in digests:
-        value = kept[digest] = known.get(digest) or fresh[digest]
-        resources.update(value)  # a name written twice: its last body, in its first place
-        names.update(dict.fromkeys(value, digest))
-    document["resources"] = resources
+    document["resources"], names, kept = merged_blocks(digests, known, fresh)
     keeper.keep(slot, kept)
     skeleton = hashlib.blake2b(f"{text[:opening]}\0{text[closing:]}".encode(), digest_size=20).digest()
     return BlockParse(document, names, skeleton)

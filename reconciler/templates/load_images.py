@@ -31,6 +31,7 @@ from reconciler.templates.block_parsing import BlockKeeper
 from reconciler.templates.definition import StackDefinition
 from reconciler.templates.documents import Document
 from reconciler.templates.limits import Limits
+from reconciler.templates.nodes import Call
 from reconciler.templates.reused_resources import ReusedResource, ReusedResources
 from reconciler.templates.template_model import TemplateModel
 from schemas.resource_schemas import resource_type_schemas
@@ -83,7 +84,8 @@ class ImageUse:
         if reused is not None and reused.touched * 100 <= len(reused.order):
             return  # a few resources made again at each load cost less than writing the image
         model = self._context.model(self._path)
-        self._keeper.keep(self._slot, {self._inputs: image_content(model, definition, reused)})
+        content = image_content(model, definition, reused, self._image)
+        self._keeper.keep(self._slot, {self._inputs: content})
 
 
 def image_slot(path: str, limits: Limits) -> str:
@@ -120,28 +122,33 @@ def _schemas_digest() -> bytes:
 
 
 class LoadImage:
-    """The image of one template's last full load: every resource's text digest, and the yield of
-    those that are plain."""
+    """The image of one template's last full load: every resource's text digest, the yield of those
+    that are plain, and by name the plain resources that refer to it."""
 
-    def __init__(self, digests: Mapping[str, bytes], entries: Mapping[str, ReusedResource]) -> None:
+    def __init__(
+        self,
+        digests: Mapping[str, bytes],
+        entries: Mapping[str, ReusedResource],
+        referrers: Mapping[str, list[str]],
+    ) -> None:
         self.digests = digests
         self.entries = entries
+        self.referrers = referrers
 
     def reuse(self, document: Document) -> ReusedResources | None:
         """The yields `document` may reuse: of resources whose text and referred names are unchanged
         (None when a resource's name is not a string: the model names it otherwise)."""
         order = tuple(document.data["resources"])
-        if not all(type(name) is str for name in order):
-            return None
         now = document.resource_digests
-        before = self.digests
-        touched = {name for name in order if before.get(name) != now.get(name) or name not in now}
-        touched.update(before.keys() - set(order))
-        entries = {
-            name: entry
-            for name, entry in self.entries.items()
-            if name not in touched and entry.referenced.isdisjoint(touched)
-        }
+        if len(now) != len(order) or not all(type(name) is str for name in now):
+            return None
+        # names whose digest differs, and names only one side has (set operations, not a loop)
+        touched = {name for name, _ in self.digests.items() ^ now.items()}
+        entries = dict(self.entries)
+        for name in touched:
+            entries.pop(name, None)
+            for referrer in self.referrers.get(name, ()):
+                entries.pop(referrer, None)
         return ReusedResources(order, entries, len(touched))
 
 
@@ -151,10 +158,27 @@ _IMAGE_CLASSES = {
 }
 
 
+def named_tuple(kind: type[Any], items: tuple[Any, ...]) -> Any:
+    """The named tuple of class `kind` holding `items` (what an image names to make one)."""
+    return tuple.__new__(kind, items)
+
+
+def _restored_with_tuple_new(value: tuple[Any, ...]) -> tuple[Any, Any]:
+    """A named tuple pickled as `named_tuple(its class, its items)`: the reader makes it with
+    `tuple.__new__` itself, in C, without the class's Python-level `__new__` (an image holds one
+    per resource and per call)."""
+    return named_tuple, (type(value), tuple(value))
+
+
+_IMAGE_REDUCERS = {Call: _restored_with_tuple_new, ReusedResource: _restored_with_tuple_new}
+
+
 class _ImageUnpickler(pickle.Unpickler):
     """Reads an image back, making no object but those an image holds."""
 
     def find_class(self, module: str, name: str) -> Any:
+        if (module, name) == (__name__, named_tuple.__name__):
+            return tuple.__new__
         if (module, name) not in _IMAGE_CLASSES:
             raise pickle.UnpicklingError(f"an image holds no {module}.{name}")
         return super().find_class(module, name)
@@ -166,28 +190,47 @@ def read_image(keeper: BlockKeeper, slot: str, inputs: bytes) -> LoadImage | Non
     if type(content) is not bytes:
         return None
     try:
-        digests, entries = _ImageUnpickler(io.BytesIO(content)).load()
+        digests, entries, referrers = _ImageUnpickler(io.BytesIO(content)).load()
     except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, ImportError):
         return None
-    if type(digests) is not dict or type(entries) is not dict:
+    if type(digests) is not dict or type(entries) is not dict or type(referrers) is not dict:
         return None
-    return LoadImage(digests, entries)
+    return LoadImage(digests, entries, referrers)
 
 
-def image_content(model: TemplateModel, definition: StackDefinition, reused: ReusedResources | None) -> bytes:
-    """The image of a load that found no problem: the yields it reused, and those of the resources
-    it made that are plain."""
+def image_content(
+    model: TemplateModel,
+    definition: StackDefinition,
+    reused: ReusedResources | None,
+    before: LoadImage | None,
+) -> bytes:
+    """The image of a load that found no problem: the yields it reused (from image `before`), and
+    those of the resources it made that are plain."""
     entries = dict(reused.entries) if reused is not None else {}
+    referrers: dict[str, list[str]] = {}
+    if reused is not None and before is not None:
+        for name, names in before.referrers.items():
+            still = [referrer for referrer in names if referrer in entries]
+            if still:
+                referrers[name] = still
     for name in model.resources:
-        entry = _entry(model, definition, name)
-        if entry is not None:
-            entries[name] = entry
-    digests = dict(model.document.resource_digests)
-    return pickle.dumps((digests, entries), protocol=pickle.HIGHEST_PROTOCOL)
+        made = _entry(model, definition, name)
+        if made is not None:
+            entries[name], referenced = made
+            for target in referenced:
+                referrers.setdefault(target, []).append(name)
+    content = io.BytesIO()
+    pickler = pickle.Pickler(content, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.dispatch_table = _IMAGE_REDUCERS
+    pickler.dump((dict(model.document.resource_digests), entries, referrers))
+    return content.getvalue()
 
 
-def _entry(model: TemplateModel, definition: StackDefinition, name: str) -> ReusedResource | None:
-    """The yield of resource `name` of this load, if it is plain."""
+def _entry(
+    model: TemplateModel, definition: StackDefinition, name: str
+) -> tuple[ReusedResource, frozenset[str]] | None:
+    """The yield of resource `name` of this load, if it is plain, and every name its snippets and
+    depends_on refer to."""
     written = model.resources[name]
     resource = definition.resources.get(name)
     digest = model.document.resource_digests.get(name)
@@ -204,12 +247,12 @@ def _entry(model: TemplateModel, definition: StackDefinition, name: str) -> Reus
         or not isinstance(resource.deletion_policy, str)
     ):
         return None
-    return ReusedResource(
+    entry = ReusedResource(
         digest,
         written.type,
         resource.type,
         resource.deletion_policy,
         resource.depends_on,
         definition.parsed_properties(name),
-        frozenset(references.resources) | frozenset(written.depends_on),
     )
+    return entry, frozenset(references.resources) | frozenset(written.depends_on)

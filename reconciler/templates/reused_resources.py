@@ -8,8 +8,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from reconciler.templates.definition import ResourceDefinition, resource_definition
-
 
 class ReusedResource(NamedTuple):
     """One resource's yield (a named tuple: one per resource of a large template)."""
@@ -20,7 +18,6 @@ class ReusedResource(NamedTuple):
     deletion_policy: str
     depends_on: frozenset[str]
     parsed: Any  # the properties with their calls parsed
-    referenced: frozenset[str]  # every name its snippets and depends_on refer to
 
 
 @dataclass(frozen=True)
@@ -30,20 +27,3 @@ class ReusedResources:
     order: tuple[str, ...]  # every resource of the template, as written
     entries: Mapping[str, ReusedResource]
     touched: int  # resources added, removed or changed since the yields were made
-
-    def definition(self, name: str, raw: Mapping[str, Any]) -> ResourceDefinition:
-        """The definition of reused resource `name`, whose body as written is `raw`."""
-        entry = self.entries[name]
-        return resource_definition(
-            name=name,
-            type=entry.type,
-            properties=raw.get("properties") or {},
-            depends_on=entry.depends_on,
-            metadata=raw.get("metadata"),
-            deletion_policy=entry.deletion_policy,
-            update_policy=raw.get("update_policy"),
-            external_id=raw.get("external_id"),
-            nested_kind=None,
-            template_file=None,
-            written_type=entry.written_type,
-        )
