@@ -107,10 +107,17 @@ def bind(
                 )
     else:
         _bind_reusing(model, reused, (scope, context, needed, problems), resources, parsed_properties)
-    with_launch_configurations(resources, parsed_properties)
+    # a reused resource is never a group: only those made here are looked at
+    made = (
+        resources
+        if reused is None
+        else {name: resources[name] for name in model.resources if name in resources}
+    )
+    if any(resource.nested_kind == "instancegroup" for resource in made.values()):
+        with_launch_configurations(resources, parsed_properties)
     scope.group_resources = frozenset(
         name
-        for name, resource in resources.items()
+        for name, resource in made.items()
         if resource.nested_kind in ("group", "autoscaling", "chain", "instancegroup")
     )
     graph = {name: resource.depends_on for name, resource in resources.items()}

@@ -45,8 +45,8 @@ def resource_problems(definition: StackDefinition, reused: Collection[str] = ())
         document.data.get("heat_template_version") if type(document.data) is dict else None,
     )
     problems: list[Problem] = []
-    for resource in definition.resources.values():
-        if resource.nested_kind == "template" or resource.name in reused:
+    for resource in _checked(definition, model, reused):
+        if resource.nested_kind == "template":
             continue  # a template resource's properties are its template's parameters (nested_checks)
         at = ("resources", resource.name)
         facts = type_schema(resource.type)
@@ -68,7 +68,7 @@ def resource_problems(definition: StackDefinition, reused: Collection[str] = ())
         if resource.nested_kind in MEMBER_KEYS and type(parsed) is dict:
             problems.extend(_member_problems(definition, document, resource, parsed))
     verdicts.keep()
-    problems.extend(_attribute_problems(definition, document, reused))
+    problems.extend(_attribute_problems(definition, document, _checked(definition, model, reused)))
     return problems
 
 
@@ -159,10 +159,19 @@ def _property_problems(document: Document, at: Where, facts: TypeFacts, parsed: 
             )
 
 
+def _checked(
+    definition: StackDefinition, model: TemplateModel, reused: Collection[str]
+) -> Collection[ResourceDefinition]:
+    """The resources of `definition` to check: all, or those `model` made when some are reused."""
+    if not reused:
+        return definition.resources.values()
+    return [definition.resources[name] for name in model.resources if name in definition.resources]
+
+
 def _attribute_problems(
-    definition: StackDefinition, document: Document, reused: Collection[str]
+    definition: StackDefinition, document: Document, checked: Collection[ResourceDefinition]
 ) -> Iterator[Problem]:
-    snippets = [definition.parsed_properties(name) for name in definition.resources if name not in reused]
+    snippets = [definition.parsed_properties(resource.name) for resource in checked]
     snippets += [
         definition.parsed_output(name) for name, output in definition.outputs.items() if output.active
     ]
