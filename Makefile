@@ -23,11 +23,12 @@ $(TEST_INSTALLED): setup.py pyproject.toml | $(BIN)/python
 demo: $(INSTALLED)
 	$(BIN)/python -m reconciler.cli.demo
 
-## test: set everything up (PostgreSQL, Chromium and sshd included) and run ruff, mypy, import-linter and pytest
+## test: set everything up (PostgreSQL, Chromium, sshd and fuse2fs included) and run ruff, mypy, import-linter and pytest
 test: $(TEST_INSTALLED)
 	@url=$$(bash tests/ensure_postgres.sh) && \
 	browser=$$(bash tests/ensure_chromium.sh) && \
 	bash tests/ensure_sshd.sh >/dev/null && \
+	bash tests/ensure_fuse2fs.sh >/dev/null && \
 	export RECONCILER_TEST_DATABASE_URL="$$url" RECONCILER_TEST_CHROMIUM="$$browser" && \
 	$(MAKE) --no-print-directory lint typecheck contracts pytest
 
@@ -47,6 +48,7 @@ pytest: $(TEST_INSTALLED)
 ## bench: the soak tests the default run skips (benchmarks: python -m bench.<name>)
 bench: $(TEST_INSTALLED)
 	bash tests/ensure_sshd.sh >/dev/null
+	bash tests/ensure_fuse2fs.sh >/dev/null
 	$(BIN)/pytest -m slow -s
 
 ## chaos: the chaos suite, each scenario once (CHAOS_ARGS="--runs 3 --members 250", see docs/chaos.md)

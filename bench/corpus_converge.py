@@ -20,7 +20,8 @@ EXCLUDED with the reason no faithful cloud could converge it (the `EXCLUDED` tab
 one named file and why). The figure is converged / (files with resources - excluded).
 
 OpenSSH's server is installed first when missing (`tests/ensure_sshd.sh`): the simulated servers
-of templates that ssh to one another run it.
+of templates that ssh to one another run it. So is e2fsprogs' FUSE driver (`tests/ensure_fuse2fs.sh`):
+the simulated servers of templates that format and mount their volumes mount them with it.
 """
 
 from __future__ import annotations
@@ -407,12 +408,19 @@ def _settled(directory: Path, deadline: float) -> tuple[str | None, str]:
 
 
 ENSURE_SSHD = Path(__file__).resolve().parents[1] / "tests" / "ensure_sshd.sh"
+ENSURE_FUSE2FS = ENSURE_SSHD.with_name("ensure_fuse2fs.sh")
 
 
 def ensure_sshd() -> None:
     """Install OpenSSH's server when missing, as the test command does: simulated servers that ssh
     to one another (the ssh-copy-id example) need it; without it they refuse connections."""
     subprocess.run(["bash", str(ENSURE_SSHD)], stdout=subprocess.DEVNULL, check=False)
+
+
+def ensure_fuse2fs() -> None:
+    """Install fuse2fs when missing, as the test command does: simulated servers that mount their
+    volumes (the volume scenarios) need it; without it their volumes are no disks."""
+    subprocess.run(["bash", str(ENSURE_FUSE2FS)], stdout=subprocess.DEVNULL, check=False)
 
 
 def main() -> None:
@@ -429,6 +437,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="write every outcome to this file as JSON")
     arguments = parser.parse_args()
     ensure_sshd()
+    ensure_fuse2fs()
     outcomes = []
     for template in corpus_templates(arguments.corpus):
         name = str(template.relative_to(arguments.corpus))

@@ -45,6 +45,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.kube_cluster_probe import AnswerProbe
 from bench.kube_cluster_templates import files
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.provider import SimulatedProvider
@@ -104,6 +105,7 @@ class Cluster:
         self.store = open_store(f"sqlite:///{workdir / 'state.sqlite'}", clock=self.clock, settings=leases)
         self.agent_api = AgentServer("127.0.0.1", 0, lambda links: AgentApi(self.store.software(), links))
         self.agent_api.start()
+        self.probe = AnswerProbe(*self.agent_api.address)
         settings = CloudSettings(
             latency=Latency(arguments.latency),
             time_to_active=arguments.active,
@@ -169,6 +171,7 @@ class Cluster:
         return elapsed, report.status
 
     def close(self) -> None:
+        self.probe.stop()
         self.renewal.__exit__(None, None, None)
         self.agents.stop()
         self.engine.close()
@@ -229,6 +232,7 @@ def main() -> None:
     try:
         tune_process()
         cluster.agents.start()
+        cluster.probe.start()
         cpu = time.process_time()
         elapsed, status = cluster.converge("c1", arguments.workers)
         cpu = time.process_time() - cpu
@@ -249,6 +253,7 @@ def main() -> None:
             f"load average {os.getloadavg()[0]:.2f}"
         )
         print(f"  calls: {shown(first)}")
+        print(f"  {cluster.probe.summary()}")
         if arguments.no_scale:
             return
         scaled = arguments.workers + SCALE_STEP
@@ -257,6 +262,7 @@ def main() -> None:
         load = os.getloadavg()[0]
         print(f"scaled to {scaled} minions: {status.value} in {elapsed:.2f} s; load average {load:.2f}")
         print(f"  calls: {shown(calls)}")
+        print(f"  {cluster.probe.summary()} (both commits)")
         wrong = only_new_minions(calls, SCALE_STEP)
         print(
             "  only the new minions touched"

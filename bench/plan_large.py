@@ -8,8 +8,9 @@ attachment, value), every resource of a type with a schema, so validation checks
 against it. Validation is what `reconciler validate` does (load, resource schema checks, outputs,
 warnings) with the size limits raised (the command keeps Heat's 512 KiB limit). The stack is then
 converged (simulated cloud in-process, SQLite file), one line of the template changed (one server's
-name) and planned as `reconciler plan` plans it: the template loaded with the resource blocks the
-load of the converged commit kept in the store (read back as a new process reads them), records
+name) and planned as `reconciler plan` plans it: the template loaded with the resource blocks and
+the load image (what each resource yielded: type, dependencies, parsed properties, clean checks)
+the load of the converged commit kept in the store (read back as a new process reads them), records
 read from the store, every resource decided, the plan's entries made with their property changes.
 Each phase is timed apart, wall and CPU, and the whole as a user counts it. The template is JSON
 (one resource per line), or with `--yaml` block-style YAML as people write it. The process is

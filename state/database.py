@@ -34,6 +34,9 @@ SQLITE_PRAGMAS = (
 )
 
 
+# SQLite connections kept open between uses; more at once are opened, and closed once returned
+SQLITE_KEPT_CONNECTIONS = 16
+
 # libpq: give up connecting after 5 s, and notice a silently dead peer (partition) within ~11 s.
 POSTGRES_CONNECT_ARGS = {
     "connect_timeout": 5,
@@ -50,8 +53,13 @@ def create_database_engine(
     idle_transaction_timeout: float | None = None,
     pre_ping: bool = True,
     pool_size: int = 5,
+    sqlite_connections: int = 15,
 ) -> sa.Engine:
     """An Engine for the URL, configured for the store's transactions on that backend.
+
+    `sqlite_connections` (SQLite): how many threads may hold a connection at once before others
+    wait for one; a SQLite connection is a file opened in this process, so as many as the threads
+    that read at once cost little, and fewer make readers queue behind one another for seconds.
 
     `pre_ping=False` (PostgreSQL): a pooled connection is used as it is, with no ping first; only
     for work that runs again whole when its connection turns out dead.
@@ -63,7 +71,7 @@ def create_database_engine(
     """
     url = database_url(raw_url)
     if url.get_backend_name() == "sqlite":
-        return _sqlite_engine(url)
+        return _sqlite_engine(url, sqlite_connections)
     engine = sa.create_engine(
         url,
         pool_pre_ping=pre_ping,
@@ -99,9 +107,13 @@ def is_postgresql(engine: sa.Engine) -> bool:
     return engine.dialect.name == "postgresql"
 
 
-def _sqlite_engine(url: URL) -> sa.Engine:
+def _sqlite_engine(url: URL, connections: int) -> sa.Engine:
+    pooling: dict[str, Any] = {}
+    if url.database not in (None, "", ":memory:"):  # a database in memory is one connection's own
+        kept = min(connections, SQLITE_KEPT_CONNECTIONS)
+        pooling = {"pool_size": kept, "max_overflow": max(0, connections - kept)}
     engine = sa.create_engine(
-        url, connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}
+        url, connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}, **pooling
     )
 
     @event.listens_for(engine, "connect")

@@ -125,6 +125,9 @@ class ResourceRecord(Base):
     # The digest of `properties` its writer computed (None when sealed: a digest of a hidden value
     # would let anyone holding the database test guesses of it); a plan compares it first.
     properties_digest: Mapped[str | None] = mapped_column(sa.String(64))
+    # The digest of what `properties` were resolved from (`reconciler.plan.resolution_inputs`; None
+    # when sealed, or when they read attributes): a plan equal to it needs not resolve them.
+    inputs_digest: Mapped[str | None] = mapped_column(sa.String(64))
 
 
 class WorkItem(Base):

@@ -41,6 +41,7 @@ class RecordedResource:
     deletion_policy: str
     updated_at: float
     properties_digest: str | None = None
+    inputs_digest: str | None = None
 
 
 @dataclass(slots=True)  # not frozen: frozen fields cost microseconds, and three are made per create
@@ -50,7 +51,8 @@ class RecordWrite:
     `properties_json` / `attributes_json`, when given, are the JSON text of `properties` /
     `attributes` already encoded by the writer (who keeps it while the value does not change), so a
     record written again and again is not encoded again each time. `properties_digest` is the
-    writer's digest of `properties`, stored unless the properties are sealed.
+    writer's digest of `properties`, stored unless the properties are sealed; `inputs_digest` the
+    digest of what they were resolved from, likewise.
     """
 
     stack: str
@@ -70,6 +72,7 @@ class RecordWrite:
     properties_json: str | None = None
     attributes_json: str | None = None
     properties_digest: str | None = None
+    inputs_digest: str | None = None
 
 
 @dataclass(frozen=True)
@@ -144,13 +147,13 @@ def _row(record_id: int, write: RecordWrite, now: float, sealer: Sealer | None) 
     """The row in COLUMNS order (the round-trip tests hold the two together)."""
     properties = serialize_json(write.properties) if write.properties_json is None else write.properties_json
     attributes = serialize_json(write.attributes) if write.attributes_json is None else write.attributes_json
-    digest = write.properties_digest
+    digest, inputs = write.properties_digest, write.inputs_digest
     if sealer is not None:
         plain = properties
         properties = sealer.sealed_text(write.stack, properties)
         attributes = sealer.sealed_text(write.stack, attributes)
         if properties is not plain:
-            digest = None
+            digest = inputs = None
     return (
         record_id,
         write.stack,
@@ -168,6 +171,7 @@ def _row(record_id: int, write: RecordWrite, now: float, sealer: Sealer | None) 
         write.deletion_policy,
         now,
         digest,
+        inputs,
     )
 
 

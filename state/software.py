@@ -375,34 +375,29 @@ class SoftwareStore:
             row = self._tx.read(
                 "metadata version", lambda c: c.execute(_METADATA_VERSION, {"digest": digest}).first()
             )
-        if row is None:
-            return None
-        kind, server_id, modified_at = row
-        if kind != "server" or server_id is None:
-            return None
-        return MetadataVersion(server_id, modified_at)
+        return _version_of(row)
 
     def server_metadata(self, server_id: str) -> ServerMetadata:
         """The `deployments` entries of a server, by resource name, and when they last changed."""
+        return self._tx.read("server metadata", lambda connection: _server_metadata(connection, server_id))
 
-        def work(connection: sa.Connection) -> ServerMetadata:
-            table = SOFTWARE_DEPLOYMENTS
-            rows = connection.execute(
-                sa.select(table.c.entry)
-                .where(table.c.server_id == server_id, table.c.published.is_(True))
-                .order_by(table.c.id)
-            )
-            # Heat lists a server's deployments in the order of their names, which applies them so;
-            # a deployment not run for any action yet has no entry
-            entries = sorted(
-                (dict(row.entry) for row in rows if row.entry), key=lambda entry: str(entry.get("name", ""))
-            )
-            modified = connection.execute(
-                sa.select(AGENT_SERVERS.c.modified_at).where(AGENT_SERVERS.c.server_id == server_id)
-            ).scalar()
-            return ServerMetadata(entries, modified)
+    def metadata_document(self, digest: str) -> tuple[MetadataVersion, ServerMetadata] | None:
+        """For a server token's digest: its version and its server's metadata, both read afresh in
+        one transaction (one pooled connection per document a poll fetches); None for any other or
+        unknown token."""
+        self._index.refresh(self._change_counters)
+        before = self._index.counters
 
-        return self._tx.read("server metadata", work)
+        def work(connection: sa.Connection) -> tuple[MetadataVersion, ServerMetadata] | None:
+            version = _version_of(connection.execute(_METADATA_VERSION, {"digest": digest}).first())
+            return None if version is None else (version, _server_metadata(connection, version.server_id))
+
+        found = self._tx.read("metadata document", work)
+        if found is None:
+            self._index.forget(digest)
+        else:
+            self._index.remember(digest, found[0], before)
+        return found
 
     # Wait condition handles
     def record_handle_signal(self, handle_id: str, signal: SignalRow) -> bool:
@@ -442,6 +437,34 @@ class SoftwareStore:
             "delete handle signals",
             lambda c: c.execute(sa.delete(HANDLE_SIGNALS).where(HANDLE_SIGNALS.c.handle_id == handle_id)),
         )
+
+
+def _version_of(row: sa.Row[Any] | tuple[Any, ...] | None) -> MetadataVersion | None:
+    """The version a `_METADATA_VERSION` row names, if its token is a server's."""
+    if row is None:
+        return None
+    kind, server_id, modified_at = row
+    if kind != "server" or server_id is None:
+        return None
+    return MetadataVersion(server_id, modified_at)
+
+
+def _server_metadata(connection: sa.Connection, server_id: str) -> ServerMetadata:
+    table = SOFTWARE_DEPLOYMENTS
+    rows = connection.execute(
+        sa.select(table.c.entry)
+        .where(table.c.server_id == server_id, table.c.published.is_(True))
+        .order_by(table.c.id)
+    )
+    # Heat lists a server's deployments in the order of their names, which applies them so; a
+    # deployment not run for any action yet has no entry
+    entries = sorted(
+        (dict(row.entry) for row in rows if row.entry), key=lambda entry: str(entry.get("name", ""))
+    )
+    modified = connection.execute(
+        sa.select(AGENT_SERVERS.c.modified_at).where(AGENT_SERVERS.c.server_id == server_id)
+    ).scalar()
+    return ServerMetadata(entries, modified)
 
 
 def _replace_tokens(connection: sa.Connection, subject: str, digest: str, now: float) -> None:

@@ -75,6 +75,10 @@ from state.workers import Heartbeat, LiveWorker, Reaped, WorkerIdentity
 from timekeeping import Clock, Sleeper, SystemClock
 
 GenerationT = TypeVar("GenerationT", Generation, GenerationSeen)
+# SQLite connections for software rows at once: the agent API's threads (each poll's document is a
+# read) and the cloud-call threads' reads of deployments; with fewer, a poll waited for a pooled
+# connection until the pool's timeout while a fleet's agents polled
+SOFTWARE_SQLITE_CONNECTIONS = 128
 
 
 @dataclass(frozen=True)
@@ -515,7 +519,8 @@ class Store:
         return self._tx.read("nested digests", lambda c: stacks.newest_digests_under(c, stack))
 
     def read_compared_records(self, stack: str) -> list[ComparedRecord]:
-        """Every record of a stack, its values decoded only when read (what a plan compares)."""
+        """Every current record of a stack, its values fetched and decoded only when read (what a
+        plan compares)."""
         return self._compared_records(compared_records.of_stack(stack)).get(stack, [])
 
     def read_compared_records_under(self, stack: str) -> dict[str, list[ComparedRecord]]:
@@ -523,12 +528,22 @@ class Store:
         return self._compared_records(compared_records.under_stack(stack))
 
     def _compared_records(self, where: ColumnElement[bool]) -> dict[str, list[ComparedRecord]]:
-        texts = compared_records.AttributeTexts(
-            lambda: self._tx.read("read attributes", lambda c: compared_records.attribute_texts(c, where))
-        )
+        properties = self._column_texts("properties", where)
+        attributes = self._column_texts("attributes", where)
         return self._tx.read(
             "read compared records",
-            lambda c: compared_records.read_compared_records(c, where, texts, self._sealer),
+            lambda c: compared_records.read_compared_records(c, where, properties, attributes),
+        )
+
+    def _column_texts(self, column: str, where: ColumnElement[bool]) -> compared_records.ColumnTexts:
+        return compared_records.ColumnTexts(
+            lambda record_id: self._tx.read(
+                f"read {column}", lambda c: compared_records.column_text(c, column, record_id)
+            ),
+            lambda: self._tx.read(
+                f"read {column}", lambda c: compared_records.column_texts(c, column, where)
+            ),
+            self._sealer,
         )
 
     def read_records_of(self, stacks: Sequence[str]) -> dict[str, list[RecordedResource]]:
@@ -714,14 +729,17 @@ def open_store(
 
     Software orchestration's rows (`software()`) go through a pool of connections of their own:
     they are written and read from the cloud-call threads and the agent API's, hundreds at once,
-    and the engine's passes and the lease renewals must not queue behind them for a connection.
+    and the engine's passes and the lease renewals must not queue behind them for a connection; on
+    SQLite that pool has room for every such thread reading at once.
     """
     settings = settings or LeaseSettings()
     if upgrade_schema:
         upgrade(url)
 
-    def new_engine() -> Engine:
-        return create_database_engine(url, idle_transaction_timeout=settings.lease_seconds / 3)
+    def new_engine(sqlite_connections: int = 15) -> Engine:
+        return create_database_engine(
+            url, idle_transaction_timeout=settings.lease_seconds / 3, sqlite_connections=sqlite_connections
+        )
 
     store_transactor = Transactor(
         new_engine(), clock=clock, sleeper=sleeper or SystemClock(), policy=retry, jitter=jitter
@@ -730,7 +748,7 @@ def open_store(
     parsed = database_url(url)
     in_memory = parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:")
     # a database in memory is one connection's own; on SQLite both pools' writers share their turns
-    software = None if in_memory else store_transactor.on_engine(new_engine())
+    software = None if in_memory else store_transactor.on_engine(new_engine(SOFTWARE_SQLITE_CONNECTIONS))
     return Store(
         store_transactor, clock=clock, settings=settings, sealer=sealer, software_transactor=software
     )

@@ -42,7 +42,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from reconciler.agent import sandbox_disks, sandbox_relay, sandbox_root, sandbox_users
+from reconciler.agent import sandbox_relay, sandbox_root, sandbox_users
 from reconciler.agent.agent_gateway import AgentGateway
 from reconciler.agent.hooks import Hook, HookChooser, script_hook, stand_in_hook
 from reconciler.agent.sandbox_machine import MachineWay
@@ -60,15 +60,13 @@ def unshare_command() -> list[str]:
 # (`sandbox_root`); optionally `machine` with the first-boot script, the server's spec
 # (`sandbox_machine`: booted again only when it changed), its host name and a directory to hide
 # (the fleet's state; none: ''); optionally `peers` with the peer gateway's socket, the port, the
-# neighbours' addresses (comma-separated) and the peers' relay; optionally `disks` with the disks'
-# script and spec (`sandbox_disks`: attached volumes as devices); then either `relay` with the
+# neighbours' addresses (comma-separated) and the peers' relay; then either `relay` with the
 # address, port, socket and relay script, or `closed`; then the command. The shell is the PID
 # namespace's first process: when it exits, whatever else runs there is killed.
 LAUNCHER = """
 run=$1; root=$2; python=$3; builder=$4; shift 4
 spec=; if [ "$1" = machine ]; then boot=$2; spec=$3; name=$4; hidden=$5; shift 5; fi
 peers=; if [ "$1" = peers ]; then peers=$2; peer_port=$3; addresses=$4; peer_relay=$5; shift 5; fi
-disks=; if [ "$1" = disks ]; then disker=$2; disks=$3; shift 3; fi
 if [ "$1" = relay ]; then address=$2; port=$3; socket=$4; relay=$5; shift 5; else socket=; shift; fi
 tree=$("$python" -I -S "$builder" "$root" "$run" ${socket:+"$socket"} ${peers:+"$peers"}) || exit 125
 if [ -n "$spec" ]; then
@@ -80,7 +78,6 @@ if [ -n "$spec" ]; then
     mkdir -p "$tree$root/.host" "$tree$run" && mount --bind "$run" "$tree$run" || exit 125
   fi
 fi
-if [ -n "$disks" ]; then "$python" -I -S "$disker" "$tree" "$disks" || exit 125; fi
 cd "$tree" && pivot_root . ".$root/.host" && umount -l "$root/.host" || exit 125
 if [ -n "$socket$peers" ]; then ip link set lo up || exit 125; fi
 if [ -n "$peers" ]; then
@@ -126,20 +123,17 @@ def sandbox_prefix(
     root_dir: str,
     gateway: AgentGateway | None = None,
     machine: MachineWay | None = None,
-    disks: Path | None = None,
 ) -> Sequence[str]:
     """The command put before a script so that it runs in the sandbox, its directory `run_dir`,
-    its writable root kept in `root_dir` (the server's), reaching the agent API through `gateway`
-    when one is given and nothing at all otherwise; booted as `machine` says (its identity, its
-    neighbours) when one is given; with the attached volumes `disks` names (a spec
-    `sandbox_disks.write_disks` wrote) as its devices."""
+    its writable root kept in `root_dir` (the server's, with its disks when `sandbox_disks`
+    prepared them there), reaching the agent API through `gateway` when one is given and nothing
+    at all otherwise; booted as `machine` says (its identity, its neighbours) when one is given."""
     if not isolation_available():
         return ()
     return [
         *unshare_command(),
         *("/bin/sh", "-c", LAUNCHER, "sandbox", run_dir, root_dir, sys.executable, sandbox_root.__file__),
         *(machine.launcher_arguments() if machine is not None else ()),
-        *(("disks", sandbox_disks.__file__, str(disks)) if disks is not None else ()),
         *_way_out(gateway),
     ]
 

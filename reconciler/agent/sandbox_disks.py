@@ -1,44 +1,48 @@
-"""A server's attached volumes as disks of its sandbox: `/dev/vdb` and a line in `/proc/partitions`.
+"""A server's attached volumes as disks of its sandbox, hot-plugged as a hypervisor plugs them.
 
 On a VM an attached volume is a block device named as Nova answers the attachment (`/dev/vdb`),
-listed in `/proc/partitions`, where scripts wait for it. The sandbox shows each attached volume
-the same way: its image file (the simulated cloud's volume data) bound at `/dev/<name>`, so
-`mkfs.ext4 /dev/vdb` writes the volume itself, and a generated `/proc/partitions` (virtio's major
-254 for `vd*`, 16 minors a disk, the size in KiB) bound over the sandbox's own.
+listed in `/proc/partitions`, where scripts wait for it: often a script already running when the
+attachment comes. A server whose root directory holds a devices directory (`prepare`: the
+`sandbox_root.DEVICES` directory and `sandbox_root.PARTITIONS` file) has its sandbox given that
+directory as its /dev and the file as its /proc/partitions, both bound from the host, so what the
+daemon changes there later, a running sandbox sees at once. `show` makes them list exactly the
+disks given:
 
-`write_disks` keeps a server's disks in its state directory (the daemon's side); the sandbox runs
-this file by path with the standard library only (`python -I -S sandbox_disks.py TREE SPEC`) on
-the server's tree before it becomes the root: exit 0 once bound, 125 otherwise.
+- first the nodes of disks gone are removed (once a loop device goes, its number may serve
+  someone else's, which a stale node would hand the sandbox), then each disk's node is made at
+  `dev/<name>` with its loop device's number (`loop_devices`), owned by the sandbox's root;
+- then the partitions list is rewritten in place, as a VM's kernel lists such disks (virtio's
+  major 254 for `vd*`, 16 minors a disk, the size in KiB): a script waiting for `vdb` there
+  finds its node already made.
 
-The image is a regular file, not a block device: mount(8) sets up a loop device for a regular
-file before it looks for a file system's helper, and the sandbox has none, so `mount /dev/vdb`
-fails (`mount: /mnt: mount failed: Operation not permitted`) where a VM's succeeds.
+The sandbox formats such a disk with `mkfs.ext4 /dev/vdb` and mounts it with the guest's file
+system driver (`guest_filesystems`).
 """
 
 from __future__ import annotations
 
-import ctypes
-import json
+import contextlib
 import os
-import sys
+import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-SPEC = "disks.json"
-PARTITIONS = "partitions"
-MS_BIND = 4096
+from reconciler.agent.sandbox_root import DEVICES, PARTITIONS
+
 MAJORS = {"vd": 254, "xvd": 202, "sd": 8, "hd": 3}  # what a VM's kernel numbers such disks with
 MINORS_PER_DISK = 16
+NODE_MODE = 0o660
 
 
 @dataclass(frozen=True)
 class Disk:
-    """One attached volume: its device name in the server (`vdb`), its image, its size in bytes."""
+    """One attached volume as its server sees it: its name (`vdb`), its size in bytes, and the
+    number of the host's block device that holds it."""
 
     name: str
-    image: str
     size: int
+    major: int
+    minor: int
 
 
 def device_name(device: str) -> str:
@@ -58,49 +62,51 @@ def partitions_text(disks: list[Disk]) -> str:
     return "\n".join(rows) + "\n"
 
 
-def write_disks(disks: list[Disk], server_dir: Path) -> Path:
-    """Keep `disks` in the server's state directory for its sandbox; the spec's path."""
-    directory = server_dir / "disks"
-    directory.mkdir(parents=True, exist_ok=True)
-    partitions = directory / PARTITIONS
-    beside = directory / f".{PARTITIONS}.new"
-    beside.write_text(partitions_text(disks), encoding="utf-8")
-    beside.replace(partitions)
-    document = {
-        "partitions": str(partitions.absolute()),
-        "disks": [{"name": disk.name, "image": disk.image, "size": disk.size} for disk in disks],
-    }
-    spec = directory / SPEC
-    beside = directory / f".{SPEC}.new"
-    beside.write_text(json.dumps(document), encoding="utf-8")
-    beside.replace(spec)
-    return spec.absolute()
+def prepare(root: Path) -> None:
+    """Give the server whose root directory is `root` hot-pluggable disks, none plugged: any node
+    a daemon that died left there is removed."""
+    show(root, [])
 
 
-def bind(source: str, target: str) -> None:
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.mount(source.encode(), target.encode(), None, ctypes.c_ulong(MS_BIND), None) != 0:
-        number = ctypes.get_errno()
-        raise OSError(number, f"bind {source} on {target}: {os.strerror(number)}")
+def show(root: Path, disks: list[Disk]) -> None:
+    """Make the server's devices directory and partitions list hold exactly `disks`."""
+    devices = root / DEVICES
+    devices.mkdir(parents=True, exist_ok=True)
+    wanted = {disk.name: disk for disk in disks}
+    for entry in os.scandir(devices):
+        if _is_block_device(entry.path) and not _holds(entry.path, wanted.get(entry.name)):
+            os.unlink(entry.path)
+    for disk in disks:
+        node = devices / disk.name
+        if not _holds(str(node), disk):
+            with contextlib.suppress(FileNotFoundError):
+                node.unlink()
+            os.mknod(node, stat.S_IFBLK | NODE_MODE, os.makedev(disk.major, disk.minor))
+    _rewrite_in_place(root / PARTITIONS, partitions_text(disks))
 
 
-def attach(tree: str, spec: dict[str, Any]) -> None:
-    """Bind each disk's image at `tree`/dev/NAME and the generated partitions over /proc's."""
-    for disk in spec["disks"]:
-        target = os.path.join(tree, "dev", device_name(str(disk["name"])))
-        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o660))
-        bind(str(disk["image"]), target)
-    bind(str(spec["partitions"]), os.path.join(tree, "proc", "partitions"))
-
-
-def main(arguments: list[str]) -> int:
+def _is_block_device(path: str) -> bool:
     try:
-        attach(arguments[0], json.loads(Path(arguments[1]).read_text(encoding="utf-8")))
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        print(f"sandbox: disks: {error}", file=sys.stderr)
-        return 125
-    return 0
+        return stat.S_ISBLK(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return False
 
 
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+def _holds(path: str, disk: Disk | None) -> bool:
+    """Whether the node at `path` is `disk`'s device."""
+    if disk is None or not _is_block_device(path):
+        return False
+    number = os.lstat(path).st_rdev
+    return (os.major(number), os.minor(number)) == (disk.major, disk.minor)
+
+
+def _rewrite_in_place(path: Path, text: str) -> None:
+    """Write `path` keeping its inode: a sandbox has it bound, and a rename would leave the bind on
+    the old file."""
+    descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        data = text.encode("ascii")
+        os.pwrite(descriptor, data, 0)
+        os.ftruncate(descriptor, len(data))
+    finally:
+        os.close(descriptor)

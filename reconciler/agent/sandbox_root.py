@@ -15,6 +15,10 @@ root, and `upper` and `work`, the layers overlayfs writes to. In the sandbox's m
   with the kernel's settings read-only (`/proc/sys`, `/sys`: the kernel is the host's, and a
   user namespace's root may be the host's own user), and `/dev` a fresh one: the usual character
   devices bound from the host, its own pseudo-terminals and shared memory;
+- a server given disks (`sandbox_disks`: its root directory holds `DEVICES` and `PARTITIONS`)
+  has that directory, bound from the host, as its /dev and that file as its /proc/partitions, so
+  a disk the daemon plugs while a script runs appears at once; its root then holds the guest's
+  file system helpers too (`guest_filesystems`: mount(8) mounts such a disk with fuse2fs);
 - the server's root directory itself is hidden beneath an empty file system, so the layers are
   never reached through the overlay built on them, and the run's directory is bound back in at
   its own path, written straight through (the script's outputs are read there).
@@ -32,6 +36,8 @@ from __future__ import annotations
 
 import ctypes
 import os
+import shlex
+import shutil
 import stat
 import sys
 
@@ -56,7 +62,11 @@ KEPT_FLAGS = {
 }
 OWN = ("proc", "sys", "dev")
 KERNEL_SETTINGS = ("sys", "sysrq-trigger")  # under /proc
-DEVICES = ("null", "zero", "full", "random", "urandom", "tty", "fuse")
+CHARACTER_DEVICES = ("null", "zero", "full", "random", "urandom", "tty", "fuse")
+DEVICES = "dev"  # under a server's root directory: its hot-pluggable /dev, when it has disks
+PARTITIONS = "partitions"  # beside it: its /proc/partitions
+GUEST_FILESYSTEMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "guest_filesystems.py")
+GUEST_HELPERS = ("mount.ext2", "mount.ext3", "mount.ext4", "umount.fuse")  # guest_filesystems.HELPERS
 DEVICE_LINKS = {
     "fd": "/proc/self/fd",
     "stdin": "/proc/self/fd/0",
@@ -149,21 +159,47 @@ def own_proc(target: str) -> None:
             bind_read_only(f"{target}/{name}", f"{target}/{name}")
 
 
-def own_dev(target: str) -> None:
-    """A fresh /dev: the usual character devices bound from the host, its own pts and shm."""
-    mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755")
-    for name in DEVICES:
+def own_dev(target: str, root: str) -> None:
+    """A fresh /dev: the usual character devices bound from the host, its own pts and shm; kept
+    in the server's devices directory when it has disks, else in memory."""
+    devices = os.path.join(root, DEVICES)
+    if os.path.isdir(devices):
+        mount(devices, target, None, MS_BIND)
+        kept = os.statvfs(target).f_flag
+        flags = sum(flag for st, flag in KEPT_FLAGS.items() if kept & st)
+        mount("none", target, None, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NOEXEC | flags)  # as a tmpfs /dev
+    else:
+        mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755")
+    for name in CHARACTER_DEVICES:
         host = os.path.join("/dev", name)
         if os.path.exists(host) and stat.S_ISCHR(os.stat(host).st_mode):
             touch(os.path.join(target, name))
             mount(host, os.path.join(target, name), None, MS_BIND)
     for name, points_to in DEVICE_LINKS.items():
-        os.symlink(points_to, os.path.join(target, name))
+        if not os.path.lexists(os.path.join(target, name)):
+            os.symlink(points_to, os.path.join(target, name))
     for name in ("pts", "shm"):
-        os.mkdir(os.path.join(target, name))
+        os.makedirs(os.path.join(target, name), exist_ok=True)
     terminals = "newinstance,ptmxmode=0666,mode=0620"
     mount("devpts", os.path.join(target, "pts"), "devpts", MS_NOSUID | MS_NOEXEC, terminals)
     mount("tmpfs", os.path.join(target, "shm"), "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
+
+
+def give_disks(root: str, tree: str) -> None:
+    """The server's partitions list over its /proc's, and mount(8)'s helpers for its disks' file
+    systems in its root (where the root's /sbin takes no file, its disks stay unmountable)."""
+    mount(os.path.join(root, PARTITIONS), f"{tree}/proc/partitions", None, MS_BIND)
+    if shutil.which("fuse2fs") is None:
+        return
+    python, helpers = shlex.quote(sys.executable), shlex.quote(GUEST_FILESYSTEMS)
+    shim = f'#!/bin/sh\nexec {python} -I -S {helpers} "${{0##*/}}" "$@"\n'
+    for name in GUEST_HELPERS:
+        try:
+            with open(f"{tree}/sbin/{name}", "w", encoding="utf-8") as helper:
+                helper.write(shim)
+            os.chmod(f"{tree}/sbin/{name}", 0o755)
+        except OSError:
+            return
 
 
 def build(root: str, run: str, sockets: list[str]) -> str:
@@ -174,7 +210,9 @@ def build(root: str, run: str, sockets: list[str]) -> str:
         top_level(entry, root, tree)
     own_proc(f"{tree}/proc")
     bind_read_only("/sys", f"{tree}/sys")
-    own_dev(f"{tree}/dev")
+    own_dev(f"{tree}/dev", root)
+    if os.path.isfile(os.path.join(root, PARTITIONS)):
+        give_disks(root, tree)
     mount("tmpfs", f"{tree}{root}", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700")
     os.makedirs(f"{tree}{run}", exist_ok=True)
     mount(run, f"{tree}{run}", None, MS_BIND)

@@ -90,10 +90,10 @@ class AgentApi:
     def document(self, token: str) -> tuple[MetadataVersion, bytes]:
         """The server's metadata document (its deployments, and where to poll them) and its
         version, both read afresh: a token revoked by any daemon reads nothing from then on."""
-        version = self._software.metadata_version(token_digest(token), afresh=True)
-        if version is None:
+        read = self._software.metadata_document(token_digest(token))
+        if read is None:
             raise NOT_FOUND
-        found = self._software.server_metadata(version.server_id)
+        version, found = read
         document = {
             "deployments": found.entries,
             "os-collect-config": collect_config(self._links.metadata_url(token)),

@@ -49,7 +49,7 @@ class RecordedState(Protocol):
 
 
 def recorded_for_plan(records: Iterable[ComparedRecord]) -> dict[str, RecordedResource]:
-    """The store's current records of one stack as the plan layer sees them (replaced ones skipped)."""
+    """The store's current records of one stack as the plan layer sees them."""
     return {
         record.logical_name: RecordedResource(
             record.logical_name,
@@ -60,9 +60,9 @@ def recorded_for_plan(records: Iterable[ComparedRecord]) -> dict[str, RecordedRe
             record.status.upper() in FAILED_RECORD_STATUSES,
             record.deletion_policy,
             record.properties_digest,
+            record.inputs_digest,
         )
         for record in records
-        if record.replaced_by is None
     }
 
 

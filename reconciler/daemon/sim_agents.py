@@ -37,11 +37,14 @@ is reachable. This needs the daemon to run as root (the sandbox then maps the id
 Debian's `openssh-server` for sshd; without them scripts run as root with no such identity, and
 the fleet says so when it starts.
 
+Each volume attached to a server is a disk of its sandbox (`sim_disks`): `/dev/vdb` appears
+while its script runs, as on a VM, and `mkfs.ext4`, `mount`, `umount` work on it. This needs the
+daemon to run as root, loop devices and FUSE (Debian's `fuse2fs`); without them servers have no
+disks, and the fleet says so when it starts.
+
 Limits: a script sees the host's files and tools beneath its server's own, so one that installs
-packages from the network fails where a VM's would not; an attached volume is no device of the
-sandbox (`mount /dev/vdb` needs a block device, and mount(8) sets up a loop device for a file,
-which an unprivileged user namespace cannot have);
-`#cloud-config` user data is not interpreted (no corpus template signals from it).
+packages from the network fails where a VM's would not; `#cloud-config` user data is not
+interpreted (no corpus template signals from it).
 """
 
 from __future__ import annotations
@@ -146,7 +149,7 @@ class SimulatedAgents:
         of this process once it is open, None before); `hooks`: config groups other than `script`
         served by a hook of their own instead of the stand-in; `agent_address`: the agent API
         scripts may reach (none: scripts reach no network)."""
-        self._hypervisor = CloudHypervisor(hypervisor) if callable(hypervisor) else hypervisor
+        self._hypervisor = CloudHypervisor(hypervisor, state_dir) if callable(hypervisor) else hypervisor
         self._gateway = AgentGateway(agent_address) if agent_address is not None else None
         self._state_dir = state_dir
         self._interval = interval
@@ -175,6 +178,9 @@ class SimulatedAgents:
             )
         elif isolation_available() and sshd_path() is None:
             LOG.warning("openssh-server is not installed: simulated servers refuse ssh connections")
+        no_disks = self._hypervisor.start_disks()
+        if no_disks is not None:
+            LOG.warning("simulated servers have no disks (attached volumes are no devices): %s", no_disks)
         if self._gateway is not None:
             self._gateway.start()
         self._peers.start()
@@ -197,6 +203,7 @@ class SimulatedAgents:
         if self._gateway is not None:
             self._gateway.stop()
         self._peers.stop()
+        self._hypervisor.release_disks()
 
     def wake(self) -> None:
         """Scan now rather than at the next interval (the hypervisor's servers changed)."""
@@ -218,7 +225,9 @@ class SimulatedAgents:
             for server_id, booted in servers.items():
                 if server_id not in self._agents and server_id not in self._plain:
                     self._boot(server_id, booted)
-            return len(self._agents)
+            running, equipped = len(self._agents), set(self._agents) | self._machines
+        self._hypervisor.converge_disks(equipped)
+        return running
 
     def executed(self) -> int:
         """How many runs (boot scripts, deployments) the agents of this fleet executed."""
@@ -263,6 +272,7 @@ class SimulatedAgents:
             return None
         with self._lock:
             self._machines.add(server_id)
+        self._hypervisor.prepare_disks(server_id)
         reaching = with_peers and sshd_path() is not None
         peer_socket = self._peers.socket_for(server_id) if reaching else None
         return booted_as(machine, self._state_dir / server_id, peer_socket, hidden=self._state_dir)

@@ -4,10 +4,11 @@
 
 Started by the daemon (`sim_agents_process`) with one end of a socket pair (`sim_agents_link`): the
 daemon says which servers run (`servers`: booted, with their user data; `gone`: deleted), as a
-hypervisor learns of a boot, and answers what a server is (`machine`) and whom a connection
-reaches (`route`); everything else (polling metadata, signalling) goes over HTTP to the agent API,
-as from a VM. The fleet (`sim_agents.SimulatedAgents`) runs here; its log records go back over the
-link, so they land in the daemon's log in the daemon's format.
+hypervisor learns of a boot, answers what a server is (`machine`) and whom a connection reaches
+(`route`), and exposes attached volumes as the servers' disks (`disks`); everything else (polling
+metadata, signalling) goes over HTTP to the agent API, as from a VM. The fleet
+(`sim_agents.SimulatedAgents`) runs here; its log records go back over the link, so they land in
+the daemon's log in the daemon's format.
 
 The process dies with its parent (the kernel kills it when the thread that started it ends) and
 stops its agents when the link closes.
@@ -23,8 +24,9 @@ import signal
 import socket
 import sys
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from reconciler.agent.agent_gateway import AgentAddress
 from reconciler.agent.sandbox_machine import Machine
@@ -74,6 +76,26 @@ class RemoteHypervisor:
         except (LinkLost, TimeoutError):
             return None
         return None if target is None else str(target)
+
+    def start_disks(self) -> str | None:
+        reason = self._disks({"start": True})
+        return None if reason is None else str(reason)
+
+    def prepare_disks(self, server_id: str) -> None:
+        self._disks({"prepare": server_id})
+
+    def converge_disks(self, equipped: Collection[str]) -> None:
+        self._disks({"converge": sorted(equipped)})
+
+    def release_disks(self) -> None:
+        self._disks({"release": True})
+
+    def _disks(self, request: Message) -> Any:
+        """The daemon's answer to a request about disks (None when it gave none in time)."""
+        try:
+            return self._link.ask({"disks": request}, QUESTION_TIMEOUT)
+        except (LinkLost, TimeoutError):
+            return None
 
 
 class LinkLogHandler(logging.Handler):
@@ -145,8 +167,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     hypervisor.changed = fleet.wake
     tune_process()
+    # the link is served before the fleet starts: starting asks the daemon about disks
+    serving = threading.Thread(target=link.serve, args=(hypervisor.receive,), name="sim-agents-link")
+    serving.start()
     fleet.start()
-    link.serve(hypervisor.receive)  # until the daemon closes the link, or dies
+    serving.join()  # until the daemon closes the link, or dies
     fleet.stop(options.stop_timeout)
     return 0
 

@@ -4,8 +4,12 @@
 and their sandboxes; it reaches the daemon's agent API over HTTP only, like a VM. What a
 hypervisor knows, the daemon tells it over a socket pair (`sim_agents_link`): every scan interval,
 the servers booted since (with their user data) and those deleted; and it answers the process's
-questions (a server as a machine, whom a connection reaches) from the simulated cloud
-(`sim_hypervisor.CloudHypervisor`). The agents' log records come back and are logged here.
+questions (a server as a machine, whom a connection reaches) and requests (its servers' disks) from
+the simulated cloud (`sim_hypervisor.CloudHypervisor`). The agents' log records come back and are
+logged here.
+
+The loop devices of the servers' disks are this process's: they are released when the agents'
+process ends (before another is started, which plugs them anew) and when the daemon stops.
 
 The process dies with the daemon (it is killed when the thread that started it ends, and stops
 its agents when the link closes). If it dies on its own, it is started again after a pause and
@@ -25,6 +29,7 @@ import time
 from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from providers.simulated.cloud import SimulatedCloud
 from reconciler.agent.agent_gateway import AgentAddress
@@ -53,7 +58,7 @@ class AgentsProcess:
         """As `SimulatedAgents` takes them: `hypervisor` (or the simulated cloud it reads) says
         which servers run; the agents poll every `interval` s, keep their state under
         `state_dir`, and their scripts reach the agent API at `agent_address` (none: no network)."""
-        self._hypervisor = CloudHypervisor(hypervisor) if callable(hypervisor) else hypervisor
+        self._hypervisor = CloudHypervisor(hypervisor, state_dir) if callable(hypervisor) else hypervisor
         self._state_dir = state_dir
         self._interval = interval
         self._time_limit = time_limit
@@ -92,6 +97,7 @@ class AgentsProcess:
             process.kill()
         self._supervisor.join(5.0)
         self._publisher.join(5.0)
+        self._hypervisor.release_disks()
 
     def _supervise(self) -> None:
         """Run the process until it ends, and again after a pause unless stopping."""
@@ -119,6 +125,7 @@ class AgentsProcess:
             self._link = None
         link.close()
         reader.join(5.0)
+        self._hypervisor.release_disks()  # no disk outlives the sandboxes that saw it
         return status
 
     def _spawn(self) -> tuple[subprocess.Popen[bytes], Link]:
@@ -157,10 +164,24 @@ class AgentsProcess:
             elif "route" in message:
                 source_id, address, port = message["route"]
                 link.answer(message, self._hypervisor.route(str(source_id), str(address), int(port)))
+            elif "disks" in message:
+                link.answer(message, self._disks(message["disks"]))
         except Exception:
             LOG.exception("a message of the simulated agents' process could not be answered")
             if "ask" in message:
                 link.answer(message, None)
+
+    def _disks(self, request: Mapping[str, Any]) -> str | None:
+        """Do what the process asks of its servers' disks; why there are none, for `start`."""
+        if "start" in request:
+            return self._hypervisor.start_disks()
+        if "prepare" in request:
+            self._hypervisor.prepare_disks(str(request["prepare"]))
+        elif "converge" in request:
+            self._hypervisor.converge_disks([str(server_id) for server_id in request["converge"]])
+        elif "release" in request:
+            self._hypervisor.release_disks()
+        return None
 
     def _publish_forever(self) -> None:
         while not self._stopping.is_set():

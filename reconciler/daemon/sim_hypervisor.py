@@ -4,19 +4,23 @@ and whom a connection from one reaches.
 `Hypervisor` is the question asked by the agents' fleet (`sim_agents`): the ACTIVE servers of every
 region with their user data (a server gone from it is deleted), a server as a machine
 (`sim_machines.machine_of`: host name, default user, keys, neighbours), and the simulated
-network's verdict on one TCP connection (`sim_machines.reachable`). `CloudHypervisor` answers
-from the simulated cloud of this process; the agents' own process asks the daemon's over its link
-(`sim_agents_process`), which answers with a `CloudHypervisor`.
+network's verdict on one TCP connection (`sim_machines.reachable`). A hypervisor also exposes the
+volumes attached to its servers as their disks (`sim_disks`). `CloudHypervisor` answers from the
+simulated cloud of this process and holds the loop devices of its disks; the agents' own process
+asks the daemon's over its link (`sim_agents_process`), which answers with a `CloudHypervisor`, so
+the loop devices stay the daemon's to release.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from providers.simulated.cloud import SimulatedCloud
 from reconciler.agent.sandbox_machine import Machine
+from reconciler.daemon.sim_disks import FleetDisks
 from reconciler.daemon.sim_machines import attachments, machine_of, reachable
 
 ACTIVE = "ACTIVE"
@@ -45,12 +49,26 @@ class Hypervisor(Protocol):
     def route(self, source_id: str, address: str, port: int) -> str | None:
         """The server a TCP connection from `source_id` to `address`:`port` reaches, if any."""
 
+    def start_disks(self) -> str | None:
+        """Expose attached volumes as disks from now on; why servers cannot have any, or None."""
+
+    def prepare_disks(self, server_id: str) -> None:
+        """Ready the server's devices directory before its sandbox starts."""
+
+    def converge_disks(self, equipped: Collection[str]) -> None:
+        """Plug the volumes attached to the `equipped` servers (those with a sandbox), unplug every other."""
+
+    def release_disks(self) -> None:
+        """Unplug every disk and free its loop device."""
+
 
 class CloudHypervisor:
-    """The hypervisor of the simulated cloud `cloud()` gives once it is open (None before)."""
+    """The hypervisor of the simulated cloud `cloud()` gives once it is open (None before); its
+    servers' devices directories are under `state_dir`, one directory per server."""
 
-    def __init__(self, cloud: Callable[[], SimulatedCloud | None]) -> None:
+    def __init__(self, cloud: Callable[[], SimulatedCloud | None], state_dir: Path) -> None:
         self._cloud = cloud
+        self._disks = FleetDisks(state_dir)
 
     def booted(self) -> Mapping[str, BootedServer]:
         cloud = self._cloud()
@@ -73,6 +91,20 @@ class CloudHypervisor:
     def route(self, source_id: str, address: str, port: int) -> str | None:
         cloud = self._cloud()
         return None if cloud is None else reachable(cloud, source_id, address, port)
+
+    def start_disks(self) -> str | None:
+        return self._disks.start()
+
+    def prepare_disks(self, server_id: str) -> None:
+        self._disks.prepare(server_id)
+
+    def converge_disks(self, equipped: Collection[str]) -> None:
+        cloud = self._cloud()
+        if cloud is not None:
+            self._disks.converge(cloud, equipped)
+
+    def release_disks(self) -> None:
+        self._disks.release()
 
 
 def machine_document(machine: Machine | None) -> dict[str, Any] | None:

@@ -6,7 +6,9 @@ every type a YAML document holds, and reads back many times faster than any YAML
 named by the digest of their text, so whichever process wrote a slot last, every block found in it
 is exactly what its text parses to. The last value read or written per slot is kept in memory too,
 so a long-running daemon reads the database once per template, not once per load; a slot's row is
-written only when a block it did not hold was parsed.
+written only when the blocks it did not hold are more than a hundredth of those it holds (a
+one-line change of a large template does not rewrite its slot: the next process parses that
+block again).
 
 The database is trusted with this as with everything else it holds (marshal is not meant for
 values an attacker wrote); a row that does not read back as a dict is treated as empty.
@@ -42,11 +44,14 @@ class StoredBlocks:
 
     def keep(self, slot: str, blocks: Mapping[bytes, Any]) -> None:
         held = self.known(slot)
-        if blocks.keys() <= held.keys():
+        lacking = blocks.keys() - held.keys()
+        if not lacking:
             return  # nothing parsed that the slot lacks
         kept = dict(blocks)
-        self._rows.keep(slot, marshal.dumps(kept))
         self._slots[slot] = kept
+        if len(lacking) * 100 > len(held):
+            self._rows.keep(slot, marshal.dumps(kept))
+        # else: a few blocks parsed again by the next process cost less than writing the slot whole
 
 
 def _decoded(content: bytes | None) -> Mapping[bytes, Any]:

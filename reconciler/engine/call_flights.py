@@ -92,6 +92,10 @@ class CallFlights:
     def awaiting_ids(self) -> int:
         return len(self._awaiting_ids)
 
+    def has_news(self) -> bool:
+        """Whether a call came back, or a call decided waits to be sent: a pass has something to do."""
+        return bool(self._returned or self._unsent or self._awaiting_ids)
+
     def sent_and_not_back(self) -> bool:
         """Whether a call handed to a pool (this worker's or another's) has not come back yet.
 

@@ -50,7 +50,7 @@ from reconciler.engine.run_spec import RunSpec, retained_inputs
 from reconciler.engine.scaling_signals import ScalingSignals
 from reconciler.engine.settings import EngineSettings
 from reconciler.engine.shared_calls import SharedCalls, SharedDispatch
-from reconciler.engine.stack_run import Desire, StackRun
+from reconciler.engine.stack_run import Desire, RunProgress, StackRun
 from reconciler.engine.stack_status import StackStatus
 from state.errors import CommitOutcomeUnknown, DatabaseUnavailable, StaleLease, StateError
 from state.fencing import Fence
@@ -413,8 +413,8 @@ class Engine:
         self._retry_deferred()
         self._pool.deliver()
         acting: list[StackRun] = []
+        idle: list[RunProgress] = []  # of the runs held with nothing to do at this pass: not stepped
         results: dict[str, PassResult] = {}
-        stepped: set[str] = set()
         now = self._clock.now()
         self._begin_shared(held, now)
         self._discover(held, now)
@@ -425,21 +425,7 @@ class Engine:
             if parent is not None:
                 parent.nested_changed(resource)
         self._tell_parents()
-        while True:  # nested stacks submitted during the pass get their first pass in it too
-            fresh = [run for name, run in list(self._runs.items()) if name not in stepped]
-            if not fresh:
-                break
-            for known in fresh:
-                stepped.add(known.name)
-                epoch = held.get(known.shard)
-                if epoch is None:
-                    continue
-                run = known if self._epochs.get(known.name) in (None, epoch) else self._reopened(known, now)
-                if run is None:
-                    continue  # the calls its former run sent are still out: rebuilt once they are back
-                self._epochs[run.name] = epoch
-                acting.append(run)
-                results[run.name] = self._step_run(run, now)
+        self._first_steps(held, now, acting, idle, results)
         for _ in range(MAX_EXTRA_ROUNDS):  # a child settled or work became ready: no need to wait
             movable = [run for run in acting if self._epochs.get(run.name) != LOST_EPOCH and run.can_move()]
             if not movable:
@@ -456,7 +442,39 @@ class Engine:
                 run.ids_assigned()
         self._flush_shared()
         self._notify_parents(acting, results)
-        return self._progress(acting)
+        return self._progress(acting, idle)
+
+    def _first_steps(
+        self,
+        held: Mapping[int, int],
+        now: float,
+        acting: list[StackRun],
+        idle: list[RunProgress],
+        results: dict[str, PassResult],
+    ) -> None:
+        """The pass's first step of every held run with something to do (`acting`); the progress
+        of the others is `idle`. Nested stacks submitted meanwhile get their first step in this
+        pass too."""
+        stepped: set[str] = set()
+        while True:  # nested stacks submitted during the pass get their first pass in it too
+            fresh = [run for name, run in list(self._runs.items()) if name not in stepped]
+            if not fresh:
+                break
+            for known in fresh:
+                stepped.add(known.name)
+                epoch = held.get(known.shard)
+                if epoch is None:
+                    continue
+                run = known if self._epochs.get(known.name) in (None, epoch) else self._reopened(known, now)
+                if run is None:
+                    continue  # the calls its former run sent are still out: rebuilt once they are back
+                self._epochs[run.name] = epoch
+                resting = run.idle_progress(now)
+                if resting is not None:
+                    idle.append(resting)
+                    continue
+                acting.append(run)
+                results[run.name] = self._step_run(run, now)
 
     def retry_failed(
         self, stack: str | None = None, resource: str | None = None, *, escalated: bool = False
@@ -602,8 +620,8 @@ class Engine:
                     _some(names),
                 )
 
-    def _progress(self, runs: list[StackRun]) -> Progress:
-        progresses = [run.progress() for run in runs]
+    def _progress(self, runs: list[StackRun], idle: list[RunProgress]) -> Progress:
+        progresses = [run.progress() for run in runs] + idle
         wakes = [progress.next_wake for progress in progresses if progress.next_wake is not None]
         scaling = self._scaling.next_read_at()
         if scaling is not None:
@@ -904,6 +922,13 @@ class _ChildReportsOf:
         if run is None and self._engine.remote.watches(child):
             return self._engine.remote.report(child)
         return None if run is None else run.report()
+
+    def nested_standing(self, child: str) -> tuple[int | None, StackStatus] | None:
+        run = self._engine.run_of(child)
+        if run is None and self._engine.remote.watches(child):
+            report = self._engine.remote.report(child)
+            return None if report is None else (report.generation, report.status)
+        return None if run is None else (run.generation, run.status())
 
     def nested_outputs(self, child: str) -> Mapping[str, Any]:
         return self._engine.outputs(child)

@@ -152,6 +152,10 @@ class GroupScaling:
         self.has_policies = False  # whether the stack holds a scaling policy (its signals are read)
         self.log = ScalingLog()  # the engine shares its root's among a tree of nested stacks
 
+    def moving(self) -> bool:
+        """Whether the stack holds a scaling policy (signals may come) or a group's size is changing."""
+        return self.has_policies or bool(self.forgotten or self._rebuilding or self._cooling)
+
     def noticed(self, type_name: str) -> None:
         """A resource of `type_name` is recorded or decided in the stack."""
         if type_name in POLICY_TYPES:

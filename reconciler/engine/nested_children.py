@@ -18,6 +18,7 @@ from reconciler.engine.desired import Policy
 from reconciler.engine.pass_result import ChildRequest, RemoveChild, SubmitChild
 from reconciler.engine.record_rows import plain_json
 from reconciler.engine.remote_stacks import CONTEXT, REMOTE_STACK, context_refusal, nested_cloud
+from reconciler.engine.report import SETTLED_STATUSES
 from reconciler.engine.resource_state import RecordStatus, ResourceState
 from reconciler.engine.run_spec import RunSpec
 from reconciler.engine.stack_status import AT_REST, StackStatus
@@ -213,8 +214,8 @@ class NestedChildren:
             state = records.get(name)
             if state is None or state.physical_id is None:
                 return True
-            report = nested.nested_report(state.physical_id)
-            if report is not None and report.generation == generation and report.settled:
+            standing = nested.nested_standing(state.physical_id)
+            if standing is not None and standing[0] == generation and standing[1] in SETTLED_STATUSES:
                 return True
         return False
 
@@ -226,8 +227,11 @@ class NestedChildren:
             self._waiting.pop(name, None)
             return
         nested = run.context.children
+        standing = nested.nested_standing(state.physical_id)
+        if standing is None or standing[0] != generation or standing[1] not in SETTLED_STATUSES:
+            return
         report = nested.nested_report(state.physical_id)
-        if report is None or report.generation != generation or not report.settled:
+        if report is None:
             return
         if report.status is StackStatus.PENDING_APPROVAL:
             if not run.approved:  # else the child, approved with it, moves on at its next pass
@@ -273,8 +277,26 @@ class NestedChildren:
             run.summary.failure_over(name)
             run.resources.unsettle(name)
             run.summary.status_changed()
-        elif converged and run.resources.is_settled(name):
+        elif converged and run.resources.is_settled(name) and self._values_moved(name):
             run.resources.unsettle(name)
+
+    def _values_moved(self, name: str) -> bool:
+        """Whether the child's outputs differ from those `name` holds. The parent is told of every
+        convergence, also of the one it already took in the pass the child converged in; deciding
+        `name` again for it would submit the child once more for nothing. A group's values are
+        its members', not its outputs: always read anew."""
+        state = self._run.resources.records.get(name)
+        definition = self._run.definition
+        resource = definition.resources.get(name) if definition is not None else None
+        if (
+            state is None
+            or state.physical_id is None
+            or resource is None
+            or resource.nested_kind in GROUP_KINDS
+        ):
+            return True
+        outputs = self._run.context.children.nested_outputs(state.physical_id)
+        return bool(plain_json(dict(outputs)) != state.attributes)
 
     def remove(self, child: str, *, retain: bool = False) -> None:
         """Ask for the child to converge to nothing (`removed` once it holds no resources any more);

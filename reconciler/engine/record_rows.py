@@ -66,6 +66,8 @@ def state_from_record(record: RecordedResource) -> ResourceState:
         last_error=record.last_error,
         recorded_replaced_by=record.replaced_by,
         deletion_policy=record.deletion_policy,
+        inputs_digest=record.inputs_digest,
+        inputs_of=record.properties,
     )
 
 
@@ -95,4 +97,5 @@ def write_for(stack: str, state: ResourceState) -> RecordWrite:
         properties_json=properties[1],
         attributes_json=attributes[1],
         properties_digest=properties[2],
+        inputs_digest=state.inputs_digest if state.inputs_of is state.properties else None,
     )

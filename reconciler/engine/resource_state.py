@@ -47,6 +47,10 @@ class ResourceState:
     deletion_policy: str = "Delete"  # Heat's: Delete, Retain or Snapshot, as last converged
     encoded_properties: tuple[dict[str, Any], str, str | None] | None = None  # with its digest
     encoded_attributes: tuple[dict[str, Any], str] | None = None
+    # The digest of what `inputs_of` was resolved from: recorded only while that very value is
+    # `properties` (any other value put there, a drift seen for one, is not that resolution).
+    inputs_digest: str | None = None
+    inputs_of: dict[str, Any] | None = None
     leaves: tuple[dict[str, Any], frozenset[str]] | None = None  # the strings in `properties`
 
     @property

@@ -15,6 +15,7 @@ from reconciler.engine.call_pool import PendingCall
 from reconciler.engine.random_source import RandomSource
 from reconciler.engine.report import StackReport
 from reconciler.engine.settings import EngineSettings
+from reconciler.engine.stack_status import StackStatus
 
 
 class Dispatcher(Protocol):
@@ -46,6 +47,11 @@ class ChildReports(Protocol):
     """What a parent reads of its nested stacks (converged here or by the worker holding their shard)."""
 
     def nested_report(self, child: str) -> StackReport | None: ...
+
+    def nested_standing(self, child: str) -> tuple[int | None, StackStatus] | None:
+        """The child's generation and status, as its report would say them, without counting
+        anything (asked for every child waited on at every pass of its parent)."""
+        ...
 
     def nested_outputs(self, child: str) -> Mapping[str, Any]: ...
 

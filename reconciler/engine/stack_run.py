@@ -43,6 +43,7 @@ from reconciler.engine.provider_set import ProviderSet
 from reconciler.engine.readiness_waits import ReadinessWaits
 from reconciler.engine.record_rows import plain_json
 from reconciler.engine.report import StackReport
+from reconciler.engine.resolution_record import note_resolution, resolution_digest
 from reconciler.engine.resource_actions import ResourceActions
 from reconciler.engine.resource_graph import ResourceGraph
 from reconciler.engine.resource_options import ResourceOptions
@@ -53,7 +54,7 @@ from reconciler.engine.run_spec import RunSpec
 from reconciler.engine.stack_status import StackStatus
 from reconciler.engine.suspension import Suspension
 from reconciler.engine.unchanged_inputs import inputs_beside_template_unchanged
-from reconciler.plan import Action, RecordedResource, plan_resource
+from reconciler.plan import Action, RecordedResource, ResourcePlan, plan_resource
 
 # OS::Heat::UpdateWaitConditionHandle: a new handle (a new URL) at every update of its stack, so
 # whatever waits on it waits for fresh signals.
@@ -96,6 +97,7 @@ class StackRun:
         self.removing = False
         self._previous_definition: DesiredStack | None = None
         self._reuse_decisions = False
+        self._told = True  # something outside a pass changed what the run works on: a pass is due
         # The coordinator's concerns: they reach one another through the run; the engine uses only
         # the methods below (step, take_result, progress, desire, report, ...), never these.
         self.resources = ResourceGraph()
@@ -127,6 +129,7 @@ class StackRun:
 
     def load(self, records: Iterable[ResourceState]) -> None:
         """Rebuild from the store's records after a takeover (or a restart)."""
+        self._told = True
         current = self.resources.records
         for state in records:
             self.scaling.noticed(state.type)
@@ -151,6 +154,7 @@ class StackRun:
 
     def set_desired(self, desire: Desire) -> None:
         """Converge to `desire` from now on (a definition of None: nothing, the stack is going away)."""
+        self._told = True
         self.summary.new_generation(self.commit, self.generation, desire.commit)
         if desire.commit != self.commit:
             self.approved = False  # an approval is of one commit
@@ -185,6 +189,7 @@ class StackRun:
         if self.approved:
             return
         self.approved = True
+        self._told = True
         waiting = list(self.summary.awaiting)
         self.summary.awaiting = {}
         self.summary.status_changed()
@@ -196,6 +201,7 @@ class StackRun:
     def recommitted(self, commit: str) -> None:
         """A newer commit whose definition is this generation's: the stack is at `commit` from now on."""
         if commit != self.commit:
+            self._told = True
             self.summary.recommitted()
             self.commit = commit
             self.approved = False
@@ -210,6 +216,7 @@ class StackRun:
 
     def work_on(self, definition: DesiredStack) -> None:
         """A group's batch works on `definition`: its members with or without temporary ones."""
+        self._told = True
         self.definition = definition
         graph = definition.graph()
         self.resources.reset(graph)
@@ -242,6 +249,7 @@ class StackRun:
 
     def step(self, now: float) -> PassResult:
         """One non-blocking pass: collect results, decide what is ready, observe when due."""
+        self._told = False
         self.flights.collect(now)
         self.observation.handle_seen()
         for key in self.resources.due_retries(now):
@@ -259,6 +267,7 @@ class StackRun:
 
     def retry_failed(self, resource: str | None, now: float, *, escalated: bool) -> int:
         """Retry the FAILED resources (or `resource`) at once; escalated ones only when a person asks."""
+        self._told = True
         return self.failure_retries.retry_now(resource, now, escalated=escalated)
 
     def take_result(self, now: float) -> PassResult:
@@ -271,10 +280,12 @@ class StackRun:
 
     def child_submitted(self, resource: str, generation: int) -> None:
         """The engine's answer to a `SubmitChild`: the child's generation."""
+        self._told = True
         self.children.submitted(resource, generation)
 
     def child_removed(self, child: str) -> None:
         """The engine's answer to a `RemoveChild`: the child holds no resources any more."""
+        self._told = True
         self.children.removed(child)
 
     def answered(self, now: float) -> PassResult:
@@ -309,6 +320,20 @@ class StackRun:
             times.append(self.observation.next_observe_at)
         due = [time for time in times if time is not None]
         return min(due) if due else None
+
+    def idle_progress(self, now: float) -> RunProgress | None:
+        """The run's progress if a pass now would find nothing to do (nothing came back or was told
+        since the last one, nothing ready or due, no nested stack waited on); None: it needs one.
+        Most of a large tree's stacks have nothing to do at any pass, and the engine skips them."""
+        if self._told or self.flights.has_news() or self.resources.has_ready() or len(self.children):
+            return None
+        if self.retirement or self.observation.backlog or self.batches.can_advance() or self.scaling.moving():
+            return None
+        wake = self._next_wake()
+        if (wake is not None and wake <= now) or self.suspension.busy():
+            return None
+        in_flight = len(self.flights)
+        return RunProgress(in_flight, bool(in_flight), wake)
 
     def can_move(self) -> bool:
         """Whether another pass now would do something: ready work, or a nested stack that settled."""
@@ -439,28 +464,45 @@ class StackRun:
             now=now,
         ):
             return
+        inputs = resolution_digest(self.definition, name, self.values)
         recorded = None
         if state is not None:
             failed = state.status is RecordStatus.FAILED
             recorded = RecordedResource(name, state.type, state.physical_id, state.properties, failed=failed)
         plan = plan_resource(name, resource.type, desired, recorded, self.providers)
         self.options.keep_deletion_policy(state, deletion_policy)
+        if not self._act(plan, resource.type, desired, state, now):
+            return
+        record = self.resources.records.get(name)
+        if note_resolution(record, state, desired, inputs, plan.action):
+            assert record is not None
+            self.writes.mark(record)
+        self.options.keep_deletion_policy(record, deletion_policy)
+
+    def _act(
+        self,
+        plan: ResourcePlan,
+        type_name: str,
+        desired: dict[str, Any],
+        state: ResourceState | None,
+        now: float,
+    ) -> bool:
+        """Start what `plan` says (False: a replacement waits for an approval)."""
         if plan.action is Action.CREATE:
-            self.actions.create(name, resource.type, desired, state, now)
-        elif plan.action is Action.UNCHANGED:
-            assert state is not None
-            self._unchanged(state, resource.type, desired, now)
+            self.actions.create(plan.name, type_name, desired, state, now)
+            return True
+        assert state is not None
+        if plan.action is Action.UNCHANGED:
+            self._unchanged(state, type_name, desired, now)
         elif plan.action is Action.UPDATE:
-            assert state is not None
             self.actions.update(state, desired, plan.changed, now)
         else:
-            assert state is not None
             failing = "status" in plan.replace_reasons
             if not failing and self.needs_approval("replace"):  # a repair of drift needs none
-                self.summary.await_approval(name, "replace")
-                return
-            self.actions.replace(state, resource.type, desired, failing=failing, now=now)
-        self.options.keep_deletion_policy(self.resources.records.get(name), deletion_policy)
+                self.summary.await_approval(plan.name, "replace")
+                return False
+            self.actions.replace(state, type_name, desired, failing=failing, now=now)
+        return True
 
     def _unchanged(self, state: ResourceState, type_name: str, desired: dict[str, Any], now: float) -> None:
         """Nothing to apply; but a type Heat makes anew at every update of its stack, last made at an
@@ -542,6 +584,7 @@ class StackRun:
     def nested_changed(self, name: str, *, converged: bool = True) -> None:
         """The nested stack of `name` moved on its own: read its values anew when it converged
         again (drift repaired); decide `name` again if it failed because of the child."""
+        self._told = True
         self.children.changed(name, converged=converged)
 
     # Reading ---------------------------------------------------------------------------------

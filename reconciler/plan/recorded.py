@@ -20,3 +20,4 @@ class RecordedResource:
     failed: bool = False  # FAILED in the cloud or in its last action: replaced, never updated
     deletion_policy: str = "Delete"  # Heat's, as last converged: what leaving the template does
     properties_digest: str | None = None  # `properties_digest` of `properties`, when recorded with them
+    inputs_digest: str | None = None  # `resolution_inputs` of what `properties` were resolved from

@@ -6,6 +6,11 @@ updated too) is decided as apply will decide it once that value is known: the pr
 change, so it is updated in place or replaced by the same rules as any other change, its new values
 shown as known only after apply. An attribute that an update leaves as it was is still planned as
 changing: the plan says "update" where apply may then find nothing to do.
+
+A resource whose recorded properties were resolved from exactly what it would be resolved from now
+(`resolution_inputs`: the digest apply records beside them), with nothing it requires moving, is
+unchanged without being resolved: a one-line change of a large stack resolves the few resources
+it touches and those reading them.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from reconciler.plan.nested_plans import (
     scaled_size,
 )
 from reconciler.plan.recorded import RecordedResource
+from reconciler.plan.resolution_inputs import ScopedStack, resource_inputs, stack_inputs
 from reconciler.plan.resource_diff import UpdateRules, plan_resource
 from reconciler.plan.unknown_values import shown_unknowns
 from reconciler.templates.errors import FunctionError, TemplateError, Unresolved
@@ -70,6 +76,7 @@ class _RecordedValues:
         self._recorded = recorded
         self.changing: set[str] = set()
         self.updating: set[str] = set()
+        self.moved: set[str] = set()  # either
 
     def _record(self, resource: str) -> RecordedResource:
         record = self._recorded.get(resource)
@@ -92,8 +99,41 @@ class _RecordedValues:
         """Note what `plan` does to the values others read."""
         if plan.action in (Action.CREATE, Action.REPLACE):
             self.changing.add(plan.name)
+            self.moved.add(plan.name)
         elif plan.action is Action.UPDATE:
             self.updating.add(plan.name)
+            self.moved.add(plan.name)
+
+
+def _resolved_as_recorded(
+    definition: DesiredStack, recorded: Mapping[str, RecordedResource]
+) -> frozenset[str]:
+    """The resources whose recorded properties were resolved from what they would be resolved from
+    now (`resolution_inputs`), as far as the values recorded now tell: unchanged, unless something
+    they require moves in this plan."""
+    shared = stack_inputs(definition) if isinstance(definition, ScopedStack) else None
+    if shared is None:
+        return frozenset()
+    graph = definition.graph()
+    resources = definition.resources
+    physical_ids = {name: record.physical_id for name, record in recorded.items()}
+    found = []
+    for name, record in recorded.items():
+        resource = resources.get(name)
+        if (
+            record.inputs_digest is None
+            or resource is None
+            or record.failed
+            or record.physical_id is None
+            or record.type != resource.type
+            or resource.nested_kind is not None
+        ):
+            continue
+        written = getattr(resource, "properties", None)
+        digest = resource_inputs(shared, resource.type, written, graph[name], physical_ids.get)
+        if record.inputs_digest == digest:
+            found.append(name)
+    return frozenset(found)
 
 
 def _dependency_order(graph: Mapping[str, frozenset[str]]) -> list[str]:
@@ -104,6 +144,12 @@ def _dependency_order(graph: Mapping[str, frozenset[str]]) -> list[str]:
     placed: set[str] = set()
     entered: set[str] = set()
     for root in graph:
+        if root in placed:
+            continue
+        if placed.issuperset(graph[root]):  # most resources: written after all they require
+            placed.add(root)
+            order.append(root)
+            continue
         pending = [root]
         while pending:
             name = pending[-1]
@@ -138,8 +184,15 @@ def plan_stack(
     graph = definition.graph()
     resources = definition.resources
     values = _RecordedValues(recorded)
+    settled = _resolved_as_recorded(definition, recorded)
+    moved = values.moved
     plans: list[ResourcePlan] = []
     for name in _dependency_order(graph):
+        if name in settled and moved.isdisjoint(graph[name]):
+            kept = recorded[name]
+            applied = kept.properties
+            plans.append(ResourcePlan(name, kept.type, Action.UNCHANGED, applied, applied=applied))
+            continue
         resource = resources[name]
         waiting: frozenset[str] = frozenset()
         try:

@@ -35,6 +35,7 @@ from reconciler.templates.parameters import (
     check_constraints,
     typed_value,
 )
+from reconciler.templates.reused_resources import ReusedResources
 from reconciler.templates.template_model import PSEUDO_PARAMETERS, ResourceModel, TemplateModel
 
 if TYPE_CHECKING:
@@ -62,8 +63,12 @@ class Binding:
     pseudo: Mapping[str, str] = field(default_factory=dict)
 
 
-def bind(model: TemplateModel, context: LoadContext, binding: Binding) -> StackDefinition:
-    """The stack definition of `model` under `binding`; `TemplateError` with every problem found."""
+def bind(
+    model: TemplateModel, context: LoadContext, binding: Binding, reused: ReusedResources | None = None
+) -> StackDefinition:
+    """The stack definition of `model` under `binding`; `TemplateError` with every problem found.
+
+    `reused` gives the yield of the resources `model` did not parse (those of `model.reused`)."""
     problems: list[Problem] = []
     parameters, hidden, missing = _parameters(model, context, binding, problems)
     if problems:
@@ -72,7 +77,7 @@ def bind(model: TemplateModel, context: LoadContext, binding: Binding) -> StackD
         version=model.version,
         parameters=parameters,
         resources=frozenset(),
-        all_resources=frozenset(model.resources),
+        all_resources=frozenset(model.resources if reused is None else reused.order),
         source=NoCloud(),
         files=context.files_of(model.path),
         facade=binding.facade,
@@ -88,17 +93,31 @@ def bind(model: TemplateModel, context: LoadContext, binding: Binding) -> StackD
         if needed.check(resource.condition, (*resource.where, "condition"))
         and _holds(resource.condition, scope, problems, model, resource.where)
     }
+    if reused is not None:
+        active.update(reused.entries)  # a reused resource has no condition
     scope.resources = frozenset(active)
     resources: dict[str, ResourceDefinition] = {}
     parsed_properties: dict[str, Any] = {}
-    for name, resource in model.resources.items():
-        if name in active:
-            needed.check(resource.deletion_policy, (*resource.where, "deletion_policy"))
-            resources[name], parsed_properties[name] = _resource(model, resource, scope, context, problems)
-    with_launch_configurations(resources, parsed_properties)
+    if reused is None:
+        for name, resource in model.resources.items():
+            if name in active:
+                needed.check(resource.deletion_policy, (*resource.where, "deletion_policy"))
+                resources[name], parsed_properties[name] = _resource(
+                    model, resource, scope, context, problems
+                )
+    else:
+        _bind_reusing(model, reused, (scope, context, needed, problems), resources, parsed_properties)
+    # a reused resource is never a group: only those made here are looked at
+    made = (
+        resources
+        if reused is None
+        else {name: resources[name] for name in model.resources if name in resources}
+    )
+    if any(resource.nested_kind == "instancegroup" for resource in made.values()):
+        with_launch_configurations(resources, parsed_properties)
     scope.group_resources = frozenset(
         name
-        for name, resource in resources.items()
+        for name, resource in made.items()
         if resource.nested_kind in ("group", "autoscaling", "chain", "instancegroup")
     )
     graph = {name: resource.depends_on for name, resource in resources.items()}
@@ -132,9 +151,53 @@ def bind(model: TemplateModel, context: LoadContext, binding: Binding) -> StackD
         context=context,
         pseudo_parameters=binding.pseudo,
         needs_evaluation=frozenset(
-            name for name in resources if model.resources[name].references.needs_evaluation
+            name
+            for name, resource in model.resources.items()
+            if name in resources and resource.references.needs_evaluation
         ),
     )
+
+
+def _bind_reusing(
+    model: TemplateModel,
+    reused: ReusedResources,
+    how: tuple[Evaluation, LoadContext, _NeededValues, list[Problem]],
+    resources: dict[str, ResourceDefinition],
+    parsed_properties: dict[str, Any],
+) -> None:
+    """Every resource in the template's order: reused ones as they were, the others bound."""
+    scope, context, needed, problems = how
+    bodies = model.document.data["resources"]
+    entries = reused.entries
+    new = object.__new__
+    for name in reused.order:
+        entry = entries.get(name)
+        if entry is not None:
+            # `resource_definition` inlined: this loop runs once per resource of a large template
+            raw = bodies[name]
+            resources[name] = definition = new(ResourceDefinition)
+            object.__setattr__(
+                definition,
+                "__dict__",
+                {
+                    "name": name,
+                    "type": entry.type,
+                    "properties": raw.get("properties") or {},
+                    "depends_on": entry.depends_on,
+                    "metadata": raw.get("metadata"),
+                    "deletion_policy": entry.deletion_policy,
+                    "update_policy": raw.get("update_policy"),
+                    "external_id": raw.get("external_id"),
+                    "nested_kind": None,
+                    "template_file": None,
+                    "written_type": entry.written_type,
+                },
+            )
+            parsed_properties[name] = entry.parsed
+        elif name in scope.resources:
+            resource = model.resources[name]
+            needed.check(resource.deletion_policy, (*resource.where, "deletion_policy"))
+            resources[name], parsed_properties[name] = _resource(model, resource, scope, context, problems)
 
 
 def _frozen_scope(scope: Evaluation) -> Evaluation:

@@ -64,10 +64,12 @@ def block_slot(path: str, limits: Limits) -> str:
 
 @dataclasses.dataclass(frozen=True)
 class BlockParse:
-    """A template's value parsed by blocks, and the digest of the block each resource came from."""
+    """A template's value parsed by blocks, the digest of the block each resource came from, and
+    the digest of the template's text outside its resources' blocks."""
 
     data: Any
     resource_digests: Mapping[str, bytes]
+    skeleton_digest: bytes | None = None
 
 
 def parse_by_blocks(path: str, text: str, limits: Limits, keeper: BlockKeeper) -> Any | None:
@@ -98,16 +100,25 @@ def parse_blocks(path: str, text: str, limits: Limits, keeper: BlockKeeper) -> B
     fresh = _parsed_blocks(path, [block for block in cut.blocks if block.digest not in known], inner)
     if fresh is None:
         return None
-    resources: dict[Any, Any] = {}
-    digests: dict[str, bytes] = {}
-    blocks: dict[bytes, Any] = {}
-    for block in cut.blocks:
-        value = blocks[block.digest] = known.get(block.digest) or fresh[block.digest]
-        resources.update(value)  # a name written twice: its last body, in its first place
-        digests.update(dict.fromkeys(value, block.digest))
-    document["resources"] = resources
+    document["resources"], digests, blocks = merged_blocks(
+        [block.digest for block in cut.blocks], known, fresh
+    )
     keeper.keep(slot, blocks)
-    return BlockParse(document, digests)
+    skeleton = hashlib.blake2b(f"{cut.before}\0{cut.after}".encode(), digest_size=20).digest()
+    return BlockParse(document, digests, skeleton)
+
+
+def merged_blocks(
+    digests: list[bytes], known: Mapping[bytes, Any], fresh: Mapping[bytes, Any]
+) -> tuple[dict[Any, Any], dict[str, bytes], dict[bytes, Any]]:
+    """The resources of blocks (`{name: body}` each, by digest, in `known` or `fresh`) in order,
+    the digest of the block each name came from, and the blocks by digest.
+
+    A name written twice has its last body, in its first place, as the whole parse gives it."""
+    values = [known.get(digest) or fresh[digest] for digest in digests]
+    resources = {name: body for value in values for name, body in value.items()}
+    names = {name: digest for value, digest in zip(values, digests, strict=True) for name in value}
+    return resources, names, dict(zip(digests, values, strict=True))
 
 
 def _parsed_blocks(path: str, blocks: list[ResourceBlock], limits: Limits) -> dict[bytes, Any] | None:

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from reconciler.templates.limits import Limits
@@ -39,11 +41,22 @@ class ParsedFile:
     data: Any
     content_digest: str  # sha256 of the bytes, hex
     size: int  # bytes
+    # A template's resources' text digests, when it was cut at them, and the digest of its other text.
+    resource_digests: Mapping[str, bytes] = field(default_factory=dict)
+    skeleton_digest: bytes | None = None
 
 
-def parsed_file(content: bytes, text: str, data: Any) -> ParsedFile:
+def parsed_file(
+    content: bytes,
+    text: str,
+    data: Any,
+    resource_digests: Mapping[str, bytes] = MappingProxyType({}),
+    skeleton_digest: bytes | None = None,
+) -> ParsedFile:
     """The cache entry of a file parsed from `content`."""
-    return ParsedFile(text, data, hashlib.sha256(content).hexdigest(), len(content))
+    return ParsedFile(
+        text, data, hashlib.sha256(content).hexdigest(), len(content), resource_digests, skeleton_digest
+    )
 
 
 class DocumentCache:

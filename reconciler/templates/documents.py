@@ -20,6 +20,7 @@ import yaml
 
 from reconciler.templates.block_parsing import BlockKeeper, parse_blocks
 from reconciler.templates.errors import Problem, TemplateError
+from reconciler.templates.json_lines import parse_lines
 from reconciler.templates.limits import Limits
 from reconciler.templates.yaml_building import build_yaml
 
@@ -53,8 +54,10 @@ class Document:
     text: str
     data: Any
     _root: yaml.Node | None = field(default=None, repr=False)
-    # Each resource's block digest, when the template was parsed by blocks (none otherwise).
+    # Each resource's block digest, when the template was parsed by blocks (none otherwise), and
+    # the digest of the template's text outside those blocks.
     resource_digests: Mapping[str, bytes] = field(default_factory=dict, repr=False)
+    skeleton_digest: bytes | None = field(default=None, repr=False)
 
     def locate(self, where: Path | Sequence[PathKey]) -> tuple[int, int]:
         """The 1-based line and column of the value at `where` (the nearest enclosing one found)."""
@@ -96,7 +99,8 @@ def _child(node: yaml.Node, key: PathKey) -> tuple[yaml.Node | None, yaml.Node] 
 def load_document(path: str, content: bytes, limits: Limits, blocks: BlockKeeper | None = None) -> Document:
     """Parse `content` (YAML or JSON) from `path` within `limits`; `TemplateError` when it cannot be.
 
-    With `blocks`, a YAML template's resources parsed before from the same text are reused."""
+    With `blocks`, a template's resources parsed before from the same text are reused (YAML in
+    blocks, JSON written one resource per line)."""
     if len(content) > limits.max_template_bytes:
         raise TemplateError(
             [
@@ -112,12 +116,14 @@ def load_document(path: str, content: bytes, limits: Limits, blocks: BlockKeeper
         text = content.decode("utf-8")
     except UnicodeDecodeError as error:
         raise TemplateError([Problem(path, 0, 0, f"is not UTF-8 text ({error.reason})")]) from None
-    if text.lstrip().startswith("{"):
-        return Document(path, text, _load_json(path, text))
+    as_json = text.lstrip().startswith("{")
     if blocks is not None:
-        parsed = parse_blocks(path, text, limits, blocks)
+        parse = parse_lines if as_json else parse_blocks
+        parsed = parse(path, text, limits, blocks)
         if parsed is not None:
-            return Document(path, text, parsed.data, resource_digests=parsed.resource_digests)
+            return Document(path, text, parsed.data, None, parsed.resource_digests, parsed.skeleton_digest)
+    if as_json:
+        return Document(path, text, _load_json(path, text))
     return Document(path, text, build_yaml(path, text, limits))
 
 

@@ -23,8 +23,10 @@ from reconciler.templates.errors import Problem, TemplateError
 from reconciler.templates.evaluation import UNKNOWN
 from reconciler.templates.file_source import FileSource, IdentifiedFileSource, relative_to
 from reconciler.templates.limits import Limits
+from reconciler.templates.load_images import ImageUse
 from reconciler.templates.repository_config import StackOutputRef
 from reconciler.templates.resource_checks import resource_problems
+from reconciler.templates.reused_resources import ReusedResources
 from reconciler.templates.stack_identity import stack_pseudo_parameters
 from reconciler.templates.template_model import TemplateModel, build_model
 
@@ -50,6 +52,7 @@ class LoadContext:
             files if documents is not None and isinstance(files, IdentifiedFileSource) else None
         )
         self._contents: dict[str, bytes] = {}
+        self._documents: dict[str, Document] = {}
         self._digests: dict[str, str] = {}  # file -> sha256 of its bytes, for those parsed through the cache
         self._blob_ids: dict[str, str] = {}  # file -> its content id, for those found through the cache
         self._models: dict[str, TemplateModel] = {}
@@ -64,7 +67,12 @@ class LoadContext:
         return self._contents[path]
 
     def document(self, path: str) -> Document:
-        """A file parsed as YAML or JSON: found by its content id when it was parsed before."""
+        """A file parsed as YAML or JSON, once: found by its content id when it was parsed before."""
+        if path not in self._documents:
+            self._documents[path] = self._parsed(path)
+        return self._documents[path]
+
+    def _parsed(self, path: str) -> Document:
         blob_id = self._identified.blob_id(path) if self._identified is not None else None
         if self.documents is None or blob_id is None:
             return load_document(path, self.read(path), self.limits, self.blocks)
@@ -72,16 +80,25 @@ class LoadContext:
         if parsed is None:
             content = self.read(path)
             document = load_document(path, content, self.limits, self.blocks)
-            parsed = parsed_file(content, document.text, document.data)
+            parsed = parsed_file(
+                content, document.text, document.data, document.resource_digests, document.skeleton_digest
+            )
             self.documents.put(blob_id, self.limits, parsed)
         self._digests[path] = parsed.content_digest
         self._blob_ids[path] = blob_id
-        return Document(path, parsed.text, parsed.data)
+        return Document(path, parsed.text, parsed.data, None, parsed.resource_digests, parsed.skeleton_digest)
 
     def model(self, path: str) -> TemplateModel:
         """The checked model of the template file at `path`."""
         if path not in self._models:
             self._models[path] = self._build(self._checked_model(path))
+        return self._models[path]
+
+    def model_reusing(self, path: str, reused: frozenset[str]) -> TemplateModel:
+        """The model of the template at `path` with the resources `reused` neither parsed nor
+        checked (never kept with its document: it is this load's alone)."""
+        if path not in self._models:
+            self._models[path] = self._build(build_model(self.document(path), reused))
         return self._models[path]
 
     def _checked_model(self, path: str) -> TemplateModel:
@@ -224,6 +241,7 @@ def _load_stack(
     pseudo_parameters: Mapping[str, str],
     documents: DocumentCache | None,
     blocks: BlockKeeper | None,
+    reuse: bool = True,
 ) -> StackDefinition:
     limits = limits or Limits()
     template_path, environments, values, stack_name = _inputs(
@@ -234,16 +252,58 @@ def _load_stack(
     for path in environments:
         context.read(path)
         context.note_use(template_path, path)
-    model = context.model(template_path)
+    pseudo = {**(stack_pseudo_parameters(stack_name) if stack_name else {}), **pseudo_parameters}
+    images = (
+        ImageUse(context, template_path, environments, values, pseudo)
+        if reuse and context.blocks is not None
+        else None
+    )
+    reused = images.reusable() if images is not None else None
+    try:
+        definition = _definition(
+            context, template_path, environments=environments, values=values, pseudo=pseudo, reused=reused
+        )
+    except TemplateError:
+        if reused is None:
+            raise
+        # every problem as a full load finds them, in its order
+        return _load_stack(
+            files,
+            spec_or_template_path,
+            environments=environments,
+            parameters=parameters,
+            limits=limits,
+            stack_name=stack_name,
+            pseudo_parameters=pseudo_parameters,
+            documents=documents,
+            blocks=blocks,
+            reuse=False,
+        )
+    if images is not None:
+        images.keep(definition)
+    return definition
+
+
+def _definition(
+    context: LoadContext,
+    template_path: str,
+    *,
+    environments: Sequence[str],
+    values: Mapping[str, Any],
+    pseudo: Mapping[str, str],
+    reused: ReusedResources | None,
+) -> StackDefinition:
+    """The checked stack definition, reusing the yields of `reused`; `TemplateError` on a problem."""
     from reconciler.templates.nested_checks import check_nested_tree
 
-    pseudo = {**(stack_pseudo_parameters(stack_name) if stack_name else {}), **pseudo_parameters}
-    definition = bind(model, context, Binding(values=dict(values), pseudo=pseudo))
+    names = frozenset(reused.entries) if reused is not None else frozenset()
+    model = context.model_reusing(template_path, names) if names else context.model(template_path)
+    definition = bind(model, context, Binding(values=dict(values), pseudo=pseudo), reused)
     definition.identify_by_inputs(
         {"template": template_path, "environments": list(environments), "values": values, "pseudo": pseudo}
     )
     check_nested_tree(definition, chain=(template_path,), depth=0)
-    problems = definition.problems_without_cloud() + resource_problems(definition)
+    problems = definition.problems_without_cloud() + resource_problems(definition, names)
     if problems:
         raise TemplateError(problems)
     return definition

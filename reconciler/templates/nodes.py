@@ -75,6 +75,9 @@ class Parser:
     _call_names: frozenset[str] = field(init=False, repr=False)
     _plain_calls: frozenset[str] = field(init=False, repr=False)
     _for_conditions: Parser | None = field(default=None, init=False, repr=False)
+    # How many function names the version removed, does not admit or lacks were met (warned once
+    # per name: a snippet holding one is reported only if it comes first).
+    unusual: int = field(default=0, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._call_names = ALL_FUNCTIONS | self.version.removed
@@ -135,6 +138,7 @@ class Parser:
 
     def _unusual_call(self, name: str, raw_args: Any, where: Path, references: References) -> Any:
         """A function name the version removed, does not admit here, or has not got yet."""
+        self.unusual += 1
         if name in self.version.removed:
             self.report_error(where, f'The function "{name}" is not supported in this version of HOT.')
             return None

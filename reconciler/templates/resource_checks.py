@@ -14,7 +14,7 @@ given or defaulted, as Heat checks it when the stack is created); one that reads
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from typing import Any
 
 from reconciler.templates.check_verdicts import CheckVerdicts
@@ -33,8 +33,9 @@ Where = tuple[PathKey, ...]
 MEMBER_KEYS = {"group": "resource_def", "autoscaling": "resource"}
 
 
-def resource_problems(definition: StackDefinition) -> list[Problem]:
-    """Every problem of the resources of `definition` against their types' schemas."""
+def resource_problems(definition: StackDefinition, reused: Collection[str] = ()) -> list[Problem]:
+    """Every problem of the resources of `definition` against their types' schemas; those named in
+    `reused` are not checked (an earlier load of the same inputs found them clean)."""
     model = definition.context.model(definition.template_path)
     document = model.document
     verdicts = CheckVerdicts(
@@ -44,7 +45,7 @@ def resource_problems(definition: StackDefinition) -> list[Problem]:
         document.data.get("heat_template_version") if type(document.data) is dict else None,
     )
     problems: list[Problem] = []
-    for resource in definition.resources.values():
+    for resource in _checked(definition, model, reused):
         if resource.nested_kind == "template":
             continue  # a template resource's properties are its template's parameters (nested_checks)
         at = ("resources", resource.name)
@@ -67,7 +68,7 @@ def resource_problems(definition: StackDefinition) -> list[Problem]:
         if resource.nested_kind in MEMBER_KEYS and type(parsed) is dict:
             problems.extend(_member_problems(definition, document, resource, parsed))
     verdicts.keep()
-    problems.extend(_attribute_problems(definition, document))
+    problems.extend(_attribute_problems(definition, document, _checked(definition, model, reused)))
     return problems
 
 
@@ -158,8 +159,19 @@ def _property_problems(document: Document, at: Where, facts: TypeFacts, parsed: 
             )
 
 
-def _attribute_problems(definition: StackDefinition, document: Document) -> Iterator[Problem]:
-    snippets = [definition.parsed_properties(name) for name in definition.resources]
+def _checked(
+    definition: StackDefinition, model: TemplateModel, reused: Collection[str]
+) -> Collection[ResourceDefinition]:
+    """The resources of `definition` to check: all, or those `model` made when some are reused."""
+    if not reused:
+        return definition.resources.values()
+    return [definition.resources[name] for name in model.resources if name in definition.resources]
+
+
+def _attribute_problems(
+    definition: StackDefinition, document: Document, checked: Collection[ResourceDefinition]
+) -> Iterator[Problem]:
+    snippets = [definition.parsed_properties(resource.name) for resource in checked]
     snippets += [
         definition.parsed_output(name) for name, output in definition.outputs.items() if output.active
     ]

@@ -84,6 +84,14 @@ class TemplateModel:
     outputs: dict[str, OutputModel] = field(default_factory=dict)
     file_references: dict[str, Path] = field(default_factory=dict)  # get_file targets as written
     warnings: list[Problem] = field(default_factory=list)
+    # Resources of the template not parsed here: their earlier load's yield is reused (`load_images`).
+    reused: frozenset[str] = frozenset()
+    # Resources whose parsing reported nothing and met no function the version lacks or removed.
+    quiet: set[str] = field(default_factory=set)
+
+    def names(self, name: str) -> bool:
+        """Whether the template has a resource `name` (parsed here or reused)."""
+        return name in self.resources or name in self.reused
 
     @property
     def path(self) -> str:
@@ -105,14 +113,17 @@ class _Checker:
         self.warnings.append(self.document.problem(where, message))
 
 
-def build_model(document: Document) -> TemplateModel:
-    """Check and parse a template document; `TemplateError` with every problem found."""
+def build_model(document: Document, reused: frozenset[str] = frozenset()) -> TemplateModel:
+    """Check and parse a template document; `TemplateError` with every problem found.
+
+    The resources named in `reused` are neither parsed nor checked (their earlier load's yield is
+    reused); references to them are references to resources of the template."""
     check = _Checker(document)
     data = document.data
     if not isinstance(data, Mapping):
         raise TemplateError([document.problem([], "a template must be a map with heat_template_version")])
     version = _version(document, data)
-    model = TemplateModel(document=document, version=version)
+    model = TemplateModel(document=document, version=version, reused=reused)
     for key in data:
         if key not in version.sections:
             check.error(
@@ -232,53 +243,64 @@ _MAP_KEYS = ("properties", "metadata", "update_policy")
 
 
 def _resources(model: TemplateModel, section: Mapping[str, Any], parser: Parser, check: _Checker) -> None:
+    reused = model.reused
+    for name, raw in section.items():
+        if name in reused:
+            continue
+        reported = len(check.problems) + len(check.warnings) + parser.unusual
+        _resource(model, name, raw, parser, check)
+        if reported == len(check.problems) + len(check.warnings) + parser.unusual:
+            model.quiet.add(name)
+
+
+def _resource(model: TemplateModel, name: Any, raw: Any, parser: Parser, check: _Checker) -> None:
+    """Resource `name` parsed into the model (left out when it has no type)."""
     resource_keys = model.version.resource_keys
     parse = parser.parse
-    for name, raw in section.items():
-        where: Where = ("resources", name)
-        if type(raw) is not dict and not isinstance(raw, Mapping):
-            check.error(where, f'Resource {name}: "resources" must contain a map of resource maps')
-            continue
-        if not resource_keys.issuperset(raw):
-            for key in raw:
-                if key not in resource_keys:
-                    check.error((*where, key), f'"{key}" is not a valid keyword inside a resource definition')
-        resource_type = raw.get("type")
-        if not isinstance(resource_type, str) or not resource_type:
-            check.error(where, f'Resource {name} is missing "type" (or it is not a string)')
-            continue
-        references = References()
-        parsed = dict.fromkeys(_PARSED_KEYS)
-        for key in _PARSED_KEYS:
-            if key in raw:
-                parsed[key] = parse(raw[key], (*where, key), references)
-        for key in _MAP_KEYS:
-            value = parsed[key]
-            if value is not None and not isinstance(value, dict) and type(value) is not Call:
-                check.error((*where, key), f"Resource {name}: {key} must be a map")
-        condition = raw.get("condition")
-        if condition is not None and not isinstance(condition, str | bool):
-            condition = parser.conditions_parser().parse(condition, (*where, "condition"), references)
-        model.resources[str(name)] = _new_resource_model(
-            ResourceModel,
-            (
-                str(name),
-                resource_type,
-                raw,
-                parsed["properties"],
-                parsed["metadata"],
-                parsed["update_policy"],
-                parsed["deletion_policy"],
-                parsed["external_id"],
-                condition,
-                _depends_on(name, raw.get("depends_on"), where, check),
-                references,
-                where,
-            ),
-        )
-        deletion_policy = raw.get("deletion_policy")
-        if isinstance(deletion_policy, str) and not _known_policy(deletion_policy, model.version):
-            check.error((*where, "deletion_policy"), f'Invalid deletion policy "{deletion_policy}"')
+    where: Where = ("resources", name)
+    if type(raw) is not dict and not isinstance(raw, Mapping):
+        check.error(where, f'Resource {name}: "resources" must contain a map of resource maps')
+        return
+    if not resource_keys.issuperset(raw):
+        for key in raw:
+            if key not in resource_keys:
+                check.error((*where, key), f'"{key}" is not a valid keyword inside a resource definition')
+    resource_type = raw.get("type")
+    if not isinstance(resource_type, str) or not resource_type:
+        check.error(where, f'Resource {name} is missing "type" (or it is not a string)')
+        return
+    references = References()
+    parsed = dict.fromkeys(_PARSED_KEYS)
+    for key in _PARSED_KEYS:
+        if key in raw:
+            parsed[key] = parse(raw[key], (*where, key), references)
+    for key in _MAP_KEYS:
+        value = parsed[key]
+        if value is not None and not isinstance(value, dict) and type(value) is not Call:
+            check.error((*where, key), f"Resource {name}: {key} must be a map")
+    condition = raw.get("condition")
+    if condition is not None and not isinstance(condition, str | bool):
+        condition = parser.conditions_parser().parse(condition, (*where, "condition"), references)
+    model.resources[str(name)] = _new_resource_model(
+        ResourceModel,
+        (
+            str(name),
+            resource_type,
+            raw,
+            parsed["properties"],
+            parsed["metadata"],
+            parsed["update_policy"],
+            parsed["deletion_policy"],
+            parsed["external_id"],
+            condition,
+            _depends_on(name, raw.get("depends_on"), where, check),
+            references,
+            where,
+        ),
+    )
+    deletion_policy = raw.get("deletion_policy")
+    if isinstance(deletion_policy, str) and not _known_policy(deletion_policy, model.version):
+        check.error((*where, "deletion_policy"), f'Invalid deletion policy "{deletion_policy}"')
 
 
 def _known_policy(policy: str, version: TemplateVersion) -> bool:
@@ -327,7 +349,7 @@ def _outputs(model: TemplateModel, section: Mapping[str, Any], parser: Parser, c
 def _check_references(model: TemplateModel, check: _Checker) -> None:
     for resource in model.resources.values():
         for target in resource.depends_on:
-            if target not in model.resources:
+            if not model.names(target):
                 check.error(
                     (*resource.where, "depends_on"),
                     f'Resource {resource.name}: depends_on names "{target}", not a resource of this template',
@@ -349,11 +371,7 @@ def _check_references(model: TemplateModel, check: _Checker) -> None:
 
 def _check_snippet_references(model: TemplateModel, references: References, check: _Checker) -> None:
     for target, where in references.resources.items():
-        if (
-            target not in model.resources
-            and target not in model.parameters
-            and target not in PSEUDO_PARAMETERS
-        ):
+        if not model.names(target) and target not in model.parameters and target not in PSEUDO_PARAMETERS:
             check.error(where, f'The specified reference "{target}" is not a resource of this template.')
     for parameter, where in references.parameters.items():
         if parameter not in model.parameters and parameter not in PSEUDO_PARAMETERS:

@@ -75,9 +75,13 @@ def cut_template(text: str) -> CutTemplate | None:
     starts = [first + found.start() + 1 for found in re.finditer(rf"\n {{{indent}}}[^ #\r\n]", section)]
     # each block's lines with the line break ending each (the last line of the text may have none)
     starts.append(min(end + 1, len(padded)))
-    blocks = tuple(_block(padded[start:stop]) for start, stop in itertools.pairwise(starts))
+    texts = [padded[start:stop] for start, stop in itertools.pairwise(starts)]
+    blake2b = hashlib.blake2b
+    blocks = tuple(
+        _new_block(ResourceBlock, (text, blake2b(text.encode("utf-8"), digest_size=20).digest()))
+        for text in texts
+    )
     return CutTemplate(text[: line.start()], text[end:], blocks)
 
 
-def _block(text: str) -> ResourceBlock:
-    return ResourceBlock(text, hashlib.blake2b(text.encode("utf-8"), digest_size=20).digest())
+_new_block = tuple.__new__  # a ResourceBlock without the named tuple's Python-level __new__

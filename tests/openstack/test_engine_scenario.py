@@ -108,17 +108,28 @@ class EngineOnOpenStack:
         self.repo_dir.mkdir()
         self.repo = scenario_repo(self.repo_dir)
         self.store: Store = open_store(database_url, clock=clock)
-        leases = SoleWorkerLeases(self.store, "worker-a", clock)
-        for shard in range(self.store.settings.shard_count):
-            leases.want(shard)
-        self.engine = Engine(
-            self.store, CloudRoot(clock), clock, "worker-a", leases=leases, sleeper=clock,
-            random=random.Random(5), settings=SETTINGS,
-        )  # fmt: skip
+        self.engine = self._engine()
         self.policy = Policy(CLOUD_NAME, True, True, 60.0)
 
-    def commit(self, template: str) -> None:
+    def _engine(self) -> Engine:
+        leases = SoleWorkerLeases(self.store, "worker-a", self.clock)
+        for shard in range(self.store.settings.shard_count):
+            leases.want(shard)
+        return Engine(
+            self.store, CloudRoot(self.clock), self.clock, "worker-a", leases=leases, sleeper=self.clock,
+            random=random.Random(5), settings=SETTINGS,
+        )  # fmt: skip
+
+    def restart(self) -> None:
+        """The engine made anew on the same database, as after a daemon restart."""
+        self.engine.close()
+        self.engine = self._engine()
+
+    def commit(self, template: str, **files: str) -> None:
+        """`template` as stack.yaml, and `files` (name -> text) beside it."""
         (self.repo_dir / "stack.yaml").write_text(textwrap.dedent(template).lstrip(), encoding="utf-8")
+        for name, text in files.items():
+            (self.repo_dir / name).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
         self.repo.git.add(A=True)
         self.repo.index.commit("change")
 

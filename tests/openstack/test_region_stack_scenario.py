@@ -11,8 +11,6 @@ the catalog does not list is refused before anything is built.
 
 from __future__ import annotations
 
-import random
-import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,21 +19,9 @@ import pytest
 
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.settings import CloudSettings
-from reconciler.daemon.clouds import CloudRoot
-from reconciler.engine import (
-    DesiredGeneration,
-    Engine,
-    EngineSettings,
-    Policy,
-    SoleWorkerLeases,
-    StackReport,
-    StackStatus,
-)
-from reconciler.templates.file_source import DirectorySource
-from reconciler.templates.loading import load_stack
-from state.store import Store, open_store
-from tests.engine.world import scenario_repo
+from reconciler.engine import StackReport, StackStatus
 from tests.openstack.conftest import CLOUD_NAME, CloudUnderTest, StartCloud
+from tests.openstack.test_engine_scenario import EngineOnOpenStack
 from timekeeping.testing import SteppedClock
 
 PARENT = """
@@ -85,66 +71,24 @@ outputs:
   address: {value: {get_attr: [server, first_address]}}
 """
 
-SETTINGS = EngineSettings(pool_size=4, readiness_poll=1.0, call_deadline=60.0, ready_deadline=300.0)
 
-
-class RegionWorld:
-    """A git repository, a database and an engine whose cloud is the OpenStack provider on the served
-    two-region cloud; `restart` makes the engine anew on the same database."""
+class RegionWorld(EngineOnOpenStack):
+    """The parent and its far nested stack committed, on the served two-region cloud."""
 
     def __init__(self, root: Path, database_url: str, sim: CloudUnderTest, clock: SteppedClock) -> None:
-        self.sim = sim
-        self.clock = clock
-        self.repo_dir = root / "repo"
-        self.repo_dir.mkdir()
-        self.repo = scenario_repo(self.repo_dir)
-        (self.repo_dir / "stack.yaml").write_text(textwrap.dedent(PARENT).lstrip(), encoding="utf-8")
-        (self.repo_dir / "far.yaml").write_text(textwrap.dedent(FAR).lstrip(), encoding="utf-8")
-        self.repo.git.add(A=True)
-        self.repo.index.commit("regions")
-        self.store: Store = open_store(database_url, clock=clock)
-        self.engine = self._engine()
-
-    def _engine(self) -> Engine:
-        leases = SoleWorkerLeases(self.store, "worker-a", self.clock)
-        for shard in range(self.store.settings.shard_count):
-            leases.want(shard)
-        return Engine(
-            self.store, CloudRoot(self.clock), self.clock, "worker-a", leases=leases, sleeper=self.clock,
-            random=random.Random(5), settings=SETTINGS,
-        )  # fmt: skip
-
-    def restart(self) -> None:
-        self.engine.close()
-        self.engine = self._engine()
-
-    def converge(self, **parameters: Any) -> StackReport:
-        definition = load_stack(DirectorySource(self.repo_dir), "stack.yaml", parameters=parameters)
-        policy = Policy(CLOUD_NAME, True, True, 60.0)
-        self.engine.submit("app", DesiredGeneration(self.repo.head.commit.hexsha, policy, definition))
-        return self.engine.converge(["app"], self.clock.now() + 3_600)["app"]
-
-    def pass_time(self, seconds: float) -> StackReport:
-        until = self.clock.now() + seconds
-        while self.clock.now() < until:
-            self.engine.step()
-            self.clock.sleep(min(1.0, until - self.clock.now()))
-        return self.engine.converge(["app"], self.clock.now() + 3_600)["app"]
+        super().__init__(root, database_url, sim, clock)
+        self.commit(PARENT, **{"far.yaml": FAR})
 
     def region(self, name: str) -> SimulatedCloud:
         return self.sim.cloud.in_region(name)
 
-    def live(self, region: str, collection: str) -> list[dict[str, Any]]:
+    def in_region(self, region: str, collection: str) -> list[dict[str, Any]]:
         cloud = self.region(region)
         cloud.count(collection)
         return [dict(item) for item in cloud.world.inventory(collection)]
 
     def names(self, region: str, collection: str) -> list[str]:
-        return sorted(str(item.get("name")) for item in self.live(region, collection))
-
-    def close(self) -> None:
-        self.engine.close()
-        self.store.close()
+        return sorted(str(item.get("name")) for item in self.in_region(region, collection))
 
 
 @pytest.fixture
@@ -168,38 +112,39 @@ def test_a_nested_stack_in_another_region_is_built_updated_repaired_and_deleted_
     assert report.status is StackStatus.CONVERGED, _failures(report)
     assert world.names("RegionTwo", "servers") == ["far-web"]
     assert "far-net" in world.names("RegionTwo", "networks")
-    assert world.live("RegionOne", "servers") == []
+    assert world.in_region("RegionOne", "servers") == []
     assert "far-net" not in world.names("RegionOne", "networks")
     assert "near-net" in world.names("RegionOne", "networks")
     assert "near-net" not in world.names("RegionTwo", "networks")
     assert str(world.store.read_outputs("app")["far_address"]).startswith("10.2.0.")
 
     # update in place, in RegionTwo
-    (server,) = world.live("RegionTwo", "servers")
-    report = world.converge(server_name="far-web-2")
+    (server,) = world.in_region("RegionTwo", "servers")
+    report = world.converge({"server_name": "far-web-2"})
     assert report.status is StackStatus.CONVERGED, _failures(report)
-    assert [(s["id"], s["name"]) for s in world.live("RegionTwo", "servers")] == [(server["id"], "far-web-2")]
+    renamed = [(s["id"], s["name"]) for s in world.in_region("RegionTwo", "servers")]
+    assert renamed == [(server["id"], "far-web-2")]
 
     # drift repaired in RegionTwo, by an engine started anew on the same database
     world.region("RegionTwo").vanish("servers", server["id"])
     world.restart()
-    world.converge(server_name="far-web-2")  # what the daemon does on start: the tracked commit again
+    world.converge({"server_name": "far-web-2"})  # what the daemon does on start: the tracked commit again
     report = world.pass_time(120)
     assert report.status is StackStatus.CONVERGED, _failures(report)
-    (remade,) = world.live("RegionTwo", "servers")
+    (remade,) = world.in_region("RegionTwo", "servers")
     assert remade["id"] != server["id"] and remade["name"] == "far-web-2"
-    assert world.live("RegionOne", "servers") == []
+    assert world.in_region("RegionOne", "servers") == []
 
     # the nested stack leaves the template: RegionTwo is emptied of it
-    report = world.converge(server_name="far-web-2", with_far=False)
+    report = world.converge({"server_name": "far-web-2", "with_far": False})
     assert report.status is StackStatus.CONVERGED, _failures(report)
-    assert world.live("RegionTwo", "servers") == []
+    assert world.in_region("RegionTwo", "servers") == []
     assert "far-net" not in world.names("RegionTwo", "networks")
     assert "near-net" in world.names("RegionOne", "networks")
 
 
 def test_a_region_the_catalog_does_not_list_is_refused_before_anything_is_built(world: RegionWorld) -> None:
-    report = world.converge(region="RegionNine")
+    report = world.converge({"region": "RegionNine"})
 
     assert report.status is StackStatus.INVALID
     assert (
@@ -212,11 +157,11 @@ def test_a_region_the_catalog_does_not_list_is_refused_before_anything_is_built(
 def test_moving_a_built_nested_stack_to_another_region_is_refused_with_the_reason(world: RegionWorld) -> None:
     assert world.converge().status is StackStatus.CONVERGED
 
-    report = world.converge(region="RegionOne")
+    report = world.converge({"region": "RegionOne"})
 
     assert report.status is not StackStatus.CONVERGED
     assert f"its nested stack is built on '{CLOUD_NAME}@RegionTwo'; moving it to '{CLOUD_NAME}'" in _failures(
         report
     )
     assert world.names("RegionTwo", "servers") == ["far-web"]
-    assert world.live("RegionOne", "servers") == []
+    assert world.in_region("RegionOne", "servers") == []

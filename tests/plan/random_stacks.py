@@ -11,7 +11,8 @@ it as HOT. Every reference points at a resource the model holds, so every drawn 
 - `volume`, an OS::Cinder::Volume (`name` in place), with an explicit `depends_on` on the token or
   the net when drawn;
 - `nodes`, a ResourceGroup of random strings: its `count` adds or removes members, a changed member
-  `length` replaces every member.
+  `length` replaces every member;
+- `prefix`, a parameter the volume's `name` reads, directly and through a condition.
 
 Attributes are read only from the token, which is never updated in place: the plan takes the
 attributes of a resource updated in place as changing, which apply may find they did not.
@@ -38,6 +39,7 @@ class StackModel:
     volume_name: str | None
     volume_after: str | None  # "token" or "net": an explicit depends_on
     group: tuple[int, int] | None  # (count, member length)
+    prefix: str = "p1"  # the `prefix` parameter's default
 
     def template(self) -> str:
         resources: dict[str, Any] = {}
@@ -65,14 +67,21 @@ class StackModel:
             if self.label:
                 resources["label"] = _resource("OS::Heat::Value", value={"get_resource": "server"})
         if self.volume_name is not None:
-            resources["volume"] = _resource("OS::Cinder::Volume", size=1, name=self.volume_name)
+            prefixed = {"list_join": ["-", [{"get_param": "prefix"}, self.volume_name]]}
+            name = {"if": ["unprefixed", self.volume_name, prefixed]}
+            resources["volume"] = _resource("OS::Cinder::Volume", size=1, name=name)
             if self.volume_after is not None and self.volume_after in resources:
                 resources["volume"]["depends_on"] = [self.volume_after]
         if self.group is not None:
             count, length = self.group
             member = _resource("OS::Heat::RandomString", length=length)
             resources["nodes"] = _resource("OS::Heat::ResourceGroup", count=count, resource_def=member)
-        document = {"heat_template_version": "2018-08-31", "resources": resources}
+        document = {
+            "heat_template_version": "2018-08-31",
+            "parameters": {"prefix": {"type": "string", "default": self.prefix}},
+            "conditions": {"unprefixed": {"equals": [{"get_param": "prefix"}, "p1"]}},
+            "resources": resources,
+        }
         return str(yaml.safe_dump(document, sort_keys=False))
 
 
@@ -80,7 +89,17 @@ def _resource(type_name: str, **properties: Any) -> dict[str, Any]:
     return {"type": type_name, "properties": properties}
 
 
-FIELDS = ["token_length", "net_name", "port_name", "server", "label", "volume_name", "volume_after", "group"]
+FIELDS = [
+    "token_length",
+    "net_name",
+    "port_name",
+    "server",
+    "label",
+    "volume_name",
+    "volume_after",
+    "group",
+    "prefix",
+]
 NAMES = st.sampled_from(["alpha", "beta", "gamma"])
 LENGTHS = st.integers(min_value=8, max_value=10)
 
@@ -103,6 +122,7 @@ def stack_models(draw: st.DrawFn) -> StackModel:
         volume_name=draw(st.none() | NAMES),
         volume_after=draw(st.sampled_from([None, "token", "net"])),
         group=draw(st.none() | st.tuples(st.integers(min_value=0, max_value=3), LENGTHS)),
+        prefix=draw(st.sampled_from(["p1", "p2", "p3"])),
     )
 
 
@@ -122,6 +142,7 @@ def changed_models(draw: st.DrawFn, model: StackModel) -> StackModel:
                     "volume_name",
                     "volume_after",
                     "group",
+                    "prefix",
                 ]
             ),
             min_size=1,

@@ -3,8 +3,9 @@ apply then takes on the simulated cloud.
 
 Hypothesis draws a stack (servers on ports, volumes, random strings, a ResourceGroup with a count,
 `depends_on`, values read from other resources) and a few changes to it (resources added and
-removed, properties that change in place and ones that replace). At each step the plan is made
-from the store's records as `reconciler plan` makes it; then the change is applied, and what
+removed, properties that change in place and ones that replace, a parameter read directly and
+through a condition). At each step the plan is made from the store's records as `reconciler plan`
+makes it (and again resolving every resource, which must say the same); then the change is applied, and what
 apply did is read back from the records: a record new (created), gone (deleted), with a new
 physical id (replaced) or with new applied properties (updated). A group's members are compared as
 their own entries (`nodes.2`), the group itself never. The default run draws a few examples; the
@@ -13,6 +14,7 @@ slow one many more.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -62,17 +64,26 @@ def _what_apply_did(before: dict[str, Any], after: dict[str, Any]) -> dict[str, 
 
 
 def _what_the_plan_says(world: World) -> dict[str, str]:
-    definition = load_stack(DirectorySource(world.repo_dir), "stack.yaml")
+    """The plan's action per path; the same whether or not it reads the recorded inputs digests
+    (which let it decide a resource unchanged without resolving it)."""
+    definition = load_stack(DirectorySource(world.repo_dir), "stack.yaml", stack_name=STACK)
     rules = CloudRoot(world.clock, sim=world.sim).for_cloud("sim")
     recorded = recorded_for_plan(world.store.read_compared_records(STACK))
-    plan = plan_stack(definition, recorded, rules, stack=STACK, nested=StoredRecords(world.store))
-    entries = planned_actions(plan, definition)
-    return {
-        entry.resource: action
-        for action in ACTIONS
-        for entry in getattr(entries, action)
-        if entry.resource != GROUP
-    }
+    resolved = {name: dataclasses.replace(record, inputs_digest=None) for name, record in recorded.items()}
+    said = []
+    for records in (recorded, resolved):
+        plan = plan_stack(definition, records, rules, stack=STACK, nested=StoredRecords(world.store))
+        entries = planned_actions(plan, definition)
+        said.append(
+            {
+                entry.resource: action
+                for action in ACTIONS
+                for entry in getattr(entries, action)
+                if entry.resource != GROUP
+            }
+        )
+    assert said[0] == said[1]
+    return said[0]
 
 
 def _plan_then_apply(world: World, model: StackModel) -> None:

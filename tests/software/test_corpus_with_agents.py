@@ -22,6 +22,9 @@ from typing import Any
 
 import pytest
 
+from providers.simulated.settings import CloudSettings
+from reconciler.agent import loop_devices
+from reconciler.daemon.sim_disks import unavailable_reason
 from reconciler.engine import StackStatus
 from reconciler.engine.desired import DesiredGeneration
 from reconciler.templates.file_source import DirectorySource
@@ -43,6 +46,7 @@ DEFAULT_IMAGES = (
 PUBLIC_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl corpus"
 BASIC = {"key_name": KEY, "flavor": FLAVOR}
 
+VOLUME_WRITER = "heat-tempest-plugin-scenario/test_volumes_delete_snapshot.yaml"
 CONVERGING: dict[str, dict[str, Any]] = {
     f"{EXAMPLES}/example-script-template.yaml": BASIC,
     f"{EXAMPLES}/example-software-deploymentgroup-template.yaml": {
@@ -73,6 +77,14 @@ CONVERGING: dict[str, dict[str, Any]] = {
     f"{EXAMPLES}/cirros-example/cirros-hello-world.yaml": {**BASIC, "image": IMAGE},  # writes /hello
     # needs root and openssh-server: its check runs every time in test_ssh_between_servers
     f"{EXAMPLES}/example-ssh-copy-id.yaml": {**BASIC, "private_net": NETWORK},
+    # formats, mounts and writes its volume: needs disks (root, loop devices, fuse2fs)
+    VOLUME_WRITER: {
+        "key_name": KEY,
+        "instance_type": FLAVOR,
+        "image_id": IMAGE,
+        "timeout": 600,
+        "network": NETWORK,
+    },
 }
 # converge, but configure through cloud-init alone (RAW user data, no deployment): no agent runs
 CLOUD_INIT_ONLY: dict[str, dict[str, Any]] = {
@@ -86,7 +98,9 @@ EVERY_RUN = {
     f"{EXAMPLES}/example-software-deploymentgroup-template.yaml",
     f"{EXAMPLES}/example-sw-component-template.yaml",
     f"{EXAMPLES}/cirros-example/cirros-hello-world.yaml",
+    VOLUME_WRITER,
 }
+NEEDS_DISKS = {VOLUME_WRITER: unavailable_reason()}
 
 NOT_CONVERGING = {
     f"{EXAMPLES}/example-chef-template.yaml": "invalid: a StructuredConfig `config` that is a list",
@@ -104,9 +118,6 @@ NOT_CONVERGING = {
     "test supplies",
     "heat-tempest-plugin-scenario/test_volumes_create_from_backup.yaml": "needs a volume backup to "
     "restore, and its script waits for the volume as a device of the VM",
-    "heat-tempest-plugin-scenario/test_volumes_delete_snapshot.yaml": "its script mounts the attached "
-    "volume's /dev/vdb: mount(8) sets up a loop device for the volume's image (a regular file) before "
-    "any mount.ext4 helper, which an unprivileged sandbox cannot have",
 }
 
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"the corpus is not at {CORPUS}")
@@ -114,7 +125,7 @@ pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"the corpus is not 
 
 @pytest.fixture
 def world(tmp_path: Path, sqlite_url: str) -> Iterator[SoftwareWorld]:
-    world = SoftwareWorld(tmp_path, sqlite_url)
+    world = SoftwareWorld(tmp_path, sqlite_url, cloud=CloudSettings(volume_data=tmp_path / "volumes"))
     cloud = world.cloud
     cloud.create("keypairs", {"name": KEY, "public_key": PUBLIC_KEY})
     network = cloud.create("networks", {"name": NETWORK})
@@ -141,12 +152,16 @@ def converge(world: SoftwareWorld, template: str, parameters: dict[str, Any]) ->
     raise AssertionError("still converging")
 
 
+def marks_of(template: str) -> list[pytest.MarkDecorator]:
+    """Slow unless fast enough for every run; skipped where the template needs what the host lacks."""
+    marks = [] if template in EVERY_RUN else [pytest.mark.slow]
+    lacking = NEEDS_DISKS.get(template)
+    return [*marks, pytest.mark.skipif(lacking is not None, reason=f"no disks here: {lacking}")]
+
+
 @pytest.mark.parametrize(
     "template",
-    [
-        pytest.param(name, marks=() if name in EVERY_RUN else pytest.mark.slow, id=Path(name).stem)
-        for name in CONVERGING
-    ],
+    [pytest.param(name, marks=marks_of(name), id=Path(name).stem) for name in CONVERGING],
 )
 def test_a_corpus_template_converges_with_its_scripts_run_by_the_agents(
     world: SoftwareWorld, tmp_path: Path, template: str
@@ -158,6 +173,7 @@ def test_a_corpus_template_converges_with_its_scripts_run_by_the_agents(
         wait_until(lambda: agents.executed() >= 1, 30)
     finally:
         agents.stop()
+    assert loop_devices.backed_by(tmp_path) == []  # a volume's disk is let go with the fleet
 
 
 @pytest.mark.slow

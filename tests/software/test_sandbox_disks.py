@@ -1,16 +1,17 @@
-"""A server's attached volumes as disks of its sandbox.
+"""A server's attached volumes as disks of its sandbox, plugged while its script runs.
 
-Given a simulated cloud keeping volume data and a volume attached as `/dev/vdb`, when a script runs
-in the server's sandbox with that disk, then `/proc/partitions` lists `vdb` with the volume's
-size, `mkfs.ext4 /dev/vdb` formats the volume's own image (the host reads the file system and a
-file a script put there with debugfs), and another server's sandbox has no such disk. `mount
-/dev/vdb` still fails: mount(8) wants a loop device for a regular file, which the sandbox has not.
+Given a 1 GiB volume's image on a host loop device and a server prepared for disks whose script
+already waits for `vdb` in `/proc/partitions`, when the disk is plugged, then the script finds
+it, formats it, mounts it (the guest's fuse2fs driver), writes a file and unmounts, and the
+volume's image holds the file (read on the host with debugfs). Unplugged, the disk is gone from
+the server's next script; another server never had it. Every loop device made is gone at the end.
 """
 
 from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,64 +19,80 @@ import pytest
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.settings import CloudSettings
 from providers.simulated.volume_data import GIB, image_path
-from reconciler.agent.sandbox import isolation_available, sandbox_prefix
-from reconciler.agent.sandbox_disks import Disk, write_disks
+from reconciler.agent import loop_devices
+from reconciler.agent.loop_devices import LoopDevice
+from reconciler.agent.sandbox import sandbox_prefix
+from reconciler.agent.sandbox_disks import Disk, prepare, show
+from reconciler.daemon.sim_disks import unavailable_reason
 
 pytestmark = [
-    pytest.mark.skipif(not isolation_available(), reason="user namespaces are not available here"),
+    pytest.mark.skipif(unavailable_reason() is not None, reason=f"no disks here: {unavailable_reason()}"),
     pytest.mark.skipif(shutil.which("mkfs.ext4") is None, reason="e2fsprogs is not installed"),
 ]
 
-FORMAT_AND_WRITE = """
-grep -q vdb /proc/partitions || exit 3
+WAIT_FORMAT_MOUNT_WRITE = """
+for i in $(seq 1 300); do grep -q vdb /proc/partitions && break; sleep 0.1; done
 mkfs.ext4 -q /dev/vdb || exit 4
-echo ateststring > note
-debugfs -w -R "write note testfile" /dev/vdb >/dev/null 2>&1 || exit 5
+mount /dev/vdb /mnt || exit 5
+echo ateststring > /mnt/testfile
+findmnt -n -o FSTYPE -T /mnt | tail -n 1
+umount /mnt || exit 6
 cat /proc/partitions
 """
 
 
-def run_in_sandbox(server: Path, script: str, disks: Path | None) -> subprocess.CompletedProcess[str]:
+def sandboxed(server: Path, script: str) -> subprocess.Popen[str]:
     run = server / "runs" / "run"
     run.mkdir(parents=True, exist_ok=True)
-    prefix = sandbox_prefix(str(run.absolute()), str((server / "root").absolute()), disks=disks)
+    prefix = sandbox_prefix(str(run.absolute()), str((server / "root").absolute()))
     command = [*prefix, "/bin/sh", "-c", script]
-    return subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def run_sandboxed(server: Path, script: str) -> str:
+    started = sandboxed(server, script)
+    out, _ = started.communicate(timeout=60)
+    return out
 
 
 @pytest.fixture
-def attached(tmp_path: Path) -> tuple[Path, Path]:
-    """A 1 GiB volume's image, and the spec of a server having it as vdb."""
+def volume(tmp_path: Path) -> Iterator[tuple[Path, LoopDevice]]:
+    """A 1 GiB volume's image on a loop device, detached (and checked gone) afterwards."""
     cloud = SimulatedCloud(CloudSettings(volume_data=tmp_path / "volumes"))
-    volume = cloud.create("volumes", {"size": 1})
-    image = image_path(tmp_path / "volumes", "volumes", volume["id"])
-    spec = write_disks([Disk("vdb", str(image), GIB)], tmp_path / "server")
-    return image, spec
+    made = cloud.create("volumes", {"size": 1})
+    image = image_path(tmp_path / "volumes", "volumes", made["id"])
+    device = loop_devices.attach(image)
+    try:
+        yield image, device
+    finally:
+        loop_devices.detach(device)
+        assert loop_devices.backed_by(tmp_path) == []
 
 
-def test_a_script_formats_its_attached_volume_and_the_volume_holds_what_it_wrote(
-    tmp_path: Path, attached: tuple[Path, Path]
+def test_a_running_script_finds_a_plugged_disk_formats_mounts_and_writes_it(
+    tmp_path: Path, volume: tuple[Path, LoopDevice]
 ) -> None:
-    image, spec = attached
-    done = run_in_sandbox(tmp_path / "server", FORMAT_AND_WRITE, spec)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == "major minor  #blocks  name\n\n 254       16    1048576 vdb\n"
+    image, device = volume
+    root = tmp_path / "server" / "root"
+    prepare(root)
+    script = sandboxed(tmp_path / "server", WAIT_FORMAT_MOUNT_WRITE)
+    show(root, [Disk("vdb", GIB, device.major, device.minor)])
+    out, err = script.communicate(timeout=120)
+    assert script.returncode == 0, err
+    assert out == "fuse.ext4\nmajor minor  #blocks  name\n\n 254       16    1048576 vdb\n"
     command = ["debugfs", "-R", "cat /testfile", str(image)]
     read = subprocess.run(command, capture_output=True, text=True, check=False)
     assert read.stdout == "ateststring\n"
 
 
-def test_another_server_has_no_such_disk(tmp_path: Path, attached: tuple[Path, Path]) -> None:
-    done = run_in_sandbox(tmp_path / "other", "grep vdb /proc/partitions; ls /dev/vdb", None)
-    assert done.returncode != 0
-    assert "vdb" not in done.stdout
-
-
-def test_mounting_the_disk_fails_for_want_of_a_loop_device(
-    tmp_path: Path, attached: tuple[Path, Path]
+def test_an_unplugged_disk_is_gone_and_another_server_never_had_it(
+    tmp_path: Path, volume: tuple[Path, LoopDevice]
 ) -> None:
-    script = "mkfs.ext4 -q /dev/vdb && mount /dev/vdb /mnt; echo $?; findmnt -n -o SOURCE -T /mnt"
-    done = run_in_sandbox(tmp_path / "server", script, attached[1])
-    status, source = done.stdout.split("\n", 1)
-    assert status != "0"
-    assert "vdb" not in source  # /mnt is the server's own directory still
+    _, device = volume
+    root = tmp_path / "server" / "root"
+    show(root, [Disk("vdb", GIB, device.major, device.minor)])
+    look = "grep -c vdb /proc/partitions; test -b /dev/vdb && echo device"
+    assert run_sandboxed(tmp_path / "server", look) == "1\ndevice\n"
+    show(root, [])
+    assert run_sandboxed(tmp_path / "server", look) == "0\n"
+    assert run_sandboxed(tmp_path / "other", look) == "0\n"

@@ -1,0 +1,114 @@
+"""A JSON template written one resource per line, parsed a line at a time so that an unchanged
+resource is not parsed again (the JSON counterpart of `block_parsing`).
+
+The cut is used only where the layout is exactly that: one `"resources": {` that ends its line,
+then one line per resource (`"name": {...},`, the last without the comma), then a line starting
+with the closing `}`. The other sections are parsed with a marker in the section's place, and must
+put that marker under "resources" (no later "resources" key overriding it). Each line is parsed as
+the one-member object it writes, so its value is that line's alone. Anything else is parsed whole,
+as before, and so is everything when one piece does not parse as expected: the whole parse then
+gives the value, or the error with its line and column.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from reconciler.templates.block_parsing import BlockKeeper, BlockParse, merged_blocks
+from reconciler.templates.limits import Limits
+
+# Names what a slot holds and how it was made; a change to either starts new slots.
+LINES_FORMAT = "json-lines-1"
+
+_RESOURCES_OPEN = re.compile(r'"resources"[ \t]*:[ \t]*\{[ \t]*\r?\n')
+_SECTION_CLOSE = re.compile(r"\n[ \t]*\}")
+
+
+def line_slot(path: str, limits: Limits) -> str:
+    """The slot of the JSON template at `path` read within `limits`."""
+    return hashlib.sha256(f"{LINES_FORMAT}\0{path}\0{limits!r}".encode()).hexdigest()
+
+
+def parse_lines(path: str, text: str, limits: Limits, keeper: BlockKeeper) -> BlockParse | None:
+    """The value of the JSON template `text`, its resource lines parsed apart and reused from
+    `keeper`, with each resource's line digest; None when the layout is not one resource per line."""
+    cut = _cut(text)
+    if cut is None:
+        return None
+    opening, closing, lines = cut
+    marker = "reconciler-resource-lines-" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+    try:
+        document = json.loads(f'{text[:opening]}"{marker}"{text[closing + 1 :]}')
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    if type(document) is not dict or document.get("resources") != marker:
+        return None
+    # personalized: a line's digest never equals a YAML block's of the same text (parsed otherwise)
+    blake2b = hashlib.blake2b
+    digests = [blake2b(line.encode("utf-8"), digest_size=20, person=b"json-line").digest() for line in lines]
+    slot = line_slot(path, limits)
+    known = keeper.known(slot)
+    fresh = _parsed_lines(
+        [(digest, line) for digest, line in zip(digests, lines, strict=True) if digest not in known]
+    )
+    if fresh is None:
+        return None
+    document["resources"], names, kept = merged_blocks(digests, known, fresh)
+    keeper.keep(slot, kept)
+    skeleton = hashlib.blake2b(f"{text[:opening]}\0{text[closing:]}".encode(), digest_size=20).digest()
+    return BlockParse(document, names, skeleton)
+
+
+def _cut(text: str) -> tuple[int, int, list[str]] | None:
+    """The section's opening and closing braces and its lines (each a member, its comma removed)."""
+    openings = _RESOURCES_OPEN.findall(text)
+    if len(openings) != 1:
+        return None
+    found = _RESOURCES_OPEN.search(text)
+    assert found is not None
+    opening = text.index("{", found.start() + len('"resources"'))
+    end = _SECTION_CLOSE.search(text, found.end() - 1)
+    if end is None:
+        return None
+    closing = end.end() - 1
+    lines = text[found.end() : end.start()].split("\n")
+    members = [line.rstrip() for line in lines]
+    if not members or not all(member.endswith(",") for member in members[:-1]) or members[-1].endswith(","):
+        return None
+    members[:-1] = [member[:-1] for member in members[:-1]]
+    return opening, closing, members
+
+
+def _parsed_lines(lines: list[tuple[bytes, str]]) -> Mapping[bytes, Any] | None:
+    """Each line's value (`{name: body}`), by digest; None when one is not one member.
+
+    The lines are parsed as one array (a cold template costs one parse, not one per resource);
+    an element is a line's value only where it has the one name the line starts with, and a line
+    whose element is not is parsed on its own."""
+    if not lines:
+        return {}
+    try:
+        together = json.loads("[{" + "},{".join(line for _, line in lines) + "}]")
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    if type(together) is not list or len(together) != len(lines):
+        return None
+    values: dict[bytes, Any] = {}
+    for (digest, line), element in zip(lines, together, strict=True):
+        if type(element) is dict and len(element) == 1:
+            name = next(iter(element))
+            if line.lstrip(" \t").startswith(json.dumps(name) + ":"):
+                values[digest] = element
+                continue
+        try:
+            alone = json.loads("{" + line + "}")
+        except (json.JSONDecodeError, RecursionError):
+            return None
+        if type(alone) is not dict or len(alone) != 1:
+            return None
+        values[digest] = alone
+    return values
