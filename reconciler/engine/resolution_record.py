@@ -15,11 +15,23 @@ from reconciler.plan import Action
 from reconciler.plan.resolution_inputs import ScopedStack, reads_attributes, resource_inputs, stack_inputs
 from reconciler.templates.errors import Unresolved
 
+# Whether a class of definitions is a ScopedStack: a protocol's isinstance checks every member each
+# time, which cost more than the digest itself when asked once per resource decided.
+_SCOPED: dict[type, bool] = {}
+
+
+def _is_scoped(definition: Any) -> bool:
+    kind = type(definition)
+    verdict = _SCOPED.get(kind)
+    if verdict is None:
+        verdict = _SCOPED[kind] = isinstance(definition, ScopedStack)
+    return verdict
+
 
 def resolution_digest(definition: Any, name: str, source: AttributeSource) -> str | None:
     """The digest of what resource `name`'s properties resolve from against `source` now (None: a
     resource a plan always resolves)."""
-    if not isinstance(definition, ScopedStack):
+    if not _is_scoped(definition):
         return None
     shared = stack_inputs(definition)
     resource = definition.resources.get(name) if shared is not None else None
