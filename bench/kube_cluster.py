@@ -8,7 +8,8 @@ The cluster (`bench.kube_cluster_templates`): a network, a router, two security 
 load balancer with a listener, a pool and a health monitor in front of `--masters` masters (each a
 pool member), and a resource group of `--workers` minions. Every node is a port, a server booted
 with SOFTWARE_CONFIG, a floating IP, a volume and its attachment, and a script deployment
-(`sleep --script-seconds`) run by the simulated cloud's agents, which poll every `--interval` s.
+(`sleep --script-seconds`) run by the simulated cloud's agents, which poll every `--interval` s
+(in a process of their own, their scripts reaching the agent API, as `reconciler run` runs them).
 The cloud answers each call in `--latency` s with at most `--limit` calls in flight, and a server,
 a volume or a load balancer's change takes `--active` s. One engine, SQLite, real clock; its
 shards' leases last `--lease` s and are renewed on a thread of their own, as the daemon's are.
@@ -50,11 +51,12 @@ from bench.kube_cluster_templates import files
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.provider import SimulatedProvider
 from providers.simulated.settings import CloudSettings, Latency
+from reconciler.agent.agent_gateway import AgentAddress
 from reconciler.daemon.agent_api import AgentApi
 from reconciler.daemon.agent_server import AgentServer
 from reconciler.daemon.clouds import CloudRoot
 from reconciler.daemon.collector import tune_process
-from reconciler.daemon.sim_agents import SimulatedAgents
+from reconciler.daemon.sim_agents_process import AgentsProcess
 from reconciler.daemon.software_records import StoredSoftware
 from reconciler.engine import DesiredGeneration, Engine, EngineSettings, Policy, SoleWorkerLeases, StackStatus
 from reconciler.templates import DirectorySource, Limits, load_stack
@@ -137,12 +139,15 @@ class Cluster:
             settings=engine_settings,
             random=random.Random(1),
         )
-        self.agents = SimulatedAgents(
+        # the agents run in a process of their own, their scripts reaching the agent API, as
+        # `reconciler run` runs them
+        self.agents = AgentsProcess(
             lambda: self.cloud,
             workdir / "agents",
             interval=arguments.interval,
             time_limit=600,
             scan_interval=0.25,
+            agent_address=AgentAddress.of(self.agent_api.links.agent_url, self.agent_api.address),
         )
         self.repo = workdir / "repo"
         self.repo.mkdir()
@@ -249,7 +254,8 @@ def main() -> None:
             f"load balancer {floor.load_balancer:.2f}); ratio {elapsed / floor.seconds:.2f}"
         )
         print(
-            f"  {sum(first.values())} calls, peak {cluster.cloud.peak_in_flight} in flight; CPU {cpu:.2f} s; "
+            f"  {sum(first.values())} calls, peak {cluster.cloud.peak_in_flight} in flight; "
+            f"CPU {cpu:.2f} s in this process (the agents' process and their sandboxes apart); "
             f"load average {os.getloadavg()[0]:.2f}"
         )
         print(f"  calls: {shown(first)}")
