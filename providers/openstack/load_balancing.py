@@ -9,6 +9,8 @@ lookup lists them, while Neutron's subnets and networks go through the provider'
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
 from providers.openstack.cloud_apis import CloudApis
@@ -55,13 +57,16 @@ def octavia_names(api: JsonApi, shared: CloudApis) -> NameLookup:
     return NameLookup(kinds)
 
 
-def load_balancing_handlers(connection: Any, shared: CloudApis) -> dict[str, TypeHandler]:
-    """One handler per Octavia type, sharing one API client and one name lookup."""
+def load_balancing_handlers(
+    connection: Any, shared: CloudApis, pause: Callable[[float], None] = time.sleep
+) -> dict[str, TypeHandler]:
+    """One handler per Octavia type, sharing one API client and one name lookup; members wait for
+    their load balancer with `pause`."""
     api = JsonApi(DeferredProxy(connection), SERVICE)
     names = octavia_names(api, shared)
     handlers: dict[str, TypeHandler] = {
         table.type_name: OctaviaResourceHandler(api, names, table) for table in TABLES
     }
-    handlers[POOL_MEMBER.type_name] = PoolMemberHandler(api, names, POOL_MEMBER)
+    handlers[POOL_MEMBER.type_name] = PoolMemberHandler(api, names, POOL_MEMBER, pause=pause)
     handlers[FLAVOR_TYPE] = OctaviaFlavorHandler(api, names)
     return handlers

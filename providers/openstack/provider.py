@@ -11,6 +11,7 @@ the cached name lookup and the Neutron extension list. Safe to call from several
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
@@ -182,8 +183,10 @@ def with_defaults(type_name: str, properties: Mapping[str, Any]) -> dict[str, An
 class OpenStackProvider:
     """A `providers.interface.Provider` for one OpenStack cloud (one project in one region)."""
 
-    def __init__(self, connection: Any) -> None:
-        """Wrap an `openstack.connection.Connection` (see `from_cloud` for the usual way in)."""
+    def __init__(self, connection: Any, *, pause: Callable[[float], None] = time.sleep) -> None:
+        """Wrap an `openstack.connection.Connection` (see `from_cloud` for the usual way in);
+        `pause` waits a number of seconds by the caller's clock (a wait for the cloud to be ready
+        for the next change)."""
         self.connection = connection
         compute = JsonApi(connection.compute, "compute", COMPUTE_MICROVERSION)
         network = JsonApi(connection.network, "network")
@@ -211,7 +214,7 @@ class OpenStackProvider:
             monitoring=JsonApi(connection.monitoring, "monitoring"),
         )
         self._handlers = {name: build(self.apis) for name, build in HANDLERS.items()}
-        self._handlers.update(load_balancing_handlers(connection, self.apis))
+        self._handlers.update(load_balancing_handlers(connection, self.apis, pause))
         self._server_power = ServerPower(self.apis)
         self._allowed_regions: dict[str, bool] = {}
 
@@ -223,19 +226,21 @@ class OpenStackProvider:
         timeout: float = 60.0,
         connections: int = DEFAULT_CONNECTIONS,
         region_name: str | None = None,
+        pause: Callable[[float], None] = time.sleep,
     ) -> OpenStackProvider:
         """The provider for a `clouds.yaml` entry (None: the one `OS_CLOUD` names, or `OS_*` variables);
         each HTTP call gives up after `timeout` seconds, and up to `connections` calls to each
         service's host are made at once on connections kept open (see `connection_pools`).
         `region_name`: another region of the same cloud (the SDK's own option: same credentials,
-        that region's endpoints from the catalog); None: the region the entry names."""
+        that region's endpoints from the catalog); None: the region the entry names. `pause`: as
+        the constructor's."""
         import openstack
 
         options: dict[str, Any] = {} if region_name is None else {"region_name": region_name}
         with translated_errors(f"connecting to cloud {name or '(OS_CLOUD)'!r}"):
             connection = openstack.connect(cloud=name, api_timeout=timeout, **options)
         size_connection_pools(connection, connections)
-        return cls(connection)
+        return cls(connection, pause=pause)
 
     def resource_types(self) -> Mapping[str, ResourceType]:
         return {name: CATALOG[name] for name in self._handlers}

@@ -398,6 +398,7 @@ def assemble(
     links = AgentLinks(settings.agent_base_url()) if agent is None else agent.links
     clouds = CloudRoot(
         clock,
+        sleeper=clock,
         sim_path=sim_cloud_path(url),
         sim_options=sim_options,
         software=(StoredSoftware(store.software()), links),

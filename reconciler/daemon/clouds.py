@@ -11,6 +11,7 @@ module imports concrete backends.
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ from reconciler.daemon.clouds_config import check_clouds_yaml
 from reconciler.engine.cloud_addresses import entry_of, region_of
 from reconciler.engine.provider_set import ProviderSet
 from reconciler.engine.settings import EngineSettings
-from timekeeping import Clock
+from timekeeping import Clock, Sleeper
 
 SIM_CLOUD = "sim"
 SIM_STATE_FILE = "sim-cloud.json"
@@ -57,12 +58,15 @@ class CloudRoot:
         sim_options: dict[str, Any] | None = None,
         connections: int | None = None,
         software: tuple[SoftwareRecords, AgentLinks] | None = None,
+        sleeper: Sleeper | None = None,
     ) -> None:
         """`connections`: HTTP connections kept per cloud host, at least the calls the engine has
         in flight at once (default: the engine's default in-flight limit). `software`: where
         software orchestration keeps its rows and the agent API's address; without it, the
-        software types are served by no provider."""
+        software types are served by no provider. `sleeper`: how a provider waits for its cloud to
+        be ready for the next change (default: a real sleep)."""
         self._clock = clock
+        self._pause = time.sleep if sleeper is None else sleeper.sleep
         self._connections = connections or EngineSettings().in_flight_limit
         self._sim_path = sim_path
         self._sim = sim
@@ -101,7 +105,9 @@ class CloudRoot:
         from providers.openstack.provider import OpenStackProvider
 
         check_clouds_yaml(entry)  # a broken file is named as such, not as a missing cloud
-        return OpenStackProvider.from_cloud(entry, connections=self._connections, region_name=region)
+        return OpenStackProvider.from_cloud(
+            entry, connections=self._connections, region_name=region, pause=self._pause
+        )
 
     def simulated(self) -> SimulatedProvider:
         """The simulated cloud, opened from its file (or fresh) on first use."""

@@ -116,7 +116,8 @@ class EngineOnOpenStack:
         for shard in range(self.store.settings.shard_count):
             leases.want(shard)
         return Engine(
-            self.store, CloudRoot(self.clock), self.clock, "worker-a", leases=leases, sleeper=self.clock,
+            self.store, CloudRoot(self.clock, sleeper=self.clock), self.clock, "worker-a",
+            leases=leases, sleeper=self.clock,
             random=random.Random(5), settings=SETTINGS,
         )  # fmt: skip
 
