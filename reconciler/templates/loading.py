@@ -9,6 +9,7 @@ members are not: the member template is checked once, the members are produced o
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -217,7 +218,8 @@ def load_stack(
     keeps a YAML template's resources parsed apart, so a template changed in one resource parses
     that resource alone.
     """
-    return _load_stack(
+    load = functools.partial(
+        _load_stack,
         files,
         spec_or_template_path,
         environments=environments,
@@ -228,6 +230,14 @@ def load_stack(
         documents=documents,
         blocks=blocks,
     )
+    try:
+        return load()
+    except _ReusingLoadRefused:
+        return load(reuse=False)  # every problem as a full load finds them, in its order
+
+
+class _ReusingLoadRefused(Exception):
+    """A load that reused its image's yields found a problem: the caller loads again in full."""
 
 
 def _load_stack(
@@ -266,19 +276,7 @@ def _load_stack(
     except TemplateError:
         if reused is None:
             raise
-        # every problem as a full load finds them, in its order
-        return _load_stack(
-            files,
-            spec_or_template_path,
-            environments=environments,
-            parameters=parameters,
-            limits=limits,
-            stack_name=stack_name,
-            pseudo_parameters=pseudo_parameters,
-            documents=documents,
-            blocks=blocks,
-            reuse=False,
-        )
+        raise _ReusingLoadRefused from None
     if images is not None:
         images.keep(definition)
     return definition
