@@ -132,19 +132,7 @@ def changed_models(draw: st.DrawFn, model: StackModel) -> StackModel:
     fresh = draw(stack_models())
     fields = draw(
         st.lists(
-            st.sampled_from(
-                [
-                    "token_length",
-                    "net_name",
-                    "port_name",
-                    "server",
-                    "label",
-                    "volume_name",
-                    "volume_after",
-                    "group",
-                    "prefix",
-                ]
-            ),
+            st.sampled_from(FIELDS),
             min_size=1,
             max_size=3,
             unique=True,
