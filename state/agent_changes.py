@@ -14,8 +14,8 @@ from collections.abc import Collection, Mapping
 
 import sqlalchemy as sa
 
+from state.software_statements import counter_move
 from state.software_tables import AGENT_CHANGES
-from state.upserts import dialect_insert
 
 SLOTS = 64
 
@@ -34,12 +34,9 @@ def move_counters(connection: sa.Connection, server_ids: Collection[str]) -> Map
     """Move the counters of these servers' slots, in slot order (so concurrent writers never wait
     for each other in a circle); the counters' new values, by slot."""
     moved: dict[int, int] = {}
+    upsert = counter_move(connection.dialect.name)
     for slot in sorted({slot_of(server_id) for server_id in server_ids}):
-        insert = dialect_insert(connection, AGENT_CHANGES).values(slot=slot, counter=1)
-        upsert = insert.on_conflict_do_update(
-            index_elements=["slot"], set_={"counter": AGENT_CHANGES.c.counter + 1}
-        ).returning(AGENT_CHANGES.c.counter)
-        moved[slot] = int(connection.execute(upsert).scalar_one())
+        moved[slot] = int(connection.execute(upsert, {"slot": slot, "counter": 1}).scalar_one())
     return moved
 
 

@@ -25,6 +25,16 @@ from state.batched_writes import BatchedItems, BatchedWrites
 from state.deployment_signals import Judge, Signal, keep_in_transaction, keep_standalone
 from state.metadata_index import MetadataIndex, MetadataVersion
 from state.poll_reads import PooledQuery, QueryFailed
+from state.software_statements import (
+    DEPLOYMENT_COLUMNS,
+    DEPLOYMENT_SERVER,
+    SERVER_INSERT,
+    SERVER_MODIFIED,
+    SERVER_MOVE,
+    TOKEN_INSERT,
+    TOKENS_OF_SUBJECT_DELETE,
+    deployment_upsert,
+)
 from state.software_tables import (
     AGENT_SERVERS,
     AGENT_TOKENS,
@@ -98,25 +108,6 @@ class ServerMetadata:
     modified_at: float | None
 
 
-_DEPLOYMENT_COLUMNS = (
-    "id",
-    "server_id",
-    "stack",
-    "resource",
-    "action",
-    "status",
-    "config_hash",
-    "entry",
-    "status_reason",
-    "outputs",
-    "deadline",
-    "group_id",
-    "updated_at",
-    "actions",
-    "published",
-)
-
-
 # The statements every poll and signal runs, built once: building one costs as much as running it.
 _METADATA_VERSION = (
     sa.select(AGENT_TOKENS.c.kind, AGENT_TOKENS.c.server_id, AGENT_SERVERS.c.modified_at)
@@ -127,7 +118,7 @@ _GRANT = sa.select(AGENT_TOKENS).where(AGENT_TOKENS.c.digest == sa.bindparam("di
 
 
 def _deployment(row: sa.Row[Any]) -> DeploymentRow:
-    return DeploymentRow(**{name: getattr(row, name) for name in _DEPLOYMENT_COLUMNS})
+    return DeploymentRow(**{name: getattr(row, name) for name in DEPLOYMENT_COLUMNS})
 
 
 class SoftwareStore:
@@ -201,18 +192,15 @@ class SoftwareStore:
     def put_deployment(self, deployment: DeploymentRow, token_digest: str | None) -> None:
         def work(connection: sa.Connection) -> set[str]:
             now = self._clock.now()
-            values = {name: getattr(deployment, name) for name in _DEPLOYMENT_COLUMNS if name != "id"}
+            values = {name: getattr(deployment, name) for name in DEPLOYMENT_COLUMNS}
             values.update(
                 entry=dict(deployment.entry),
                 outputs=dict(deployment.outputs),
                 actions=list(deployment.actions),
                 updated_at=now,
             )
-            previous = connection.execute(
-                sa.select(SOFTWARE_DEPLOYMENTS.c.server_id).where(SOFTWARE_DEPLOYMENTS.c.id == deployment.id)
-            ).scalar()
-            insert = dialect_insert(connection, SOFTWARE_DEPLOYMENTS).values(id=deployment.id, **values)
-            connection.execute(insert.on_conflict_do_update(index_elements=["id"], set_=values))
+            previous = connection.execute(DEPLOYMENT_SERVER, {"id": deployment.id}).scalar()
+            connection.execute(deployment_upsert(connection.dialect.name), values)
             if token_digest is not None:
                 _replace_tokens(connection, deployment.id, token_digest, now)
             changed = {str(server_id) for server_id in {deployment.server_id, previous} - {None}}
@@ -469,23 +457,18 @@ def _server_metadata(connection: sa.Connection, server_id: str) -> ServerMetadat
 
 def _replace_tokens(connection: sa.Connection, subject: str, digest: str, now: float) -> None:
     """`digest` becomes the only token for `subject`: a signal from an earlier run is refused."""
-    connection.execute(sa.delete(AGENT_TOKENS).where(AGENT_TOKENS.c.subject == subject))
+    connection.execute(TOKENS_OF_SUBJECT_DELETE, {"subject": subject})
     connection.execute(
-        sa.insert(AGENT_TOKENS).values(
-            digest=digest, kind="deployment", subject=subject, server_id=None, created_at=now
-        )
+        TOKEN_INSERT,
+        {"digest": digest, "kind": "deployment", "subject": subject, "server_id": None, "created_at": now},
     )
 
 
 def _touch_server(connection: sa.Connection, server_id: str, now: float, *, only_new: bool = False) -> None:
     """Move the server's `modified_at` to a later whole second than before (see module doc)."""
-    previous = connection.execute(
-        sa.select(AGENT_SERVERS.c.modified_at).where(AGENT_SERVERS.c.server_id == server_id)
-    ).scalar()
+    previous = connection.execute(SERVER_MODIFIED, {"server_id": server_id}).scalar()
     if previous is None:
-        connection.execute(sa.insert(AGENT_SERVERS).values(server_id=server_id, modified_at=math.floor(now)))
+        connection.execute(SERVER_INSERT, {"server_id": server_id, "modified_at": math.floor(now)})
     elif not only_new:
         later = max(math.floor(now), math.floor(previous) + 1)
-        connection.execute(
-            sa.update(AGENT_SERVERS).where(AGENT_SERVERS.c.server_id == server_id).values(modified_at=later)
-        )
+        connection.execute(SERVER_MOVE, {"moved_server": server_id, "moved_to": later})
