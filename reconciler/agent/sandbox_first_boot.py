@@ -3,7 +3,9 @@
 Run inside the sandbox's namespaces, on the server's tree before it becomes the root (`python -I
 -S sandbox_first_boot.py TREE SPEC BOOTED`, SPEC a JSON file `sandbox_machine` writes; standard
 library only), whenever SPEC differs from BOOTED, the copy of the spec last applied (the launcher
-sets the UTS namespace's host name itself, every time). As cloud-init's `set_hostname` and
+sets the UTS namespace's host name itself, every time). A machine already running is given a spec
+that changed on stdin (`python -I -S sandbox_first_boot.py / -`, TREE its root, no BOOTED: the
+host keeps that copy, `resident_machine`). As cloud-init's `set_hostname` and
 `manage_etc_hosts` do at each boot:
 
 - `/etc/hostname` is the server's name;
@@ -145,12 +147,14 @@ def first_boot(tree: Path, spec: dict[str, Any]) -> None:
 
 
 def main(arguments: list[str]) -> int:
-    tree, spec_path, booted = Path(arguments[0]), Path(arguments[1]), Path(arguments[2])
+    tree, spec_path, booted = Path(arguments[0]), arguments[1], arguments[2:]
     try:
-        spec = json.loads(spec_path.read_text(encoding="utf-8"))
+        text = sys.stdin.read() if spec_path == "-" else Path(spec_path).read_text(encoding="utf-8")
+        spec = json.loads(text)
         set_identity(tree, spec)
         first_boot(tree, spec)
-        shutil.copyfile(spec_path, booted)
+        if booted:
+            shutil.copyfile(spec_path, booted[0])
     except (OSError, ValueError, KeyError) as error:
         print(f"sandbox: first boot: {error}", file=sys.stderr)
         return 125

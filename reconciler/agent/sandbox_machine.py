@@ -19,6 +19,7 @@ from reconciler.agent import sandbox_first_boot, sandbox_relay
 DEFAULT_USER = "ec2-user"  # Heat's cfn/ec2 images: what cloud-init calls the image's default user
 SPEC = "machine.json"
 SSH_PORT = 22
+LISTENED_BY_HOST = "-"  # the peer socket of a resident machine, whose neighbours the host listens for
 
 
 @dataclass(frozen=True)
@@ -65,13 +66,15 @@ class MachineWay:
     peers: tuple[str, ...] = ()
     hidden: Path | None = None  # hidden from the sandbox: the state of every server (its runs' bound in)
 
-    def launcher_arguments(self) -> list[str]:
-        """The sandbox launcher's `machine` and `peers` sections."""
+    def launcher_arguments(self, resident: bool = False) -> list[str]:
+        """The sandbox launcher's `machine` and `peers` sections (a `resident` machine's
+        neighbours are listened for by the host: no socket, no relay)."""
         hidden = str(self.hidden.absolute()) if self.hidden is not None else ""
         arguments = ["machine", sandbox_first_boot.__file__, str(self.spec), self.hostname, hidden]
         if self.peer_socket is not None and self.peers:
             addresses = ",".join(self.peers)
-            arguments += ["peers", self.peer_socket, str(SSH_PORT), addresses, sandbox_relay.__file__]
+            socket, relay = ("-", "-") if resident else (self.peer_socket, sandbox_relay.__file__)
+            arguments += ["peers", socket, str(SSH_PORT), addresses, relay]
         return arguments
 
 

@@ -28,6 +28,10 @@ Each server's sandbox keeps a root file system of its own over the host's (in it
 directory, removed with it when the server is deleted): what a script writes, a later one on the
 same server finds, and the host's files are never changed.
 
+Each server's sandbox is a resident machine (`resident_machines`), as a VM is: booted when its
+first script (or an ssh connection to it) needs it, its scripts entered into it, and stopped,
+with everything its scripts left running there, when the server is deleted or the fleet stops.
+
 Each server is a machine as cloud-init leaves one (`sim_machines`, `sandbox_first_boot`): its
 host name, its image's default user (`ec2-user` unless the image's `default_user` property names
 another) holding the key pair's key, and its neighbours by name in `/etc/hosts`. A connection from
@@ -54,13 +58,13 @@ import logging
 import random
 import socket
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from providers.simulated.cloud import SimulatedCloud
 from reconciler.agent.agent_gateway import AgentAddress, AgentGateway
-from reconciler.agent.hooks import Hook, HookChooser
+from reconciler.agent.hooks import Hook, HookChooser, RunInterrupted
 from reconciler.agent.peer_gateway import PeerGateway, Session
 from reconciler.agent.poller import Agent
 from reconciler.agent.sandbox import (
@@ -70,7 +74,9 @@ from reconciler.agent.sandbox import (
     remove_tree,
     sandboxed_hooks,
 )
-from reconciler.agent.sandbox_machine import SSH_PORT, MachineWay, booted_as
+from reconciler.agent.resident_machine import MachineFailed
+from reconciler.agent.resident_machines import Machines, resident_script_hook
+from reconciler.agent.sandbox_machine import LISTENED_BY_HOST, SSH_PORT, MachineWay, booted_as
 from reconciler.agent.sandbox_sshd import serve_ssh, sshd_path
 from reconciler.agent.sandbox_users import users_switchable
 from reconciler.agent.user_data import BootData, read_user_data
@@ -126,6 +132,8 @@ class ServerAgent:
                 # scripts take time: what was published meanwhile is fetched at once, not a poll later
                 if self._stopped.wait(0 if ran else self._interval):
                     return
+        except RunInterrupted as interrupted:
+            LOG.info("the simulated agent of server %s stopped: %s", self.server_id, interrupted)
         except Exception:
             LOG.exception("the simulated agent of server %s stopped", self.server_id)
 
@@ -157,6 +165,7 @@ class SimulatedAgents:
         self._scan_interval = scan_interval
         self._plugged = hooks
         self._peers = PeerGateway(self._route)
+        self._resident = Machines(self._gateway, self._peers) if isolation_available() else None
         self._machines: set[str] = set()  # servers whose state directory holds a machine
         self._random = random_source or random.Random()
         self._agents: dict[str, ServerAgent] = {}
@@ -184,6 +193,8 @@ class SimulatedAgents:
         if self._gateway is not None:
             self._gateway.start()
         self._peers.start()
+        if self._resident is not None:
+            self._resident.start()
         self._scanner = threading.Thread(target=self._scan_forever, name="sim-agents", daemon=True)
         self._scanner.start()
 
@@ -200,6 +211,8 @@ class SimulatedAgents:
             agent.stop()
         for agent in agents:
             agent.join(timeout / max(1, len(agents)))
+        if self._resident is not None:
+            self._resident.stop()  # a script still running is killed with its machine
         if self._gateway is not None:
             self._gateway.stop()
         self._peers.stop()
@@ -221,6 +234,8 @@ class SimulatedAgents:
                 self._plain.discard(server_id)
                 self._machines.discard(server_id)
                 self._peers.forget(server_id)
+                if self._resident is not None:
+                    self._resident.remove(server_id)
                 remove_tree(self._state_dir / server_id)
             for server_id, booted in servers.items():
                 if server_id not in self._agents and server_id not in self._plain:
@@ -259,12 +274,16 @@ class SimulatedAgents:
         LOG.info("simulated agent for server %s started (%d run(s) remembered)", server_id, len(agent.runs()))
 
     def _hooks_of(self, server_id: str) -> HookChooser:
-        """The hooks of one server's agent: its scripts run in its sandbox, booted as its machine."""
-        return chooser(sandboxed_hooks(self._plugged, self._gateway, lambda: self._machine(server_id, True)))
+        """The hooks of one server's agent: its scripts run in its resident machine (in a sandbox
+        of their own where there are none: scripts run unconfined then)."""
+        if self._resident is None:
+            return chooser(sandboxed_hooks(self._plugged, self._gateway, lambda: self._machine(server_id)))
+        script = resident_script_hook(self._resident, server_id, lambda: self._machine(server_id))
+        return chooser({"script": script, **(self._plugged or {})})
 
-    def _machine(self, server_id: str, with_peers: bool) -> MachineWay | None:
-        """The server as a machine now (its spec written afresh), reaching its neighbours if asked;
-        None where the sandbox cannot give a machine its users."""
+    def _machine(self, server_id: str) -> MachineWay | None:
+        """The server as a machine now (its spec written afresh), reaching its neighbours; None
+        where the sandbox cannot give a machine its users."""
         if not users_switchable():
             return None
         machine = self._hypervisor.machine(server_id)
@@ -273,8 +292,7 @@ class SimulatedAgents:
         with self._lock:
             self._machines.add(server_id)
         self._hypervisor.prepare_disks(server_id)
-        reaching = with_peers and sshd_path() is not None
-        peer_socket = self._peers.socket_for(server_id) if reaching else None
+        peer_socket = LISTENED_BY_HOST if sshd_path() is not None else None
         return booted_as(machine, self._state_dir / server_id, peer_socket, hidden=self._state_dir)
 
     def _route(self, source_id: str, address: str, port: int) -> Session | None:
@@ -283,13 +301,19 @@ class SimulatedAgents:
         if port != SSH_PORT:
             return None
         target = self._hypervisor.route(source_id, address, port)
-        machine = self._machine(target, False) if target is not None else None
-        if target is None or machine is None:
+        way = self._machine(target) if target is not None else None
+        if target is None or way is None or self._resident is None:
             return None
-        server_dir, time_limit = self._state_dir / target, self._time_limit
+        server_dir, time_limit, machines = self._state_dir / target, self._time_limit, self._resident
+
+        def enter(run_dir: str) -> Sequence[str]:
+            return machines.machine(target, (server_dir / "runs").absolute(), way).prefix(run_dir)
 
         def session(connection: socket.socket) -> None:
-            serve_ssh(connection, server_dir, machine, time_limit)
+            try:
+                serve_ssh(connection, server_dir, way, time_limit, enter)
+            except MachineFailed as error:
+                LOG.warning("an ssh connection to server %s found no machine: %s", target, error)
 
         return session
 
