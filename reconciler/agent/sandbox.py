@@ -95,7 +95,7 @@ fi
 if [ -n "$channel" ]; then
   endpoints=; for peer in $addresses; do endpoints="$endpoints $peer:$peer_port"; done
   "$python" -I -S "$listeners" "$channel" ${socket:+"$address:$port"} $endpoints || exit 125
-  eval "exec $channel>&-"; cd / && echo ready && exec </dev/null >/dev/null 2>&1 || exit 125
+  cd / && echo ready && exec </dev/null >/dev/null 2>&1 || exit 125
   while :; do sleep 2147483647 & wait; done
 fi
 if [ -n "$peers" ]; then
