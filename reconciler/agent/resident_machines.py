@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from reconciler.agent.agent_gateway import AgentGateway
-from reconciler.agent.hooks import RunInterrupted, script_hook
+from reconciler.agent.hooks import Hook, RunInterrupted, script_hook
 from reconciler.agent.machine_listeners import Handler, MachineListeners
 from reconciler.agent.peer_gateway import PeerGateway
 from reconciler.agent.resident_machine import Listened, MachineFailed, ResidentMachine
@@ -119,8 +119,10 @@ class Machines:
             self._listeners.adopt(server_id, listener, self._handler(server_id, endpoint))
 
     def _handler(self, server_id: str, endpoint: str) -> Handler:
-        if self._gateway is not None and endpoint == "%s:%d" % self._gateway.address.reached_at:
-            return self._gateway.relay
+        if self._gateway is not None:
+            host, port = self._gateway.address.reached_at
+            if endpoint == f"{host}:{port}":
+                return self._gateway.relay
         if self._peers is not None:
             return partial(self._peers.serve_local, server_id)
         return socket.socket.close
@@ -131,9 +133,7 @@ def _close(listened: Listened) -> None:
         listener.close()
 
 
-def resident_script_hook(
-    machines: Machines, server_id: str, way: Callable[[], MachineWay | None]
-) -> Callable[[Mapping[str, Any], Path, float], dict[str, Any]]:
+def resident_script_hook(machines: Machines, server_id: str, way: Callable[[], MachineWay | None]) -> Hook:
     """heat-config's script hook for one server, its scripts entered into its resident machine
     (booted as `way()` says at each run); a run whose machine was stopped meanwhile (the server
     gone, the fleet stopping) is interrupted, not reported."""
@@ -142,7 +142,11 @@ def resident_script_hook(
         try:
             machine = machines.machine(server_id, workdir.absolute(), way())
         except MachineFailed as error:
-            return {"deploy_stdout": "", "deploy_stderr": f"sandbox: {error}", "deploy_status_code": NOT_STARTED}
+            return {
+                "deploy_stdout": "",
+                "deploy_stderr": f"sandbox: {error}",
+                "deploy_status_code": NOT_STARTED,
+            }
 
         def prefix(run_dir: str) -> Sequence[str]:
             return machine.prefix(os.path.abspath(run_dir))

@@ -67,6 +67,8 @@ from reconciler.agent.agent_gateway import AgentAddress, AgentGateway
 from reconciler.agent.hooks import Hook, HookChooser, RunInterrupted
 from reconciler.agent.peer_gateway import PeerGateway, Session
 from reconciler.agent.poller import Agent
+from reconciler.agent.resident_machine import MachineFailed
+from reconciler.agent.resident_machines import Machines, resident_script_hook
 from reconciler.agent.sandbox import (
     chooser,
     isolation_available,
@@ -74,8 +76,6 @@ from reconciler.agent.sandbox import (
     remove_tree,
     sandboxed_hooks,
 )
-from reconciler.agent.resident_machine import MachineFailed
-from reconciler.agent.resident_machines import Machines, resident_script_hook
 from reconciler.agent.sandbox_machine import LISTENED_BY_HOST, SSH_PORT, MachineWay, booted_as
 from reconciler.agent.sandbox_sshd import serve_ssh, sshd_path
 from reconciler.agent.sandbox_users import users_switchable

@@ -191,7 +191,9 @@ def leave_a_process(world: SoftwareWorld) -> tuple[str, str]:
     return world.outputs("leaving")["server"], sleeping
 
 
-def test_a_deleted_servers_machine_is_stopped_with_what_ran_in_it(world: SoftwareWorld, tmp_path: Path) -> None:
+def test_a_deleted_servers_machine_is_stopped_with_what_ran_in_it(
+    world: SoftwareWorld, tmp_path: Path
+) -> None:
     agents = agents_for(world, tmp_path / "agents")
     try:
         server_id, sleeping = leave_a_process(world)
