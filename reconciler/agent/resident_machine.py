@@ -157,7 +157,7 @@ class ResidentMachine:
                 pass_fds=(theirs.fileno(),),
             )
             theirs.close()
-            _give(done, spec or b"{}")
+            _give(done, spec or b"")
             try:
                 listened = receive(ours)
             except OSError:
@@ -169,7 +169,7 @@ class ResidentMachine:
             raise MachineFailed(errors.decode(errors="replace")[-500:] or "the machine took no update")
         self.spec, self.peers = spec, self.peers | set(new_peers)
         with contextlib.suppress(OSError):
-            (root_of(self.runs_dir) / "booted.json").write_bytes(spec or b"")
+            (root_of(self.runs_dir) / "booted.spec").write_bytes(spec or b"")
         return listened
 
     def kill(self) -> None:

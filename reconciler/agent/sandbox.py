@@ -75,7 +75,7 @@ if [ "$1" = relay ]; then address=$2; port=$3; socket=$4; relay=$5; shift 5; els
 bound=; if [ -z "$channel" ]; then bound="$socket $peers"; fi
 tree=$("$python" -I -S "$builder" "$root" "$run" $bound) || exit 125
 if [ -n "$spec" ]; then
-  booted=$root/booted.json
+  booted=$root/booted.spec
   cmp -s "$spec" "$booted" || "$python" -I -S "$boot" "$tree" "$spec" "$booted" || exit 125
   hostname "$name" || exit 125
   if [ -n "$hidden" ]; then

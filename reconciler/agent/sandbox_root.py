@@ -36,8 +36,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-import shlex
-import shutil
 import stat
 import sys
 
@@ -188,6 +186,10 @@ def own_dev(target: str, root: str) -> None:
 def give_disks(root: str, tree: str) -> None:
     """The server's partitions list over its /proc's, and mount(8)'s helpers for its disks' file
     systems in its root (where the root's /sbin takes no file, its disks stay unmountable)."""
+    # only a server with disks needs these (each imports `re`): every machine's boot runs this file
+    import shlex
+    import shutil
+
     mount(os.path.join(root, PARTITIONS), f"{tree}/proc/partitions", None, MS_BIND)
     if shutil.which("fuse2fs") is None:
         return

@@ -95,9 +95,17 @@ class ServerAgent:
     """One server's agent on a thread of its own: boot scripts, then polls until stopped."""
 
     def __init__(
-        self, server_id: str, boot: BootData, agent: Agent, interval: float, first_wait: float
+        self,
+        server_id: str,
+        boot: BootData,
+        agent: Agent,
+        interval: float,
+        first_wait: float,
+        power_on: Callable[[], None] = lambda: None,
     ) -> None:
+        """`power_on` boots the server's machine, before its agent runs anything."""
         self.server_id = server_id
+        self._power_on = power_on
         self.agent = agent
         self._boot = boot
         self._interval = interval
@@ -122,6 +130,7 @@ class ServerAgent:
 
     def _run(self) -> None:
         try:
+            self._power_on()
             for script in self._boot.scripts:
                 self._ran(int(self.agent.deploy(boot_run(script))))
             if self._boot.metadata_url is None or self._stopped.wait(self._first_wait):
@@ -268,10 +277,23 @@ class SimulatedAgents:
         )
         # agents booted by one scan spread their polls, as VMs booted apart do
         first_wait = self._random.uniform(0, min(1.0, self._interval))
-        started = ServerAgent(server_id, boot, agent, self._interval, first_wait)
+        started = ServerAgent(
+            server_id, boot, agent, self._interval, first_wait, lambda: self._power_on(server_id)
+        )
         self._agents[server_id] = started
         started.start()
         LOG.info("simulated agent for server %s started (%d run(s) remembered)", server_id, len(agent.runs()))
+
+    def _power_on(self, server_id: str) -> None:
+        """Boot the server's machine as its agent starts, as a VM boots before its agent runs; a
+        machine that cannot boot is tried again, and its reason reported, by the first script."""
+        if self._resident is None:
+            return
+        runs = (self._state_dir / server_id / "runs").absolute()
+        try:
+            self._resident.machine(server_id, runs, self._machine(server_id))
+        except MachineFailed as error:
+            LOG.warning("the machine of server %s did not boot: %s", server_id, error)
 
     def _hooks_of(self, server_id: str) -> HookChooser:
         """The hooks of one server's agent: its scripts run in its resident machine (in a sandbox
