@@ -20,12 +20,14 @@ import sys
 
 BATCH = 200  # the kernel takes at most 253 descriptors in one message
 END = b"."
+IP_FREEBIND = 15  # bound before the launcher gives the loopback its addresses
 
 
 def listening(endpoint: str) -> _socket.socket:
     address, _, port = endpoint.rpartition(":")
     listener = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
     listener.setsockopt(_socket.SOL_SOCKET, _socket.SO_REUSEADDR, 1)
+    listener.setsockopt(_socket.IPPROTO_IP, IP_FREEBIND, 1)
     listener.bind((address, int(port)))
     listener.listen(64)
     return listener

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from reconciler.agent import sandbox_first_boot, sandbox_relay
+from reconciler.agent import sandbox_relay
 
 DEFAULT_USER = "ec2-user"  # Heat's cfn/ec2 images: what cloud-init calls the image's default user
 SPEC = "machine.spec"
@@ -73,7 +73,7 @@ class MachineWay:
         """The sandbox launcher's `machine` and `peers` sections (a `resident` machine's
         neighbours are listened for by the host: no socket, no relay)."""
         hidden = str(self.hidden.absolute()) if self.hidden is not None else ""
-        arguments = ["machine", sandbox_first_boot.__file__, str(self.spec), self.hostname, hidden]
+        arguments = ["machine", str(self.spec), self.hostname, hidden]
         if self.peer_socket is not None and self.peers:
             addresses = ",".join(self.peers)
             socket, relay = ("-", "-") if resident else (self.peer_socket, sandbox_relay.__file__)

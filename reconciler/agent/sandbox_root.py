@@ -27,9 +27,9 @@ The launcher then makes `tree` the root (`pivot_root`) and detaches the host's: 
 runs can reach the host's writable mounts again. Removing the server's state directory removes its
 layers (`remove_tree` clears the permissions overlayfs leaves on its work directories).
 
-Run inside the sandbox's namespaces by path with the standard library only (`python -I -S
-sandbox_root.py ROOT RUN [SOCKET]`, SOCKET the agent gateway's, bound in as it is): exit 0 once
-the tree is ready (its path on stdout), 125 otherwise.
+Run inside the sandbox's namespaces with the standard library only, by `sandbox_boot` (`build`)
+or by path (`python -I -S sandbox_root.py ROOT RUN [SOCKET]`, SOCKET the agent gateway's, bound
+in as it is): exit 0 once the tree is ready (its path on stdout), 125 otherwise.
 """
 
 from __future__ import annotations

@@ -101,6 +101,7 @@ class ServerAgent:
         agent: Agent,
         interval: float,
         first_wait: float,
+        *,
         power_on: Callable[[], None] = lambda: None,
     ) -> None:
         """`power_on` boots the server's machine, before its agent runs anything."""
@@ -278,7 +279,7 @@ class SimulatedAgents:
         # agents booted by one scan spread their polls, as VMs booted apart do
         first_wait = self._random.uniform(0, min(1.0, self._interval))
         started = ServerAgent(
-            server_id, boot, agent, self._interval, first_wait, lambda: self._power_on(server_id)
+            server_id, boot, agent, self._interval, first_wait, power_on=lambda: self._power_on(server_id)
         )
         self._agents[server_id] = started
         started.start()
