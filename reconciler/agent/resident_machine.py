@@ -6,15 +6,17 @@ ways out) costs far more than the script it runs, and tearing it down costs the 
 
 - `boot` runs the sandbox's launcher (`sandbox.machine_command`) in resident mode: the namespaces,
   the root with every run of the server written straight through, first boot and host name, the
-  machine's addresses on its loopback, and its listeners (the agent API's address, its
-  neighbours') handed to the host over a socket pair (`sandbox_listeners`) instead of a relay
-  process in every machine. The launcher's shell then stays as the PID namespace's first process,
+  machine's addresses on its loopback, and its listeners (the agent API's address; its
+  neighbours' port, on every address: one listener however many neighbours it has) handed to the
+  host over a socket pair (`sandbox_listeners`) instead of a relay process in every machine. A
+  connection to the neighbours' port at an address that is no neighbour's (its own loopback) is
+  closed by the host, where a listener per neighbour would have left it refused. The launcher's shell then stays as the PID namespace's first process,
   reaping what scripts leave running, as a VM's init does;
 - `prefix` is what is put before a script to run it in the machine: `nsenter` into its user,
   mount, UTS, network and PID namespaces, its root and the run's directory, a fork and an exec;
   whatever the script leaves running stays in the machine, as on a VM;
 - `update` gives a running machine what changed in its spec (`sandbox_machine`: /etc/hosts, new
-  neighbours) by entering it once, with no reboot;
+  neighbours' addresses) by entering it once, with no reboot;
 - `stop` kills its first process: the kernel then kills every process of the machine and frees
   its namespaces, mounts and listeners. The machine also dies, by the launcher's death signal,
   when the thread that started it ends (`resident_machines` starts every machine from one thread
@@ -38,7 +40,7 @@ from reconciler.agent import sandbox_first_boot, sandbox_listeners
 from reconciler.agent.agent_gateway import AgentGateway
 from reconciler.agent.output_tails import file_tail
 from reconciler.agent.sandbox import machine_command, root_of
-from reconciler.agent.sandbox_machine import SSH_PORT, MachineWay
+from reconciler.agent.sandbox_machine import MachineWay
 
 BOOT_TIMEOUT = 120.0
 STOP_TIMEOUT = 30.0
@@ -47,17 +49,14 @@ NAMESPACES = ("--user", "--mount", "--uts", "--net")
 Spawn = Callable[[Callable[[], subprocess.Popen[bytes]]], subprocess.Popen[bytes]]
 Listened = list[tuple[str, socket.socket]]  # (ADDRESS:PORT, its listener)
 
-# $1: Python; $2: the first-boot script; $3: the host name; $4: the channel; $5: the listeners'
-# script; $6: the neighbours' port; then the new neighbours' addresses; the spec on stdin
+# $1: Python; $2: the first-boot script; $3: the host name; then the new neighbours' addresses;
+# the spec on stdin. The machine's one listener for its neighbours is bound to every address
+# (`machine_command`): a new neighbour needs its address on the loopback, no listener.
 UPDATE = """
-python=$1; boot=$2; name=$3; channel=$4; listeners=$5; port=$6; shift 6
+python=$1; boot=$2; name=$3; shift 3
 "$python" -I -S "$boot" / - && hostname "$name" || exit 125
 if [ $# -gt 0 ]; then
-  ip link set lo up && for peer in "$@"; do echo "address add $peer/32 dev lo"; done | ip -batch - || exit 125
-  endpoints=; for peer in "$@"; do endpoints="$endpoints $peer:$port"; done
-  "$python" -I -S "$listeners" "$channel" $endpoints || exit 125
-else
-  "$python" -I -S "$listeners" "$channel" || exit 125
+  for peer in "$@"; do echo "address add $peer/32 dev lo"; done | ip -batch - || exit 125
 fi
 """
 
@@ -132,45 +131,27 @@ class ResidentMachine:
             *("--root", f"--wdns={run_dir}", "--"),
         ]
 
-    def update(self, way: MachineWay | None) -> Listened:
-        """Give the machine `way`'s spec and neighbours if they changed; the new listeners."""
+    def update(self, way: MachineWay | None) -> None:
+        """Give the machine `way`'s spec and neighbours, if they changed since it last took them."""
         if way is None:
-            return []
+            return
         spec = _read(way.spec)
         new_peers = sorted(set(way.peers) - self.peers) if way.peer_socket is not None else []
         if spec == self.spec and not new_peers:
-            return []
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        arguments = [way.hostname, str(theirs.fileno()), sandbox_listeners.__file__, str(SSH_PORT)]
+            return
         command = [
             *self.prefix("/", pid=False),
             *("/bin/sh", "-c", UPDATE, "update", sys.executable, sandbox_first_boot.__file__),
-            *arguments,
-            *new_peers,
+            *(way.hostname, *new_peers),
         ]
-        with ours, theirs:
-            done = subprocess.Popen(
-                command,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                pass_fds=(theirs.fileno(),),
-            )
-            theirs.close()
-            _give(done, spec or b"")
-            try:
-                listened = receive(ours)
-            except OSError:
-                listened = []  # the update failed before its listeners: its errors say why
-            _, errors = done.communicate(timeout=BOOT_TIMEOUT)
+        done = subprocess.run(
+            command, input=spec or b"", capture_output=True, timeout=BOOT_TIMEOUT, check=False
+        )
         if done.returncode != 0:
-            for _, listener in listened:
-                listener.close()
-            raise MachineFailed(errors.decode(errors="replace")[-500:] or "the machine took no update")
+            raise MachineFailed(done.stderr.decode(errors="replace")[-500:] or "the machine took no update")
         self.spec, self.peers = spec, self.peers | set(new_peers)
         with contextlib.suppress(OSError):
             (root_of(self.runs_dir) / "booted.spec").write_bytes(spec or b"")
-        return listened
 
     def kill(self) -> None:
         """Kill the machine's first process: the kernel then kills every other of its processes."""
@@ -201,16 +182,6 @@ def receive(channel: socket.socket) -> Listened:
                 raise OSError("the machine ended before handing its listeners over")
             return listened
         listened += zip(text.decode("ascii").split(), received, strict=True)
-
-
-def _give(process: subprocess.Popen[bytes], data: bytes) -> None:
-    """Write `data` to the process's standard input and close it."""
-    if process.stdin is None:
-        return
-    with contextlib.suppress(BrokenPipeError):
-        process.stdin.write(data)
-    with contextlib.suppress(BrokenPipeError):
-        process.stdin.close()
 
 
 def _read(path: Path) -> bytes | None:

@@ -65,9 +65,9 @@ class Machines:
                         _close(listened)
                         raise MachineFailed("the machines are stopped")
                     self._running[server_id] = running
+                self._adopt(server_id, listened)
             else:
-                listened = running.update(way)
-            self._adopt(server_id, listened)
+                running.update(way)
             return running
 
     def running(self) -> list[str]:

@@ -76,8 +76,7 @@ if [ "$1" = relay ]; then address=$2; port=$3; socket=$4; relay=$5; shift 5; els
 addresses=$(echo "$addresses" | tr , ' ')
 bind_api=; bind_peers=; endpoints=
 if [ -n "$channel" ]; then
-  endpoints=${socket:+$address:$port}
-  for peer in $addresses; do endpoints="$endpoints $peer:$peer_port"; done
+  endpoints="${socket:+$address:$port} ${peers:+0.0.0.0:$peer_port}"
 else
   bind_api=$socket; bind_peers=$peers
 fi

@@ -74,10 +74,11 @@ class MachineWay:
         neighbours are listened for by the host: no socket, no relay)."""
         hidden = str(self.hidden.absolute()) if self.hidden is not None else ""
         arguments = ["machine", str(self.spec), self.hostname, hidden]
-        if self.peer_socket is not None and self.peers:
-            addresses = ",".join(self.peers)
-            socket, relay = ("-", "-") if resident else (self.peer_socket, sandbox_relay.__file__)
-            arguments += ["peers", socket, str(SSH_PORT), addresses, relay]
+        addresses = ",".join(self.peers)
+        if resident and self.peer_socket is not None:  # neighbours to come are listened for too
+            arguments += ["peers", LISTENED_BY_HOST, str(SSH_PORT), addresses, LISTENED_BY_HOST]
+        elif self.peer_socket is not None and self.peers:
+            arguments += ["peers", self.peer_socket, str(SSH_PORT), addresses, sandbox_relay.__file__]
         return arguments
 
 
