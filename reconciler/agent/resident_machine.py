@@ -10,8 +10,9 @@ ways out) costs far more than the script it runs, and tearing it down costs the 
   neighbours' port, on every address: one listener however many neighbours it has) handed to the
   host over a socket pair (`sandbox_listeners`) instead of a relay process in every machine. A
   connection to the neighbours' port at an address that is no neighbour's (its own loopback) is
-  closed by the host, where a listener per neighbour would have left it refused. The launcher's shell then stays as the PID namespace's first process,
-  reaping what scripts leave running, as a VM's init does;
+  closed by the host, where a listener per neighbour would have left it refused. The launcher's
+  shell then stays as the PID namespace's first process, reaping what scripts leave running, as
+  a VM's init does;
 - `prefix` is what is put before a script to run it in the machine: `nsenter` into its user,
   mount, UTS, network and PID namespaces, its root and the run's directory, a fork and an exec;
   whatever the script leaves running stays in the machine, as on a VM;
