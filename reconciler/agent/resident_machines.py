@@ -34,6 +34,10 @@ from reconciler.agent.sandbox_machine import MachineWay
 NOT_STARTED = 125  # a script's status when its machine could not boot, as the launcher's
 
 
+class MachinesStopped(MachineFailed):
+    """The machines are stopping: no machine is booted or entered any more."""
+
+
 class Machines:
     """`start()`, then `machine(...)` for a server's running machine, `remove`, and `stop()`."""
 
@@ -63,7 +67,7 @@ class Machines:
                     if self._stopped:
                         running.stop()
                         _close(listened)
-                        raise MachineFailed("the machines are stopped")
+                        raise MachinesStopped("the machines are stopped")
                     self._running[server_id] = running
                 self._adopt(server_id, listened)
             else:
@@ -98,7 +102,7 @@ class Machines:
     def _server_lock(self, server_id: str) -> threading.Lock:
         with self._lock:
             if self._stopped:
-                raise MachineFailed("the machines are stopped")
+                raise MachinesStopped("the machines are stopped")
             return self._booting.setdefault(server_id, threading.Lock())
 
     def _forget(self, server_id: str) -> None:
@@ -112,7 +116,7 @@ class Machines:
         try:
             return self._spawner.submit(start).result()
         except RuntimeError as error:  # shut down: the machines are stopping
-            raise MachineFailed("the machines are stopped") from error
+            raise MachinesStopped("the machines are stopped") from error
 
     def _adopt(self, server_id: str, listened: Listened) -> None:
         for endpoint, listener in listened:
@@ -141,6 +145,8 @@ def resident_script_hook(machines: Machines, server_id: str, way: Callable[[], M
     def script(deployment: Mapping[str, Any], workdir: Path, time_limit: float) -> dict[str, Any]:
         try:
             machine = machines.machine(server_id, workdir.absolute(), way())
+        except MachinesStopped as error:
+            raise RunInterrupted(f"server {server_id}: {error}") from error
         except MachineFailed as error:
             return {
                 "deploy_stdout": "",

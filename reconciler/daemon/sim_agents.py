@@ -68,7 +68,7 @@ from reconciler.agent.hooks import Hook, HookChooser, RunInterrupted
 from reconciler.agent.peer_gateway import PeerGateway, Session
 from reconciler.agent.poller import Agent
 from reconciler.agent.resident_machine import MachineFailed
-from reconciler.agent.resident_machines import Machines, resident_script_hook
+from reconciler.agent.resident_machines import Machines, MachinesStopped, resident_script_hook
 from reconciler.agent.sandbox import (
     chooser,
     isolation_available,
@@ -293,6 +293,8 @@ class SimulatedAgents:
         runs = (self._state_dir / server_id / "runs").absolute()
         try:
             self._resident.machine(server_id, runs, self._machine(server_id))
+        except MachinesStopped:
+            return  # the fleet is stopping
         except MachineFailed as error:
             LOG.warning("the machine of server %s did not boot: %s", server_id, error)
 
