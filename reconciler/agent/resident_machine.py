@@ -42,6 +42,7 @@ from reconciler.agent.agent_gateway import AgentGateway
 from reconciler.agent.output_tails import file_tail
 from reconciler.agent.sandbox import machine_command, root_of
 from reconciler.agent.sandbox_machine import MachineWay
+from reconciler.agent.sandbox_users import users_switchable
 
 BOOT_TIMEOUT = 120.0
 STOP_TIMEOUT = 30.0
@@ -126,10 +127,12 @@ class ResidentMachine:
 
     def prefix(self, run_dir: str, *, pid: bool = True) -> Sequence[str]:
         """What is put before a command to run it in the machine, in `run_dir`."""
+        # not root: its user namespace forbids setgroups, and its root is this process's own user
+        credentials = () if users_switchable() else ("--preserve-credentials",)
         return [
             shutil.which("nsenter") or "nsenter",
             *("--target", str(self.init), *NAMESPACES, *(("--pid",) if pid else ())),
-            *("--root", f"--wdns={run_dir}", "--"),
+            *("--root", f"--wdns={run_dir}", *credentials, "--"),
         ]
 
     def update(self, way: MachineWay | None) -> None:
