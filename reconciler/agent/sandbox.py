@@ -26,6 +26,11 @@ when the daemon runs as root, root alone otherwise). A sandbox started as a mach
 user, /etc/hosts, ssh host keys), sees nothing of the fleet's state but its own run, and, given
 the peer gateway's socket, finds its neighbours at their addresses (`sandbox_relay --named`).
 
+The same launcher boots a resident machine (`machine_command`, `resident_machine`): built once for
+a server, given no command, its shell staying as the PID namespace's first process, its ways out
+listened for by the host (`sandbox_listeners`) rather than by relays inside; the fleet enters its
+scripts into it. `sandbox_prefix` builds a sandbox for one command, which ends with it.
+
 Where the kernel or the container refuses user namespaces, scripts run unconfined, and
 `isolation_available()` says so (logged once by whoever builds the hooks).
 """
