@@ -113,14 +113,17 @@ class ResidentMachine:
                 reason = str(error)
             else:
                 reason = ""
-        if ready.strip() != b"ready":
+        init = _first_child(process.pid) if ready.strip() == b"ready" else None
+        if init is None:
             process.kill()  # its first process is killed with it
             _end(process)
             for _, listener in listened:
                 listener.close()
             raise MachineFailed(reason or file_tail(root / LOG_NAME)[-500:] or "the machine did not boot")
+        if process.stdout is not None:
+            process.stdout.close()  # it says nothing more once ready
         peers = frozenset(way.peers) if way is not None and way.peer_socket is not None else frozenset()
-        return cls(runs_dir, process, _first_child(process.pid), spec, peers), listened
+        return cls(runs_dir, process, init, spec, peers), listened
 
     def alive(self) -> bool:
         return not self.stopped and self.process.poll() is None
@@ -195,12 +198,26 @@ def _read(path: Path) -> bytes | None:
         return None
 
 
-def _first_child(process: int) -> int:
-    """The machine's first process: the only child of the launcher's `unshare`."""
-    children = Path(f"/proc/{process}/task/{process}/children").read_text(encoding="ascii").split()
-    if len(children) != 1:
-        raise MachineFailed(f"the machine's first process is not known ({children})")
-    return int(children[0])
+def _first_child(process: int) -> int | None:
+    """The machine's first process: the only child of the launcher's `unshare` (found among all
+    processes where the kernel lists no children)."""
+    try:
+        children = Path(f"/proc/{process}/task/{process}/children").read_text(encoding="ascii").split()
+    except OSError:
+        children = [str(pid) for pid in _children_by_parent(process)]
+    return int(children[0]) if len(children) == 1 else None
+
+
+def _children_by_parent(parent: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            fields = (entry / "stat").read_text(encoding="ascii", errors="replace").rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if entry.name.isdigit() and int(fields[1]) == parent:
+            found.append(int(entry.name))
+    return found
 
 
 def _end(process: subprocess.Popen[bytes]) -> None:

@@ -97,12 +97,11 @@ if [ -n "$spec" ]; then
   fi
 fi
 cd "$tree" && pivot_root . ".$root/.host" && umount -l "$root/.host" || exit 125
-if [ -n "$socket$peers" ]; then ip link set lo up || exit 125; fi
-if [ -n "$peers" ]; then
-  for peer in $addresses; do echo "address add $peer/32 dev lo"; done | ip -batch - || exit 125
-fi
-if [ -n "$socket" ]; then
-  case "$address" in 127.*) ;; *) ip address add "$address/32" dev lo || exit 125 ;; esac
+if [ -n "$socket$peers" ]; then
+  { echo "link set lo up"
+    for peer in $addresses; do echo "address add $peer/32 dev lo"; done
+    case "$address" in 127.*|'') ;; *) echo "address add $address/32 dev lo" ;; esac
+  } | ip -batch - || exit 125
 fi
 if [ -n "$channel" ]; then
   cd / && echo ready && exec </dev/null >/dev/null 2>&1 || exit 125
