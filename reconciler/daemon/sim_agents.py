@@ -22,7 +22,8 @@ when it runs in a process of its own (`sim_agents_process`, as `reconciler run` 
 
 Each server's agent keeps what it ran in a directory of its own under `state_dir` (beside the
 simulated cloud's file), so a daemon restarted over the same cloud runs no script twice. Agents
-stop with the fleet; a script still running then is left to its time limit.
+stop with the fleet; a script still running then is killed with its server's machine, and its
+run, interrupted, is neither recorded nor signalled: the next agent runs it again.
 
 Each server's sandbox keeps a root file system of its own over the host's (in its state
 directory, removed with it when the server is deleted): what a script writes, a later one on the
@@ -209,7 +210,8 @@ class SimulatedAgents:
         self._scanner.start()
 
     def stop(self, timeout: float = 5.0) -> None:
-        """Stop scanning and every agent; wait up to `timeout` s for them (a running script is left)."""
+        """Stop scanning and every agent, waiting up to `timeout` s for them, then every machine (a
+        script still running is killed with it)."""
         self._stopped.set()
         self._woken.set()
         if self._scanner is not None:

@@ -6,11 +6,13 @@ running keeps running there, seen by the next script. When the machine is remove
 gone), when the machines stop, and when the process holding them is killed, then nothing of it is
 left running on the host. A script past its time limit is stopped, the machine staying up. The
 same holds for the simulated cloud's agents: a server deleted, the agents' process stopped or
-killed, what its scripts left running is gone.
+killed, what its scripts left running is gone, and a script cut short by the agents stopping is
+not recorded as run.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -223,3 +225,25 @@ def test_the_machines_die_with_a_killed_agents_process(world: SoftwareWorld, tmp
         wait_until(lambda: running_with(sleeping) == [], 30)
     finally:
         agents.stop()
+
+
+def test_a_script_cut_short_by_the_agents_stopping_is_not_recorded(
+    world: SoftwareWorld, tmp_path: Path
+) -> None:
+    sleeping = marker()
+    world.commit({"long.yaml": LEAVING.format(sleeping=sleeping).replace(" >/dev/null 2>&1 &", "")})
+    agents = agents_for(world, tmp_path / "agents")
+    try:
+        world.submit("long", "long.yaml")
+
+        def running_its_script() -> bool:
+            world.engine.step()
+            world.clock.sleep(1.0)
+            return len(running_with(sleeping)) == 1
+
+        wait_until(running_its_script, 60)
+    finally:
+        agents.stop()
+    assert running_with(sleeping) == []
+    recorded = [json.loads(path.read_text()) for path in (tmp_path / "agents").glob("*/deployed.json")]
+    assert [runs for runs in recorded if runs] == []  # the next agent runs it again
