@@ -3,7 +3,8 @@
 Inside a sandbox, `sandbox_relay` listens on the address VMs are given for the agent API
 (`reached_at`, from `agent_url`) and carries each connection to this gateway's Unix socket; the
 gateway carries it to where the agent API listens on the host (`served_at`). Nothing else is
-forwarded: a connection through the gateway always ends at the agent API.
+forwarded: a connection through the gateway always ends at the agent API. A resident machine's
+listener (`machine_listeners`) hands its connections to `relay` directly, with no socket between.
 
 The socket lives in a directory of its own under the system's temporary directory, since a Unix
 socket's path is limited to about 100 bytes.
@@ -82,9 +83,10 @@ class AgentGateway:
                 client, _ = self._listener.accept()
             except OSError:
                 return  # stopped
-            threading.Thread(target=self._relay, args=(client,), daemon=True).start()
+            threading.Thread(target=self.relay, args=(client,), daemon=True).start()
 
-    def _relay(self, client: socket.socket) -> None:
+    def relay(self, client: socket.socket) -> None:
+        """Carry one connection of a sandbox to the agent API, until either end closes it."""
         try:
             upstream = socket.create_connection(self.address.served_at, timeout=CONNECT_TIMEOUT)
         except OSError as error:

@@ -4,7 +4,8 @@ The script hook: the config is written to a file and executed; every input is an
 variable (names as given, values as text, JSON for anything but a string); `heat_outputs_path`
 names a path prefix where the script writes each declared output to `<prefix>.<name>`. The result
 is what heat-config-notify sends: `deploy_stdout`, `deploy_stderr`, `deploy_status_code` and the
-outputs read back. A script past its time limit is killed and reported with status code 124.
+outputs read back. A script past its time limit is killed, with every process of its process
+group, and reported with status code 124.
 
 Other groups (puppet, ansible, chef, salt, os-apply-config, ...) are delivered to the stand-in,
 which answers with status 0 and says in `deploy_stdout` that nothing applied them.
@@ -15,6 +16,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import signal
 import subprocess
 import tempfile
 import threading
@@ -29,6 +31,11 @@ TIMED_OUT = 124  # the status `timeout(1)` gives a command it stopped
 # forked by another thread keeps a copy of the writing descriptor until it execs, and executing
 # the script meanwhile fails with ETXTBSY ("Text file busy").
 _STARTING = threading.Lock()
+
+
+class RunInterrupted(Exception):
+    """The run was cut short by its machine going away (its server deleted, its agents stopping):
+    it has no result to report, and is run again by the agent that next finds it not run."""
 
 
 class Hook(Protocol):
@@ -105,6 +112,7 @@ def _run(
                         stdin=subprocess.DEVNULL,
                         stdout=stdout,
                         stderr=stderr,
+                        start_new_session=True,  # its group: what the time limit kills
                     )
             except OSError as error:
                 if error.errno != errno.ENOEXEC:
@@ -113,10 +121,19 @@ def _run(
             try:
                 return process.wait(timeout=time_limit), ""
             except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+                kill_group(process)
                 return TIMED_OUT, f"\nstopped after {time_limit:g} s"
     return 126, f"not executable: {script}"
+
+
+def kill_group(process: subprocess.Popen[Any]) -> None:
+    """Kill a process started in a session of its own, and every process still in its group
+    (a script entered into a machine is a child of the command that entered it), then reap it."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        process.kill()
+    process.wait()
 
 
 def stand_in_hook(deployment: Mapping[str, Any], workdir: Path, time_limit: float) -> dict[str, Any]:

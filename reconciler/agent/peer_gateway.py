@@ -8,6 +8,10 @@ serves it there (`Session`, e.g. an sshd started for it), or None: the connectio
 an unreachable address or a filtered port would leave it. Nothing else is reachable: the host
 and other clouds' servers are never on the other end.
 
+A resident machine's listeners at its neighbours' addresses (`machine_listeners`) hand their
+connections to `serve_local`, which learns the address and port asked for from the connection
+itself (the listener was bound there), with no header.
+
 Sockets live in a directory of their own under the system's temporary directory (a Unix
 socket's path is limited to about 100 bytes).
 """
@@ -92,6 +96,16 @@ class PeerGateway:
                     client.setblocking(True)
                     threading.Thread(target=self._connect, args=(client, key.data), daemon=True).start()
 
+    def serve_local(self, source_id: str, client: socket.socket) -> None:
+        """Serve a connection a listener of `source_id`'s machine accepted at a neighbour's address."""
+        try:
+            address, port = client.getsockname()[:2]
+            session = self._route(source_id, str(address), int(port))
+        except OSError as error:
+            LOG.debug("a peer connection from server %s was refused: %s", source_id, error)
+            session = None
+        self._hand_over(client, source_id, session)
+
     def _connect(self, client: socket.socket, source_id: str) -> None:
         try:
             address, port = _header(client)
@@ -99,6 +113,9 @@ class PeerGateway:
         except (OSError, ValueError) as error:
             LOG.debug("a peer connection from server %s was refused: %s", source_id, error)
             session = None
+        self._hand_over(client, source_id, session)
+
+    def _hand_over(self, client: socket.socket, source_id: str, session: Session | None) -> None:
         if session is None:
             client.close()
             return

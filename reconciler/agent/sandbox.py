@@ -26,6 +26,11 @@ when the daemon runs as root, root alone otherwise). A sandbox started as a mach
 user, /etc/hosts, ssh host keys), sees nothing of the fleet's state but its own run, and, given
 the peer gateway's socket, finds its neighbours at their addresses (`sandbox_relay --named`).
 
+The same launcher boots a resident machine (`machine_command`, `resident_machine`): built once for
+a server, given no command, its shell staying as the PID namespace's first process, its ways out
+listened for by the host (`sandbox_listeners`) rather than by relays inside; the fleet enters its
+scripts into it. `sandbox_prefix` builds a sandbox for one command, which ends with it.
+
 Where the kernel or the container refuses user namespaces, scripts run unconfined, and
 `isolation_available()` says so (logged once by whoever builds the hooks).
 """
@@ -42,7 +47,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from reconciler.agent import sandbox_relay, sandbox_root, sandbox_users
+from reconciler.agent import sandbox_boot, sandbox_relay, sandbox_users
 from reconciler.agent.agent_gateway import AgentGateway
 from reconciler.agent.hooks import Hook, HookChooser, script_hook, stand_in_hook
 from reconciler.agent.sandbox_machine import MachineWay
@@ -56,22 +61,35 @@ def unshare_command() -> list[str]:
     return ["setpriv", "--pdeathsig", "KILL", *sandbox_users.namespace_command(), *namespaces]
 
 
-# $1: the run's directory; $2: the server's root directory; $3: Python; $4: the root builder
-# (`sandbox_root`); optionally `machine` with the first-boot script, the server's spec
-# (`sandbox_machine`: booted again only when it changed), its host name and a directory to hide
-# (the fleet's state; none: ''); optionally `peers` with the peer gateway's socket, the port, the
-# neighbours' addresses (comma-separated) and the peers' relay; then either `relay` with the
-# address, port, socket and relay script, or `closed`; then the command. The shell is the PID
-# namespace's first process: when it exits, whatever else runs there is killed.
+# $1: the run's directory (a resident machine's: the directory its runs are made in); $2: the
+# server's root directory; $3: Python; $4: the boot script (`sandbox_boot`); optionally `resident`
+# with the descriptor of the channel its listeners are handed over (`sandbox_listeners`);
+# optionally `machine` with the server's spec (`sandbox_machine`: booted again only when it
+# changed), its host name and a directory to hide (the fleet's state; none: ''); optionally
+# `peers` with the peer gateway's socket, the port, the neighbours' addresses (comma-separated)
+# and the peers' relay; then either `relay` with the address, port, socket and relay script, or
+# `closed`; then the command (none for a resident machine). The shell is the PID namespace's first
+# process: when it exits, whatever else runs there is killed. A resident machine's shell stays,
+# reaping what its scripts leave, once it has said `ready` on stdout; its neighbours' socket and
+# relay and the agent API's are then `-`: the host listens for them.
 LAUNCHER = """
-run=$1; root=$2; python=$3; builder=$4; shift 4
-spec=; if [ "$1" = machine ]; then boot=$2; spec=$3; name=$4; hidden=$5; shift 5; fi
+run=$1; root=$2; python=$3; booter=$4; shift 4
+channel=; if [ "$1" = resident ]; then channel=$2; shift 2; fi
+spec=; if [ "$1" = machine ]; then spec=$2; name=$3; hidden=$4; shift 4; fi
 peers=; if [ "$1" = peers ]; then peers=$2; peer_port=$3; addresses=$4; peer_relay=$5; shift 5; fi
 if [ "$1" = relay ]; then address=$2; port=$3; socket=$4; relay=$5; shift 5; else socket=; shift; fi
-tree=$("$python" -I -S "$builder" "$root" "$run" ${socket:+"$socket"} ${peers:+"$peers"}) || exit 125
+addresses=$(echo "$addresses" | tr , ' ')
+bind_api=; bind_peers=; endpoints=
+if [ -n "$channel" ]; then
+  endpoints="${socket:+$address:$port} ${peers:+0.0.0.0:$peer_port}"
+else
+  bind_api=$socket; bind_peers=$peers
+fi
+tree=$("$python" -I -S "$booter" "$root" "$run" ${bind_api:+--bind} ${bind_api:+"$bind_api"} \\
+  ${bind_peers:+--bind} ${bind_peers:+"$bind_peers"} \\
+  ${spec:+--boot} ${spec:+"$spec"} ${spec:+"$root/booted.spec"} ${channel:+--listen $channel $endpoints}) \\
+  || exit 125
 if [ -n "$spec" ]; then
-  booted=$root/booted.json
-  cmp -s "$spec" "$booted" || "$python" -I -S "$boot" "$tree" "$spec" "$booted" || exit 125
   hostname "$name" || exit 125
   if [ -n "$hidden" ]; then
     mount -t tmpfs -o mode=0700 hidden "$tree$hidden" || exit 125
@@ -79,15 +97,21 @@ if [ -n "$spec" ]; then
   fi
 fi
 cd "$tree" && pivot_root . ".$root/.host" && umount -l "$root/.host" || exit 125
-if [ -n "$socket$peers" ]; then ip link set lo up || exit 125; fi
+if [ -n "$socket$peers" ]; then
+  { echo "link set lo up"
+    for peer in $addresses; do echo "address add $peer/32 dev lo"; done
+    case "$address" in 127.*|'') ;; *) echo "address add $address/32 dev lo" ;; esac
+  } | ip -batch - || exit 125
+fi
+if [ -n "$channel" ]; then
+  cd / && echo ready && exec </dev/null >/dev/null 2>&1 || exit 125
+  while :; do sleep 2147483647 & wait; done
+fi
 if [ -n "$peers" ]; then
-  addresses=$(echo "$addresses" | tr , ' ')
-  for peer in $addresses; do echo "address add $peer/32 dev lo"; done | ip -batch - || exit 125
-  "$python" -I -S "$peer_relay" --named "$peers" "$peer_port" $addresses \
+  "$python" -I -S "$peer_relay" --named "$peers" "$peer_port" $addresses \\
     </dev/null >/dev/null 2>&1 || exit 125
 fi
 if [ -n "$socket" ]; then
-  case "$address" in 127.*) ;; *) ip address add "$address/32" dev lo || exit 125 ;; esac
   "$python" -I -S "$relay" "$address" "$port" "$socket" </dev/null >/dev/null 2>&1 || exit 125
 fi
 cd "$run" && "$@"
@@ -111,10 +135,12 @@ def relay_available() -> bool:
     return shutil.which("ip") is not None
 
 
-def _way_out(gateway: AgentGateway | None) -> list[str]:
+def _way_out(gateway: AgentGateway | None, resident: bool = False) -> list[str]:
     if gateway is None or not relay_available():
         return ["closed"]
     host, port = gateway.address.reached_at
+    if resident:
+        return ["relay", host, str(port), "-", "-"]  # the host listens for it (`machine_listeners`)
     return ["relay", host, str(port), gateway.socket_path, sandbox_relay.__file__]
 
 
@@ -132,9 +158,28 @@ def sandbox_prefix(
         return ()
     return [
         *unshare_command(),
-        *("/bin/sh", "-c", LAUNCHER, "sandbox", run_dir, root_dir, sys.executable, sandbox_root.__file__),
+        *("/bin/sh", "-c", LAUNCHER, "sandbox", run_dir, root_dir, sys.executable, sandbox_boot.__file__),
         *(machine.launcher_arguments() if machine is not None else ()),
         *_way_out(gateway),
+    ]
+
+
+def machine_command(
+    runs_dir: str,
+    root_dir: str,
+    channel: int,
+    gateway: AgentGateway | None = None,
+    machine: MachineWay | None = None,
+) -> Sequence[str]:
+    """The command that boots a resident machine (`resident_machine`): the sandbox of
+    `sandbox_prefix`, every run under `runs_dir` written straight through, its listeners handed
+    over descriptor `channel`, then kept running with no command until it is killed."""
+    return [
+        *unshare_command(),
+        *("/bin/sh", "-c", LAUNCHER, "sandbox", runs_dir, root_dir, sys.executable, sandbox_boot.__file__),
+        *("resident", str(channel)),
+        *(machine.launcher_arguments(resident=True) if machine is not None else ()),
+        *_way_out(gateway, resident=True),
     ]
 
 

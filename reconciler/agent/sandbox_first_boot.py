@@ -1,9 +1,12 @@
 """What cloud-init does on a server's root before its scripts run: the machine's identity.
 
-Run inside the sandbox's namespaces, on the server's tree before it becomes the root (`python -I
--S sandbox_first_boot.py TREE SPEC BOOTED`, SPEC a JSON file `sandbox_machine` writes; standard
-library only), whenever SPEC differs from BOOTED, the copy of the spec last applied (the launcher
-sets the UTS namespace's host name itself, every time). As cloud-init's `set_hostname` and
+Run inside the sandbox's namespaces, on the server's tree before it becomes the root (by
+`sandbox_boot`, or `python -I -S sandbox_first_boot.py TREE SPEC BOOTED`, SPEC the lines
+`sandbox_machine` writes; `os` alone, since every machine's boot runs it), whenever SPEC differs
+from BOOTED, the copy of the spec last applied (the launcher sets the UTS namespace's host name
+itself, every time). A machine already running is given a spec
+that changed on stdin (`python -I -S sandbox_first_boot.py / -`, TREE its root, no BOOTED: the
+host keeps that copy, `resident_machine`). As cloud-init's `set_hostname` and
 `manage_etc_hosts` do at each boot:
 
 - `/etc/hostname` is the server's name;
@@ -27,31 +30,51 @@ as it was beneath the server's layer. Exit 0 once done, 125 otherwise (the reaso
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
 import sys
-from pathlib import Path
-from typing import Any
 
 FIRST_UID = 1000
 DEFAULT_GROUPS = ("adm", "sudo")
 LOCKED = {"shadow": 1, "gshadow": 1}  # the field holding the password, by file
 
 
-def replace(path: Path, text: str, mode: int, owner: tuple[int, int] = (0, 0)) -> None:
+class Spec:
+    """A machine's spec as `sandbox_machine.write_spec` writes it: one `FIELD VALUE` a line."""
+
+    def __init__(self, text: str) -> None:
+        self.hostname, self.default_user = "", ""
+        self.keys: list[str] = []
+        self.hosts: list[tuple[str, str]] = []
+        for line in text.splitlines():
+            field, _, value = line.partition(" ")
+            if field == "hostname":
+                self.hostname = value
+            elif field == "default_user":
+                self.default_user = value
+            elif field == "key":
+                self.keys.append(value)
+            elif field == "host":
+                address, _, name = value.partition(" ")
+                self.hosts.append((address, name))
+        if not (self.hostname and self.default_user):
+            raise ValueError("the spec names no host name or default user")
+
+
+def replace(path: str, text: str, mode: int, owner: tuple[int, int] = (0, 0)) -> None:
     """Write `path` anew (a new file renamed over the old: the image's copy stays below)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    beside = path.with_name(f".{path.name}.new")
-    beside.write_text(text, encoding="utf-8")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    beside = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.new")
+    with open(beside, "w", encoding="utf-8") as file:
+        file.write(text)
     os.chown(beside, *owner)
-    beside.chmod(mode)
-    beside.rename(path)
+    os.chmod(beside, mode)
+    os.rename(beside, path)
 
 
-def lines(path: Path) -> list[str]:
+def lines(path: str) -> list[str]:
     try:
-        return path.read_text(encoding="utf-8").splitlines()
+        with open(path, encoding="utf-8") as file:
+            return file.read().splitlines()
     except FileNotFoundError:
         return []
 
@@ -88,11 +111,11 @@ def with_member(groups: list[str], name: str, member: str) -> list[str]:
     return out
 
 
-def add_default_user(tree: Path, user: str, keys: list[str]) -> None:
-    etc = tree / "etc"
-    passwd, group = lines(etc / "passwd"), lines(etc / "group")
-    shadow = locked(lines(etc / "shadow"), LOCKED["shadow"])
-    gshadow = locked(lines(etc / "gshadow"), LOCKED["gshadow"])
+def add_default_user(tree: str, user: str, keys: list[str]) -> None:
+    etc = os.path.join(tree, "etc")
+    passwd, group = lines(f"{etc}/passwd"), lines(f"{etc}/group")
+    shadow = locked(lines(f"{etc}/shadow"), LOCKED["shadow"])
+    gshadow = locked(lines(f"{etc}/gshadow"), LOCKED["gshadow"])
     if not any(entry.split(":")[0] == user for entry in passwd):
         uid = gid = max(free_id(passwd), free_id(group))
         passwd.append(f"{user}:x:{uid}:{gid}:Cloud User:/home/{user}:/bin/bash")
@@ -104,54 +127,63 @@ def add_default_user(tree: Path, user: str, keys: list[str]) -> None:
     entry = next(entry.split(":") for entry in passwd if entry.split(":")[0] == user)
     uid, gid = int(entry[2]), int(entry[3])
     shadow_gid = next((int(g.split(":")[2]) for g in group if g.split(":")[0] == "shadow"), 0)
-    replace(etc / "passwd", "\n".join(passwd) + "\n", 0o644)
-    replace(etc / "group", "\n".join(group) + "\n", 0o644)
-    replace(etc / "shadow", "\n".join(shadow) + "\n", 0o640, (0, shadow_gid))
-    replace(etc / "gshadow", "\n".join(gshadow) + "\n", 0o640, (0, shadow_gid))
-    home = tree / "home" / user
-    (home / ".ssh").mkdir(parents=True, exist_ok=True)
-    replace(home / ".ssh" / "authorized_keys", "".join(f"{key.strip()}\n" for key in keys), 0o600, (uid, gid))
-    for path, mode in ((home / ".ssh", 0o700), (home, 0o755)):
+    replace(f"{etc}/passwd", "\n".join(passwd) + "\n", 0o644)
+    replace(f"{etc}/group", "\n".join(group) + "\n", 0o644)
+    replace(f"{etc}/shadow", "\n".join(shadow) + "\n", 0o640, (0, shadow_gid))
+    replace(f"{etc}/gshadow", "\n".join(gshadow) + "\n", 0o640, (0, shadow_gid))
+    home = os.path.join(tree, "home", user)
+    os.makedirs(f"{home}/.ssh", exist_ok=True)
+    replace(f"{home}/.ssh/authorized_keys", "".join(f"{key.strip()}\n" for key in keys), 0o600, (uid, gid))
+    for path, mode in ((f"{home}/.ssh", 0o700), (home, 0o755)):
         os.chown(path, uid, gid)
-        path.chmod(mode)
+        os.chmod(path, mode)
     sudoers = f"# Created by cloud-init: the default user\n{user} ALL=(ALL) NOPASSWD:ALL\n"
-    replace(etc / "sudoers.d" / "90-cloud-init-users", sudoers, 0o440)
+    replace(f"{etc}/sudoers.d/90-cloud-init-users", sudoers, 0o440)
 
 
-def remove_host_keys(tree: Path) -> None:
+def remove_host_keys(tree: str) -> None:
     """Remove the image's host keys from the server's root (its own are made by `sandbox_sshd`)."""
-    ssh = tree / "etc" / "ssh"
-    for key in ssh.glob("ssh_host_*") if ssh.is_dir() else ():
-        key.unlink()
-    (tree / "run" / "sshd").mkdir(parents=True, exist_ok=True)
+    ssh = os.path.join(tree, "etc", "ssh")
+    for name in os.listdir(ssh) if os.path.isdir(ssh) else ():
+        if name.startswith("ssh_host_"):
+            os.unlink(os.path.join(ssh, name))
+    os.makedirs(os.path.join(tree, "run", "sshd"), exist_ok=True)
 
 
-def set_identity(tree: Path, spec: dict[str, Any]) -> None:
-    name = str(spec["hostname"])
-    replace(tree / "etc" / "hostname", f"{name}\n", 0o644)
+def set_identity(tree: str, spec: Spec) -> None:
+    name = spec.hostname
+    replace(f"{tree}/etc/hostname", f"{name}\n", 0o644)
     hosts = ["127.0.0.1 localhost", f"127.0.1.1 {name}", "::1 localhost ip6-localhost ip6-loopback"]
-    hosts += [f"{address} {peer}" for address, peer in spec.get("hosts") or ()]
-    replace(tree / "etc" / "hosts", "\n".join(hosts) + "\n", 0o644)
+    hosts += [f"{address} {peer}" for address, peer in spec.hosts]
+    replace(f"{tree}/etc/hosts", "\n".join(hosts) + "\n", 0o644)
 
 
-def first_boot(tree: Path, spec: dict[str, Any]) -> None:
-    marker = tree / "var" / "lib" / "cloud" / "instance" / "boot-finished"
-    if marker.exists():
+def first_boot(tree: str, spec: Spec) -> None:
+    marker = os.path.join(tree, "var", "lib", "cloud", "instance", "boot-finished")
+    if os.path.exists(marker):
         return
-    add_default_user(tree, str(spec["default_user"]), list(spec.get("authorized_keys") or ()))
+    add_default_user(tree, spec.default_user, spec.keys)
     remove_host_keys(tree)
-    marker.parent.mkdir(parents=True, exist_ok=True)
-    marker.write_text("done\n", encoding="utf-8")
+    os.makedirs(os.path.dirname(marker), exist_ok=True)
+    with open(marker, "w", encoding="utf-8") as file:
+        file.write("done\n")
 
 
 def main(arguments: list[str]) -> int:
-    tree, spec_path, booted = Path(arguments[0]), Path(arguments[1]), Path(arguments[2])
+    tree, spec_path, booted = arguments[0], arguments[1], arguments[2:]
     try:
-        spec = json.loads(spec_path.read_text(encoding="utf-8"))
+        if spec_path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(spec_path, encoding="utf-8") as file:
+                text = file.read()
+        spec = Spec(text)
         set_identity(tree, spec)
         first_boot(tree, spec)
-        shutil.copyfile(spec_path, booted)
-    except (OSError, ValueError, KeyError) as error:
+        if booted:
+            with open(booted[0], "w", encoding="utf-8") as copy:
+                copy.write(text)
+    except (OSError, ValueError) as error:
         print(f"sandbox: first boot: {error}", file=sys.stderr)
         return 125
     return 0

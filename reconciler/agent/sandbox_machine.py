@@ -9,16 +9,16 @@ scripts, and `peers` are the addresses the sandbox's network offers (`sandbox_re
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from reconciler.agent import sandbox_first_boot, sandbox_relay
+from reconciler.agent import sandbox_relay
 
 DEFAULT_USER = "ec2-user"  # Heat's cfn/ec2 images: what cloud-init calls the image's default user
-SPEC = "machine.json"
+SPEC = "machine.spec"
 SSH_PORT = 22
+LISTENED_BY_HOST = "-"  # the peer socket of a resident machine, whose neighbours the host listens for
 
 
 @dataclass(frozen=True)
@@ -38,18 +38,22 @@ def hostname_of(server_name: str) -> str:
     return name[:63].rstrip("-.") or "server"
 
 
+def spec_text(machine: Machine) -> str:
+    """`machine` as its first boot reads it (`sandbox_first_boot.Spec`): one `FIELD VALUE` a line,
+    read with no parser to import, since every machine's boot reads it."""
+    keys = [" ".join(key.split()) for key in machine.authorized_keys]  # a key is one line
+    lines = [f"hostname {machine.hostname}", f"default_user {machine.default_user}"]
+    lines += [f"key {key}" for key in keys if key]
+    lines += [f"host {address} {name}" for address, name in machine.hosts]
+    return "".join(f"{line}\n" for line in lines)
+
+
 def write_spec(machine: Machine, server_dir: Path) -> Path:
     """Keep `machine` in the server's state directory, for its sandbox's first boot."""
     server_dir.mkdir(parents=True, exist_ok=True)
     spec = server_dir / SPEC
     beside = server_dir / f".{SPEC}.new"
-    document = {
-        "hostname": machine.hostname,
-        "default_user": machine.default_user,
-        "authorized_keys": list(machine.authorized_keys),
-        "hosts": [list(entry) for entry in machine.hosts],
-    }
-    beside.write_text(json.dumps(document), encoding="utf-8")
+    beside.write_text(spec_text(machine), encoding="utf-8")
     beside.replace(spec)
     return spec.absolute()
 
@@ -65,12 +69,15 @@ class MachineWay:
     peers: tuple[str, ...] = ()
     hidden: Path | None = None  # hidden from the sandbox: the state of every server (its runs' bound in)
 
-    def launcher_arguments(self) -> list[str]:
-        """The sandbox launcher's `machine` and `peers` sections."""
+    def launcher_arguments(self, resident: bool = False) -> list[str]:
+        """The sandbox launcher's `machine` and `peers` sections (a `resident` machine's
+        neighbours are listened for by the host: no socket, no relay)."""
         hidden = str(self.hidden.absolute()) if self.hidden is not None else ""
-        arguments = ["machine", sandbox_first_boot.__file__, str(self.spec), self.hostname, hidden]
-        if self.peer_socket is not None and self.peers:
-            addresses = ",".join(self.peers)
+        arguments = ["machine", str(self.spec), self.hostname, hidden]
+        addresses = ",".join(self.peers)
+        if resident and self.peer_socket is not None:  # neighbours to come are listened for too
+            arguments += ["peers", LISTENED_BY_HOST, str(SSH_PORT), addresses, LISTENED_BY_HOST]
+        elif self.peer_socket is not None and self.peers:
             arguments += ["peers", self.peer_socket, str(SSH_PORT), addresses, sandbox_relay.__file__]
         return arguments
 

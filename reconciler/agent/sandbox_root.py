@@ -27,17 +27,15 @@ The launcher then makes `tree` the root (`pivot_root`) and detaches the host's: 
 runs can reach the host's writable mounts again. Removing the server's state directory removes its
 layers (`remove_tree` clears the permissions overlayfs leaves on its work directories).
 
-Run inside the sandbox's namespaces by path with the standard library only (`python -I -S
-sandbox_root.py ROOT RUN [SOCKET]`, SOCKET the agent gateway's, bound in as it is): exit 0 once
-the tree is ready (its path on stdout), 125 otherwise.
+Run inside the sandbox's namespaces with the standard library only, by `sandbox_boot` (`build`)
+or by path (`python -I -S sandbox_root.py ROOT RUN [SOCKET]`, SOCKET the agent gateway's, bound
+in as it is): exit 0 once the tree is ready (its path on stdout), 125 otherwise.
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
-import shlex
-import shutil
 import stat
 import sys
 
@@ -188,6 +186,10 @@ def own_dev(target: str, root: str) -> None:
 def give_disks(root: str, tree: str) -> None:
     """The server's partitions list over its /proc's, and mount(8)'s helpers for its disks' file
     systems in its root (where the root's /sbin takes no file, its disks stay unmountable)."""
+    # only a server with disks needs these (each imports `re`): every machine's boot runs this file
+    import shlex
+    import shutil
+
     mount(os.path.join(root, PARTITIONS), f"{tree}/proc/partitions", None, MS_BIND)
     if shutil.which("fuse2fs") is None:
         return

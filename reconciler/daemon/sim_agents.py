@@ -22,11 +22,16 @@ when it runs in a process of its own (`sim_agents_process`, as `reconciler run` 
 
 Each server's agent keeps what it ran in a directory of its own under `state_dir` (beside the
 simulated cloud's file), so a daemon restarted over the same cloud runs no script twice. Agents
-stop with the fleet; a script still running then is left to its time limit.
+stop with the fleet; a script still running then is killed with its server's machine, and its
+run, interrupted, is neither recorded nor signalled: the next agent runs it again.
 
 Each server's sandbox keeps a root file system of its own over the host's (in its state
 directory, removed with it when the server is deleted): what a script writes, a later one on the
 same server finds, and the host's files are never changed.
+
+Each server's sandbox is a resident machine (`resident_machines`), as a VM is: booted when its
+first script (or an ssh connection to it) needs it, its scripts entered into it, and stopped,
+with everything its scripts left running there, when the server is deleted or the fleet stops.
 
 Each server is a machine as cloud-init leaves one (`sim_machines`, `sandbox_first_boot`): its
 host name, its image's default user (`ec2-user` unless the image's `default_user` property names
@@ -54,15 +59,17 @@ import logging
 import random
 import socket
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from providers.simulated.cloud import SimulatedCloud
 from reconciler.agent.agent_gateway import AgentAddress, AgentGateway
-from reconciler.agent.hooks import Hook, HookChooser
+from reconciler.agent.hooks import Hook, HookChooser, RunInterrupted
 from reconciler.agent.peer_gateway import PeerGateway, Session
 from reconciler.agent.poller import Agent
+from reconciler.agent.resident_machine import MachineFailed
+from reconciler.agent.resident_machines import Machines, MachinesStopped, resident_script_hook
 from reconciler.agent.sandbox import (
     chooser,
     isolation_available,
@@ -70,7 +77,7 @@ from reconciler.agent.sandbox import (
     remove_tree,
     sandboxed_hooks,
 )
-from reconciler.agent.sandbox_machine import SSH_PORT, MachineWay, booted_as
+from reconciler.agent.sandbox_machine import LISTENED_BY_HOST, SSH_PORT, MachineWay, booted_as
 from reconciler.agent.sandbox_sshd import serve_ssh, sshd_path
 from reconciler.agent.sandbox_users import users_switchable
 from reconciler.agent.user_data import BootData, read_user_data
@@ -89,9 +96,18 @@ class ServerAgent:
     """One server's agent on a thread of its own: boot scripts, then polls until stopped."""
 
     def __init__(
-        self, server_id: str, boot: BootData, agent: Agent, interval: float, first_wait: float
+        self,
+        server_id: str,
+        boot: BootData,
+        agent: Agent,
+        interval: float,
+        first_wait: float,
+        *,
+        power_on: Callable[[], None] = lambda: None,
     ) -> None:
+        """`power_on` boots the server's machine, before its agent runs anything."""
         self.server_id = server_id
+        self._power_on = power_on
         self.agent = agent
         self._boot = boot
         self._interval = interval
@@ -116,6 +132,7 @@ class ServerAgent:
 
     def _run(self) -> None:
         try:
+            self._power_on()
             for script in self._boot.scripts:
                 self._ran(int(self.agent.deploy(boot_run(script))))
             if self._boot.metadata_url is None or self._stopped.wait(self._first_wait):
@@ -126,6 +143,8 @@ class ServerAgent:
                 # scripts take time: what was published meanwhile is fetched at once, not a poll later
                 if self._stopped.wait(0 if ran else self._interval):
                     return
+        except RunInterrupted as interrupted:
+            LOG.info("the simulated agent of server %s stopped: %s", self.server_id, interrupted)
         except Exception:
             LOG.exception("the simulated agent of server %s stopped", self.server_id)
 
@@ -157,6 +176,7 @@ class SimulatedAgents:
         self._scan_interval = scan_interval
         self._plugged = hooks
         self._peers = PeerGateway(self._route)
+        self._resident = Machines(self._gateway, self._peers) if isolation_available() else None
         self._machines: set[str] = set()  # servers whose state directory holds a machine
         self._random = random_source or random.Random()
         self._agents: dict[str, ServerAgent] = {}
@@ -184,11 +204,14 @@ class SimulatedAgents:
         if self._gateway is not None:
             self._gateway.start()
         self._peers.start()
+        if self._resident is not None:
+            self._resident.start()
         self._scanner = threading.Thread(target=self._scan_forever, name="sim-agents", daemon=True)
         self._scanner.start()
 
     def stop(self, timeout: float = 5.0) -> None:
-        """Stop scanning and every agent; wait up to `timeout` s for them (a running script is left)."""
+        """Stop scanning and every agent, waiting up to `timeout` s for them, then every machine (a
+        script still running is killed with it)."""
         self._stopped.set()
         self._woken.set()
         if self._scanner is not None:
@@ -200,6 +223,8 @@ class SimulatedAgents:
             agent.stop()
         for agent in agents:
             agent.join(timeout / max(1, len(agents)))
+        if self._resident is not None:
+            self._resident.stop()  # a script still running is killed with its machine
         if self._gateway is not None:
             self._gateway.stop()
         self._peers.stop()
@@ -221,6 +246,8 @@ class SimulatedAgents:
                 self._plain.discard(server_id)
                 self._machines.discard(server_id)
                 self._peers.forget(server_id)
+                if self._resident is not None:
+                    self._resident.remove(server_id)
                 remove_tree(self._state_dir / server_id)
             for server_id, booted in servers.items():
                 if server_id not in self._agents and server_id not in self._plain:
@@ -253,18 +280,37 @@ class SimulatedAgents:
         )
         # agents booted by one scan spread their polls, as VMs booted apart do
         first_wait = self._random.uniform(0, min(1.0, self._interval))
-        started = ServerAgent(server_id, boot, agent, self._interval, first_wait)
+        started = ServerAgent(
+            server_id, boot, agent, self._interval, first_wait, power_on=lambda: self._power_on(server_id)
+        )
         self._agents[server_id] = started
         started.start()
         LOG.info("simulated agent for server %s started (%d run(s) remembered)", server_id, len(agent.runs()))
 
-    def _hooks_of(self, server_id: str) -> HookChooser:
-        """The hooks of one server's agent: its scripts run in its sandbox, booted as its machine."""
-        return chooser(sandboxed_hooks(self._plugged, self._gateway, lambda: self._machine(server_id, True)))
+    def _power_on(self, server_id: str) -> None:
+        """Boot the server's machine as its agent starts, as a VM boots before its agent runs; a
+        machine that cannot boot is tried again, and its reason reported, by the first script."""
+        if self._resident is None:
+            return
+        runs = (self._state_dir / server_id / "runs").absolute()
+        try:
+            self._resident.machine(server_id, runs, self._machine(server_id))
+        except MachinesStopped:
+            return  # the fleet is stopping
+        except MachineFailed as error:
+            LOG.warning("the machine of server %s did not boot: %s", server_id, error)
 
-    def _machine(self, server_id: str, with_peers: bool) -> MachineWay | None:
-        """The server as a machine now (its spec written afresh), reaching its neighbours if asked;
-        None where the sandbox cannot give a machine its users."""
+    def _hooks_of(self, server_id: str) -> HookChooser:
+        """The hooks of one server's agent: its scripts run in its resident machine (in a sandbox
+        of their own where there are none: scripts run unconfined then)."""
+        if self._resident is None:
+            return chooser(sandboxed_hooks(self._plugged, self._gateway, lambda: self._machine(server_id)))
+        script = resident_script_hook(self._resident, server_id, lambda: self._machine(server_id))
+        return chooser({"script": script, **(self._plugged or {})})
+
+    def _machine(self, server_id: str) -> MachineWay | None:
+        """The server as a machine now (its spec written afresh), reaching its neighbours; None
+        where the sandbox cannot give a machine its users."""
         if not users_switchable():
             return None
         machine = self._hypervisor.machine(server_id)
@@ -273,8 +319,7 @@ class SimulatedAgents:
         with self._lock:
             self._machines.add(server_id)
         self._hypervisor.prepare_disks(server_id)
-        reaching = with_peers and sshd_path() is not None
-        peer_socket = self._peers.socket_for(server_id) if reaching else None
+        peer_socket = LISTENED_BY_HOST if sshd_path() is not None else None
         return booted_as(machine, self._state_dir / server_id, peer_socket, hidden=self._state_dir)
 
     def _route(self, source_id: str, address: str, port: int) -> Session | None:
@@ -283,13 +328,19 @@ class SimulatedAgents:
         if port != SSH_PORT:
             return None
         target = self._hypervisor.route(source_id, address, port)
-        machine = self._machine(target, False) if target is not None else None
-        if target is None or machine is None:
+        way = self._machine(target) if target is not None else None
+        if target is None or way is None or self._resident is None:
             return None
-        server_dir, time_limit = self._state_dir / target, self._time_limit
+        server_dir, time_limit, machines = self._state_dir / target, self._time_limit, self._resident
+
+        def enter(run_dir: str) -> Sequence[str]:
+            return machines.machine(target, (server_dir / "runs").absolute(), way).prefix(run_dir)
 
         def session(connection: socket.socket) -> None:
-            serve_ssh(connection, server_dir, machine, time_limit)
+            try:
+                serve_ssh(connection, server_dir, way, time_limit, enter)
+            except MachineFailed as error:
+                LOG.warning("an ssh connection to server %s found no machine: %s", target, error)
 
         return session
 

@@ -1,0 +1,231 @@
+"""A server's sandbox as a VM is: booted once, its scripts entered into it, until it is stopped.
+
+Building a sandbox (namespaces, the server's writable root of some seventy mounts, first boot, its
+ways out) costs far more than the script it runs, and tearing it down costs the kernel more again
+(the overlays' sync, the network namespace's RCU grace periods). A resident machine pays that once:
+
+- `boot` runs the sandbox's launcher (`sandbox.machine_command`) in resident mode: the namespaces,
+  the root with every run of the server written straight through, first boot and host name, the
+  machine's addresses on its loopback, and its listeners (the agent API's address; its
+  neighbours' port, on every address: one listener however many neighbours it has) handed to the
+  host over a socket pair (`sandbox_listeners`) instead of a relay process in every machine. A
+  connection to the neighbours' port at an address that is no neighbour's (its own loopback) is
+  closed by the host, where a listener per neighbour would have left it refused. The launcher's
+  shell then stays as the PID namespace's first process, reaping what scripts leave running, as
+  a VM's init does;
+- `prefix` is what is put before a script to run it in the machine: `nsenter` into its user,
+  mount, UTS, network and PID namespaces, its root and the run's directory, a fork and an exec;
+  whatever the script leaves running stays in the machine, as on a VM;
+- `update` gives a running machine what changed in its spec (`sandbox_machine`: /etc/hosts, new
+  neighbours' addresses) by entering it once, with no reboot;
+- `stop` kills its first process: the kernel then kills every process of the machine and frees
+  its namespaces, mounts and listeners. The machine also dies, by the launcher's death signal,
+  when the thread that started it ends (`resident_machines` starts every machine from one thread
+  that lives as long as the machines do) or its process dies.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from reconciler.agent import sandbox_first_boot, sandbox_listeners
+from reconciler.agent.agent_gateway import AgentGateway
+from reconciler.agent.output_tails import file_tail
+from reconciler.agent.sandbox import machine_command, root_of
+from reconciler.agent.sandbox_machine import MachineWay
+from reconciler.agent.sandbox_users import users_switchable
+
+BOOT_TIMEOUT = 120.0
+STOP_TIMEOUT = 30.0
+LOG_NAME = "machine.log"  # in the server's root directory, hidden from the machine itself
+NAMESPACES = ("--user", "--mount", "--uts", "--net")
+Spawn = Callable[[Callable[[], subprocess.Popen[bytes]]], subprocess.Popen[bytes]]
+Listened = list[tuple[str, socket.socket]]  # (ADDRESS:PORT, its listener)
+
+# $1: Python; $2: the first-boot script; $3: the host name; then the new neighbours' addresses;
+# the spec on stdin. The machine's one listener for its neighbours is bound to every address
+# (`machine_command`): a new neighbour needs its address on the loopback, no listener.
+UPDATE = """
+python=$1; boot=$2; name=$3; shift 3
+"$python" -I -S "$boot" / - && hostname "$name" || exit 125
+if [ $# -gt 0 ]; then
+  for peer in "$@"; do echo "address add $peer/32 dev lo"; done | ip -batch - || exit 125
+fi
+"""
+
+
+class MachineFailed(Exception):
+    """The machine could not boot or take a change; the reason is the message."""
+
+
+@dataclass
+class ResidentMachine:
+    """One running machine: its launcher's process, its first process, what it was given."""
+
+    runs_dir: Path
+    process: subprocess.Popen[bytes]
+    init: int  # the machine's first process, as the host numbers it
+    spec: bytes | None  # the spec applied
+    peers: frozenset[str]  # the neighbours listened for
+    stopped: bool = field(default=False)
+
+    @classmethod
+    def boot(
+        cls, runs_dir: Path, gateway: AgentGateway | None, way: MachineWay | None, spawn: Spawn
+    ) -> tuple[ResidentMachine, Listened]:
+        """Boot the machine whose runs are under `runs_dir` (its root beside them, `root_of`),
+        `spawn` starting its process; the machine and the listeners it handed over."""
+        root = root_of(runs_dir)
+        root.mkdir(parents=True, exist_ok=True)
+        runs_dir.mkdir(parents=True, exist_ok=True)
+        spec = _read(way.spec) if way is not None else None
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        command = machine_command(str(runs_dir), str(root), theirs.fileno(), gateway, way)
+        with ours, theirs, (root / LOG_NAME).open("wb") as log:
+
+            def start() -> subprocess.Popen[bytes]:
+                return subprocess.Popen(
+                    command,
+                    cwd=root,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=log,
+                    pass_fds=(theirs.fileno(),),
+                )
+
+            process = spawn(start)
+            theirs.close()
+            try:
+                listened = receive(ours)
+                ready = process.stdout.readline() if process.stdout is not None else b""
+            except OSError as error:
+                ready = b""
+                listened = []
+                reason = str(error)
+            else:
+                reason = ""
+        init = _first_child(process.pid) if ready.strip() == b"ready" else None
+        if init is None:
+            process.kill()  # its first process is killed with it
+            _end(process)
+            for _, listener in listened:
+                listener.close()
+            raise MachineFailed(reason or file_tail(root / LOG_NAME)[-500:] or "the machine did not boot")
+        if process.stdout is not None:
+            process.stdout.close()  # it says nothing more once ready
+        peers = frozenset(way.peers) if way is not None and way.peer_socket is not None else frozenset()
+        return cls(runs_dir, process, init, spec, peers), listened
+
+    def alive(self) -> bool:
+        return not self.stopped and self.process.poll() is None
+
+    def prefix(self, run_dir: str, *, pid: bool = True) -> Sequence[str]:
+        """What is put before a command to run it in the machine, in `run_dir`."""
+        # not root: its user namespace forbids setgroups, and its root is this process's own user
+        credentials = () if users_switchable() else ("--preserve-credentials",)
+        return [
+            shutil.which("nsenter") or "nsenter",
+            *("--target", str(self.init), *NAMESPACES, *(("--pid",) if pid else ())),
+            *("--root", f"--wdns={run_dir}", *credentials, "--"),
+        ]
+
+    def update(self, way: MachineWay | None) -> None:
+        """Give the machine `way`'s spec and neighbours, if they changed since it last took them."""
+        if way is None:
+            return
+        spec = _read(way.spec)
+        new_peers = sorted(set(way.peers) - self.peers) if way.peer_socket is not None else []
+        if spec == self.spec and not new_peers:
+            return
+        command = [
+            *self.prefix("/", pid=False),
+            *("/bin/sh", "-c", UPDATE, "update", sys.executable, sandbox_first_boot.__file__),
+            *(way.hostname, *new_peers),
+        ]
+        done = subprocess.run(
+            command, input=spec or b"", capture_output=True, timeout=BOOT_TIMEOUT, check=False
+        )
+        if done.returncode != 0:
+            raise MachineFailed(done.stderr.decode(errors="replace")[-500:] or "the machine took no update")
+        self.spec, self.peers = spec, self.peers | set(new_peers)
+        with contextlib.suppress(OSError):
+            (root_of(self.runs_dir) / "booted.spec").write_bytes(spec or b"")
+
+    def kill(self) -> None:
+        """Kill the machine's first process: the kernel then kills every other of its processes."""
+        self.stopped = True
+        if self.process.poll() is None:  # else its first process is gone, and its number free
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.init, signal.SIGKILL)
+
+    def stop(self) -> None:
+        """Kill the machine and wait until it is gone, its namespaces and mounts with it."""
+        self.kill()
+        _end(self.process)
+
+
+def receive(channel: socket.socket) -> Listened:
+    """The listeners a machine hands over (`sandbox_listeners`), until its last message."""
+    channel.settimeout(BOOT_TIMEOUT)
+    listened: Listened = []
+    while True:
+        text, descriptors, _, _ = socket.recv_fds(channel, 65536, sandbox_listeners.BATCH)
+        received = [socket.socket(fileno=descriptor) for descriptor in descriptors]
+        if text == sandbox_listeners.END or not text:
+            for listener in received:
+                listener.close()
+            if not text:
+                for _, listener in listened:
+                    listener.close()
+                raise OSError("the machine ended before handing its listeners over")
+            return listened
+        listened += zip(text.decode("ascii").split(), received, strict=True)
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _first_child(process: int) -> int | None:
+    """The machine's first process: the only child of the launcher's `unshare` (found among all
+    processes where the kernel lists no children)."""
+    try:
+        children = Path(f"/proc/{process}/task/{process}/children").read_text(encoding="ascii").split()
+    except OSError:
+        children = [str(pid) for pid in _children_by_parent(process)]
+    return int(children[0]) if len(children) == 1 else None
+
+
+def _children_by_parent(parent: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            fields = (entry / "stat").read_text(encoding="ascii", errors="replace").rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if entry.name.isdigit() and int(fields[1]) == parent:
+            found.append(int(entry.name))
+    return found
+
+
+def _end(process: subprocess.Popen[bytes]) -> None:
+    """Wait for the launcher's process, killing it if it outlives its first process for long."""
+    try:
+        process.wait(STOP_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    if process.stdout is not None:
+        process.stdout.close()

@@ -1,0 +1,249 @@
+"""A server's sandbox is a machine that stays up while the server does, as a VM does.
+
+Given a server's resident machine, when its scripts run, then they all run in the same
+namespaces (none made for a script), another server's in others, and what a script leaves
+running keeps running there, seen by the next script. When the machine is removed (its server
+gone), when the machines stop, and when the process holding them is killed, then nothing of it is
+left running on the host. A script past its time limit is stopped, the machine staying up. The
+same holds for the simulated cloud's agents: a server deleted, the agents' process stopped or
+killed, what its scripts left running is gone, and a script cut short by the agents stopping is
+not recorded as run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reconciler.agent.hooks import TIMED_OUT
+from reconciler.agent.resident_machines import Machines, resident_script_hook
+from reconciler.agent.sandbox import isolation_available
+from reconciler.agent.sandbox_machine import Machine, MachineWay, booted_as
+from reconciler.agent.sandbox_users import users_switchable
+from reconciler.engine import StackStatus
+from tests.software.software_world import SoftwareWorld
+from tests.software.test_sim_agents import agents_for, converge_in_real_time, wait_until
+from tests.software.test_sim_agents_process import process_for
+
+pytestmark = pytest.mark.skipif(not isolation_available(), reason="user namespaces are not available here")
+
+NAMESPACES = "#!/bin/sh\nfor kind in user mnt pid uts net; do readlink /proc/self/ns/$kind; done\n"
+
+
+def marker() -> str:
+    """A `sleep` no other process of the host runs: how a leftover process is found from outside."""
+    return f"{4000 + uuid.uuid4().int % 1000}.{uuid.uuid4().int % 10**6:06d}"
+
+
+def running_with(argument: str) -> list[int]:
+    """The host's processes running `sleep argument`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if entry.name.isdigit() and command[:2] == [b"sleep", argument.encode()]:
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.fixture
+def machines() -> Iterator[Machines]:
+    machines = Machines()
+    machines.start()
+    yield machines
+    machines.stop()
+
+
+def way_of(server: Path, name: str) -> MachineWay | None:
+    return booted_as(Machine(name), server) if users_switchable() else None
+
+
+def run(machines: Machines, server: Path, script: str, time_limit: float = 30) -> dict[str, Any]:
+    hook = resident_script_hook(machines, server.name, lambda: way_of(server, server.name))
+    return hook({"config": script}, server / "runs", time_limit)
+
+
+def test_a_servers_scripts_run_in_one_machine_and_no_namespace_is_made_for_a_script(
+    machines: Machines, tmp_path: Path
+) -> None:
+    first = run(machines, tmp_path / "one", NAMESPACES)
+    later = run(machines, tmp_path / "one", NAMESPACES)
+    other = run(machines, tmp_path / "two", NAMESPACES)
+    assert first["deploy_status_code"] == 0, first
+    assert later["deploy_stdout"] == first["deploy_stdout"]
+    assert set(other["deploy_stdout"].splitlines()).isdisjoint(first["deploy_stdout"].splitlines())
+    assert sorted(machines.running()) == ["one", "two"]
+
+
+def test_what_a_script_leaves_running_keeps_running_in_its_machine_until_it_is_removed(
+    machines: Machines, tmp_path: Path
+) -> None:
+    server, sleeping = tmp_path / "server", marker()
+    started = run(machines, server, f"#!/bin/sh\nsleep {sleeping} >/dev/null 2>&1 &\necho started")
+    assert started["deploy_stdout"] == "started\n", started
+    listing = "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline; echo; done"
+    seen = run(machines, server, f"#!/bin/sh\n{listing} | grep -c '^sleep {sleeping}'")
+    assert seen["deploy_stdout"] == "1\n", seen
+    assert len(running_with(sleeping)) == 1
+    machines.remove(server.name)
+    assert running_with(sleeping) == []
+    assert machines.running() == []
+
+
+def test_stopping_the_machines_leaves_nothing_of_them_running(tmp_path: Path) -> None:
+    machines = Machines()
+    machines.start()
+    sleeping = marker()
+    try:
+        for name in ("one", "two"):
+            run(machines, tmp_path / name, f"#!/bin/sh\nsleep {sleeping} >/dev/null 2>&1 &")
+        assert len(running_with(sleeping)) == 2
+    finally:
+        machines.stop()
+    assert running_with(sleeping) == []
+
+
+def test_a_script_past_its_time_limit_is_stopped_and_its_machine_stays(
+    machines: Machines, tmp_path: Path
+) -> None:
+    server, sleeping = tmp_path / "server", marker()
+    stopped = run(machines, server, f"#!/bin/sh\nsleep {sleeping}", time_limit=0.5)
+    assert stopped["deploy_status_code"] == TIMED_OUT
+    wait_until(lambda: running_with(sleeping) == [], 10)
+    assert run(machines, server, "#!/bin/sh\necho up")["deploy_stdout"] == "up\n"
+
+
+HOLDER = """
+import sys, time
+from pathlib import Path
+from reconciler.agent.resident_machines import Machines, resident_script_hook
+machines = Machines()
+machines.start()
+server = Path(sys.argv[1])
+hook = resident_script_hook(machines, "server", lambda: None)
+hook({"config": "#!/bin/sh\\nsleep " + sys.argv[2] + " >/dev/null 2>&1 &"}, server / "runs", 30)
+print("started", flush=True)
+time.sleep(120)
+"""
+
+
+def test_a_machine_dies_with_the_process_holding_it(tmp_path: Path) -> None:
+    sleeping = marker()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(tmp_path / "server"), sleeping], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline() == "started\n"
+        assert len(running_with(sleeping)) == 1
+    finally:
+        holder.kill()  # as an agents' process killed: no chance to stop its machines
+        holder.wait()
+    deadline = time.monotonic() + 10
+    while running_with(sleeping) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert running_with(sleeping) == []
+
+
+LEAVING = """
+heat_template_version: 2018-08-31
+resources:
+  config:
+    type: OS::Heat::SoftwareConfig
+    properties:
+      group: script
+      config: "#!/bin/sh\\nsleep {sleeping} >/dev/null 2>&1 &\\necho left\\n"
+  server:
+    type: OS::Nova::Server
+    properties: {{image: cirros-0.6.2-x86_64-disk, flavor: m1.small, user_data_format: SOFTWARE_CONFIG}}
+  deployment:
+    type: OS::Heat::SoftwareDeployment
+    properties: {{config: {{get_resource: config}}, server: {{get_resource: server}}}}
+outputs:
+  server: {{value: {{get_resource: server}}}}
+"""
+
+
+@pytest.fixture
+def world(tmp_path: Path, sqlite_url: str) -> Iterator[SoftwareWorld]:
+    world = SoftwareWorld(tmp_path, sqlite_url)
+    yield world
+    world.close()
+
+
+def leave_a_process(world: SoftwareWorld) -> tuple[str, str]:
+    """Converge a server whose script leaves `sleep` running; its id and the sleep's marker."""
+    sleeping = marker()
+    world.commit({"leaving.yaml": LEAVING.format(sleeping=sleeping)})
+    world.submit("leaving", "leaving.yaml")
+    assert converge_in_real_time(world, "leaving") is StackStatus.CONVERGED
+    assert len(running_with(sleeping)) == 1
+    return world.outputs("leaving")["server"], sleeping
+
+
+def test_a_deleted_servers_machine_is_stopped_with_what_ran_in_it(
+    world: SoftwareWorld, tmp_path: Path
+) -> None:
+    agents = agents_for(world, tmp_path / "agents")
+    try:
+        server_id, sleeping = leave_a_process(world)
+        world.cloud.vanish("servers", server_id)
+        wait_until(lambda: running_with(sleeping) == [], 30)
+        wait_until(lambda: not (tmp_path / "agents" / server_id).exists(), 30)
+    finally:
+        agents.stop()
+
+
+def test_the_machines_stop_with_the_agents_process(world: SoftwareWorld, tmp_path: Path) -> None:
+    agents = process_for(world, tmp_path / "agents")
+    try:
+        _, sleeping = leave_a_process(world)
+    finally:
+        agents.stop()
+    assert running_with(sleeping) == []
+
+
+def test_the_machines_die_with_a_killed_agents_process(world: SoftwareWorld, tmp_path: Path) -> None:
+    agents = process_for(world, tmp_path / "agents")
+    try:
+        _, sleeping = leave_a_process(world)
+        killed = agents.pid
+        assert killed is not None
+        os.kill(killed, signal.SIGKILL)
+        wait_until(lambda: running_with(sleeping) == [], 30)
+    finally:
+        agents.stop()
+
+
+def test_a_script_cut_short_by_the_agents_stopping_is_not_recorded(
+    world: SoftwareWorld, tmp_path: Path
+) -> None:
+    sleeping = marker()
+    world.commit({"long.yaml": LEAVING.format(sleeping=sleeping).replace(" >/dev/null 2>&1 &", "")})
+    agents = agents_for(world, tmp_path / "agents")
+    try:
+        world.submit("long", "long.yaml")
+
+        def running_its_script() -> bool:
+            world.engine.step()
+            world.clock.sleep(1.0)
+            return len(running_with(sleeping)) == 1
+
+        wait_until(running_its_script, 60)
+    finally:
+        agents.stop()
+    assert running_with(sleeping) == []
+    recorded = [json.loads(path.read_text()) for path in (tmp_path / "agents").glob("*/deployed.json")]
+    assert [runs for runs in recorded if runs] == []  # the next agent runs it again
