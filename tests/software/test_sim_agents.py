@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -129,15 +130,13 @@ def agent_address(world: SoftwareWorld) -> AgentAddress:
     return address
 
 
+def quick_fleet(world: SoftwareWorld) -> dict[str, Any]:
+    """How the tests' fleets run: quick polls and scans, reaching `world`'s agent API."""
+    return {"interval": 0.2, "time_limit": 60, "scan_interval": 0.1, "agent_address": agent_address(world)}
+
+
 def agents_for(world: SoftwareWorld, state_dir: Path) -> SimulatedAgents:
-    agents = SimulatedAgents(
-        lambda: world.cloud,
-        state_dir,
-        interval=0.2,
-        time_limit=60,
-        scan_interval=0.1,
-        agent_address=agent_address(world),
-    )
+    agents = SimulatedAgents(lambda: world.cloud, state_dir, **quick_fleet(world))
     agents.start()
     return agents
 

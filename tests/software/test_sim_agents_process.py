@@ -23,7 +23,7 @@ import pytest
 from reconciler.daemon.sim_agents_process import AgentsProcess
 from reconciler.engine import StackStatus
 from tests.software.software_world import SoftwareWorld
-from tests.software.test_sim_agents import SCRIPTED, agent_address, converge_in_real_time, wait_until
+from tests.software.test_sim_agents import SCRIPTED, converge_in_real_time, quick_fleet, wait_until
 
 RAN = "simulated agent of server"
 REMEMBERED = "(3 run(s) remembered)"
@@ -38,14 +38,7 @@ def world(tmp_path: Path, sqlite_url: str) -> Iterator[SoftwareWorld]:
 
 
 def process_for(world: SoftwareWorld, state_dir: Path) -> AgentsProcess:
-    agents = AgentsProcess(
-        lambda: world.cloud,
-        state_dir,
-        interval=0.2,
-        time_limit=60,
-        scan_interval=0.1,
-        agent_address=agent_address(world),
-    )
+    agents = AgentsProcess(lambda: world.cloud, state_dir, **quick_fleet(world))
     agents.start()
     return agents
 
