@@ -10,8 +10,9 @@ warnings) with the size limits raised (the command keeps Heat's 512 KiB limit). 
 converged (simulated cloud in-process, SQLite file), one line of the template changed (one server's
 name) and planned as `reconciler plan` plans it: the template loaded with the resource blocks and
 the load image (what each resource yielded: type, dependencies, parsed properties, clean checks)
-the load of the converged commit kept in the store (read back as a new process reads them), records
-read from the store, every resource decided, the plan's entries made with their property changes.
+the load of the converged commit kept in the store (read back as a new process reads them), the
+records read with the plan memo the daemon made once the stack converged (only the records of what
+the change touches), every resource decided, the plan's entries made with their property changes.
 Each phase is timed apart, wall and CPU, and the whole as a user counts it. The template is JSON
 (one resource per line), or with `--yaml` block-style YAML as people write it. The process is
 tuned as the commands tune it (the collector frozen after setup, paused during loads and plans).
@@ -36,7 +37,8 @@ from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.provider import SimulatedProvider
 from reconciler.daemon.clouds import CloudRoot
 from reconciler.daemon.collector import collector_paused, tune_process
-from reconciler.daemon.plan_notes import StoredRecords, recorded_for_plan
+from reconciler.daemon.memo_records import keep_plan_memo, records_for_plan
+from reconciler.daemon.plan_notes import StoredRecords
 from reconciler.daemon.stored_blocks import StoredBlocks
 from reconciler.engine import DesiredGeneration, Engine, EngineSettings, Policy, SoleWorkerLeases
 from reconciler.plan import plan_stack
@@ -111,12 +113,14 @@ def main() -> None:
         engine.close()
         print(f"converged: {status}")
         with collector_paused():  # the daemon's load of the converged commit keeps its blocks
-            timed(
+            converged = timed(
                 "template load before the change (blocks kept)",
                 lambda: load_stack(
                     files, "stack.yaml", limits=LIMITS, blocks=StoredBlocks(store.template_blocks())
                 ),
             )
+            # as the daemon does once the stack converged: its plan memo made
+            timed("plan memo of the converged commit", lambda: keep_plan_memo(store, "big", converged))
 
         (workdir / "stack.yaml").write_text(
             template(arguments.nodes, renamed=arguments.nodes // 2, as_yaml=arguments.yaml)
@@ -131,11 +135,15 @@ def main() -> None:
                 lambda: load_stack(files, "stack.yaml", limits=LIMITS, blocks=blocks),
             )
             loaded_wall, loaded_cpu = time.perf_counter(), time.process_time()
-            recorded = timed("records read", lambda: recorded_for_plan(store.read_compared_records("big")))
+            recorded, settled = timed(
+                "records read (with the plan memo)", lambda: records_for_plan(store, "big", changed)
+            )
             rules = clouds.for_cloud("sim")
             plan = timed(
                 "every resource decided",
-                lambda: plan_stack(changed, recorded, rules, stack="big", nested=StoredRecords(store)),
+                lambda: plan_stack(
+                    changed, recorded, rules, stack="big", nested=StoredRecords(store), settled=settled
+                ),
             )
             entries = timed("entries with property changes", lambda: planned_actions(plan, changed))
             print(

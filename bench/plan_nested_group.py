@@ -18,7 +18,8 @@ import time
 from pathlib import Path
 
 from reconciler.daemon.clouds import CloudRoot
-from reconciler.daemon.plan_notes import StoredRecords, recorded_for_plan
+from reconciler.daemon.plan_notes import StoredRecords
+from reconciler.daemon.recorded_rows import recorded_for_plan
 from reconciler.engine import DesiredGeneration, Engine, Policy, SoleWorkerLeases
 from reconciler.plan import plan_stack
 from reconciler.source.plan_entries import planned_actions

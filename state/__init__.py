@@ -11,6 +11,7 @@ from state.lease_results import Acquired, HeldBy, HeldShard, Lost, Released
 from state.lease_settings import LeaseSettings
 from state.migrate import upgrade
 from state.outbox import NoteLine, PendingNote
+from state.plan_memos import PlanMemo, PlanMemos
 from state.records import RecordedResource, RecordsWritten, RecordWrite
 from state.shard_keeper import Kept, NotHeld, Paused, ShardKeeper
 from state.sharding import DEFAULT_SHARD_COUNT, shard_for
@@ -51,6 +52,8 @@ __all__ = [
     "NoteLine",
     "Paused",
     "PendingNote",
+    "PlanMemo",
+    "PlanMemos",
     "Purged",
     "RecordWrite",
     "RecordedResource",

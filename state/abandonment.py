@@ -14,6 +14,7 @@ import sqlalchemy as sa
 from state.models import RESOURCE_RECORDS as RECORDS
 from state.models import SHARD_LEASES as LEASES
 from state.models import STACKS
+from state.plan_memos import stamp_stacks
 from state.stacks import StackStatus
 
 
@@ -31,6 +32,7 @@ def abandon_tree(connection: sa.Connection, stack: str, *, reason: str, now: flo
         .values(epoch=LEASES.c.epoch + 1, owner=None, expires_at=0.0)
     )
     connection.execute(sa.delete(RECORDS).where(RECORDS.c.stack.in_(names)))
+    stamp_stacks(connection, names)
     connection.execute(
         sa.update(STACKS)
         .where(STACKS.c.name.in_(names))

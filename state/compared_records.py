@@ -13,7 +13,7 @@ be newer than they are, never older.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import sqlalchemy as sa
@@ -121,6 +121,14 @@ JSON_COLUMNS = {"properties": RECORDS.c.properties, "attributes": RECORDS.c.attr
 def of_stack(stack: str) -> sa.ColumnElement[bool]:
     """The records of `stack`."""
     return RECORDS.c.stack == stack
+
+
+NAMES_PER_READ = 500
+
+
+def named_in_stack(stack: str, names: Sequence[str]) -> sa.ColumnElement[bool]:
+    """The records of `stack` with these logical names."""
+    return sa.and_(RECORDS.c.stack == stack, RECORDS.c.logical_name.in_(names))
 
 
 def under_stack(stack: str) -> sa.ColumnElement[bool]:

@@ -14,6 +14,7 @@ Hot queries and the index serving each:
 - retries asked of a shard's holder: `ix_retry_requests_shard`.
 - the stacks of a shard: `ix_stacks_shard`.
 - a template's parsed blocks: `template_blocks` primary key (slot).
+- a stack's plan memo: `plan_memos` primary key (stack).
 """
 
 from __future__ import annotations
@@ -74,6 +75,9 @@ class Stack(Base):
     status_commit: Mapped[str | None] = mapped_column(sa.String(64))  # the commit the status is at
     outputs: Mapped[dict[str, Any]] = mapped_column(default=dict)
     updated_at: Mapped[float]
+    # A fresh random token at every write of the stack's records (NULL: none written since this
+    # column came): a plan memo made at one stamp holds only while the records are still at it.
+    records_stamp: Mapped[str | None] = mapped_column(sa.String(32))
 
 
 class StackGeneration(Base):
@@ -192,6 +196,19 @@ class TemplateBlocksRow(Base):
     content: Mapped[bytes] = mapped_column(sa.LargeBinary)
 
 
+class PlanMemoRow(Base):
+    """What the last plan of a stack found settled, made at a records stamp (what it means is the
+    plan layer's), so the next plan over the same records decides only what its template changed."""
+
+    __tablename__ = "plan_memos"
+
+    stack: Mapped[str] = mapped_column(
+        sa.String(255), sa.ForeignKey("stacks.name", ondelete="CASCADE"), primary_key=True
+    )
+    records_stamp: Mapped[str] = mapped_column(sa.String(32))
+    content: Mapped[bytes] = mapped_column(sa.LargeBinary)
+
+
 metadata = Base.metadata
 
 
@@ -211,3 +228,4 @@ WORK_ITEMS = _table(WorkItem)
 NOTES_OUTBOX = _table(NoteOutboxEntry)
 RETRY_REQUESTS = _table(RetryRequestRow)
 TEMPLATE_BLOCKS = _table(TemplateBlocksRow)
+PLAN_MEMOS = _table(PlanMemoRow)

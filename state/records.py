@@ -15,6 +15,7 @@ import sqlalchemy as sa
 
 from state.fencing import Fence, check_fence
 from state.models import RESOURCE_RECORDS as RECORDS
+from state.plan_memos import stamp_stacks, stamp_stacks_of_records
 from state.record_batches import COLUMNS, RecordRow, allocate_record_ids, serialize_json, upsert_record_rows
 from state.sealing import Sealer, is_sealed
 
@@ -214,5 +215,8 @@ def apply_record_writes(
         connection,
         [_row(record_id, write, now, sealer) for record_id, write in zip(ids, upserts, strict=True)],
     )
+    stamp_stacks(connection, {write.stack for write in upserts})
+    if deletes:
+        stamp_stacks_of_records(connection, list(deletes))
     deleted = _delete(connection, list(deletes))
     return RecordsWritten(record_ids=tuple(ids), deleted=deleted)

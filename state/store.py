@@ -44,6 +44,7 @@ from state.metadata_index import MetadataIndex
 from state.migrate import upgrade
 from state.outbox import NoteLine, PendingNote
 from state.pass_writes import PassWritten, ShardWrites
+from state.plan_memos import PlanMemos
 from state.records import RecordedResource, RecordsWritten, RecordWrite
 from state.resource_listing import ResourcePage
 from state.retry_requests import RequestedRetry
@@ -132,6 +133,10 @@ class Store:
     def software(self) -> SoftwareStore:
         """Software orchestration's rows (configs, deployments, agent tokens, signals), on this database."""
         return SoftwareStore(self._software_tx, self._clock, self._metadata_index, self._signal_transactor())
+
+    def plan_memos(self) -> PlanMemos:
+        """Stacks' plan memos and records stamps on this database."""
+        return PlanMemos(self._tx)
 
     def template_blocks(self) -> TemplateBlocksStore:
         """Templates' parsed blocks, kept so another load parses only what changed, on this database."""
@@ -522,6 +527,17 @@ class Store:
         """Every current record of a stack, its values fetched and decoded only when read (what a
         plan compares)."""
         return self._compared_records(compared_records.of_stack(stack)).get(stack, [])
+
+    def read_compared_records_named(self, stack: str, names: Collection[str]) -> list[ComparedRecord]:
+        """`read_compared_records` of the records of `stack` with these logical names."""
+        found: list[ComparedRecord] = []
+        ordered = sorted(names)
+        for start in range(0, len(ordered), compared_records.NAMES_PER_READ):
+            where = compared_records.named_in_stack(
+                stack, ordered[start : start + compared_records.NAMES_PER_READ]
+            )
+            found.extend(self._compared_records(where).get(stack, []))
+        return found
 
     def read_compared_records_under(self, stack: str) -> dict[str, list[ComparedRecord]]:
         """`read_compared_records` of every stack nested under `stack`, by stack, in one read."""

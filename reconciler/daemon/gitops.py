@@ -37,8 +37,9 @@ from typing import Any, Protocol
 
 from reconciler.daemon.collector import collector_paused
 from reconciler.daemon.commit_gate import CommitGate
+from reconciler.daemon.memo_records import keep_plan_memo, records_for_plan
 from reconciler.daemon.note_recorder import NoteRecorder
-from reconciler.daemon.plan_notes import StoredRecords, plan_line, plan_pull_request, recorded_for_plan
+from reconciler.daemon.plan_notes import StoredRecords, plan_line, plan_pull_request
 from reconciler.daemon.revisions_ahead import RevisionsAhead
 from reconciler.daemon.stored_blocks import StoredBlocks
 from reconciler.daemon.undeclared_stacks import undeclared_stacks
@@ -65,7 +66,7 @@ from reconciler.source.revisions import (
     read_commit_config,
 )
 from reconciler.source.touched_stacks import changed_paths, touched_stacks
-from reconciler.templates import DocumentCache, TemplateError
+from reconciler.templates import DocumentCache, StackDefinition, TemplateError
 from reconciler.templates.adopt_data import Adoption, load_adoption
 from reconciler.templates.hidden_values import hidden_values
 from state import StackStatus, Store
@@ -130,6 +131,7 @@ class _Active:
     noted: tuple[Any, ...] | None = None
     superseded_noted: set[str] = field(default_factory=set)
     because: tuple[str, ...] = ()  # why it converges again at the same commit (an upstream output moved)
+    definition: StackDefinition | None = None  # its plan memo is made from it once it converges
 
 
 @dataclass(frozen=True)
@@ -444,10 +446,12 @@ class GitOps:
         self._remember(revision)
         if not self.leader:
             return []
-        recorded = recorded_for_plan(self.store.read_compared_records(revision.name))
+        recorded, settled = records_for_plan(self.store, revision.name, revision.definition)
         rules = self.rules_for(revision.spec.cloud)
         nested = StoredRecords(self.store)
-        plan = plan_line(revision, recorded, rules, at=self.clock.now(), writer=self.writer, nested=nested)
+        plan = plan_line(
+            revision, recorded, rules, at=self.clock.now(), writer=self.writer, nested=nested, settled=settled
+        )
         waiting = self.notes.convergence(
             revision.name,
             revision.commit,
@@ -489,7 +493,12 @@ class GitOps:
         self.engine.submit(
             revision.name, DesiredGeneration(revision.commit, revision.spec, revision.definition, adoption)
         )
-        active = _Active(commit=revision.commit, submitted_at=self.clock.now(), because=because)
+        active = _Active(
+            commit=revision.commit,
+            submitted_at=self.clock.now(),
+            because=because,
+            definition=revision.definition,
+        )
         self.active[revision.name] = active
         if before is None or before.commit in (None, revision.commit) or before.settled:
             return []
@@ -540,7 +549,10 @@ class GitOps:
         """One engine step and changed reports noted, then newly loadable stacks loaded (outside
         the lock, unless a load is already under way) and submitted."""
         with self._lock:
-            progress = self._converge()
+            progress, converged = self._converge()
+        for name, definition in converged:
+            # the first plan of a change to a stack just converged reads its memo, not its records
+            keep_plan_memo(self.store, name, definition)
         if self.pending:
             self.load_pending(wait=False)
         return progress
@@ -550,8 +562,10 @@ class GitOps:
         with self._lock:
             return {name: self.engine.report(name) for name in self.active}
 
-    def _converge(self) -> Progress:
+    def _converge(self) -> tuple[Progress, list[tuple[str, StackDefinition]]]:
+        """The step's progress, and the stacks that converged in it, with their definitions."""
         progress = self.engine.step()
+        converged: list[tuple[str, StackDefinition]] = []
         lines: list[NoteLine] = self._continue_removals()
         for name, active in self.active.items():
             report = self.engine.report(name)
@@ -575,11 +589,13 @@ class GitOps:
                 active.noted is None or active.noted[0] not in ("CONVERGED", "SUSPENDED", "FAILED")
             ):
                 self.on_settled(self.clock.now() - active.submitted_at)
+            if report.status is StackStatus.CONVERGED and active.definition is not None:
+                converged.append((name, active.definition))
             active.noted = _report_key(report)
             lines.append(self.notes.report(report, because=active.because))
         lines.extend(self._follow_upstream_outputs())
         self.notes.record(lines)
-        return progress
+        return progress, converged
 
     def _follow_upstream_outputs(self) -> list[NoteLine]:
         """Stacks whose `from_stack` outputs moved upstream are loaded again (noted by their holder)."""

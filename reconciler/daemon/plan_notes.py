@@ -8,9 +8,11 @@ masked).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, Protocol
 
+from reconciler.daemon.memo_records import records_for_plan
+from reconciler.daemon.recorded_rows import recorded_for_plan
 from reconciler.engine.preflight import preflight_problems
 from reconciler.engine.provider_set import ProviderSet
 from reconciler.plan import NestedRecords, RecordedResource, UpdateRules, plan_stack
@@ -30,9 +32,8 @@ from reconciler.source.revisions import (
 from reconciler.source.touched_stacks import changed_paths, touched_stacks
 from reconciler.templates import DocumentCache, FunctionError, StackSpec
 from reconciler.templates.documents import flat_path
-from state import ComparedRecord, StackState, StackStatus
+from state import ComparedRecord, PlanMemos, StackState, StackStatus
 
-FAILED_RECORD_STATUSES = frozenset({"FAILED", "ERROR"})
 PLANNED = "PLANNED"
 
 
@@ -47,23 +48,9 @@ class RecordedState(Protocol):
 
     def newest_digests_under(self, stack: str) -> dict[str, str]: ...
 
+    def plan_memos(self) -> PlanMemos: ...
 
-def recorded_for_plan(records: Iterable[ComparedRecord]) -> dict[str, RecordedResource]:
-    """The store's current records of one stack as the plan layer sees them."""
-    return {
-        record.logical_name: RecordedResource(
-            record.logical_name,
-            record.type,
-            record.physical_id,
-            record.properties,
-            record.attributes,
-            record.status.upper() in FAILED_RECORD_STATUSES,
-            record.deletion_policy,
-            record.properties_digest,
-            record.inputs_digest,
-        )
-        for record in records
-    }
+    def read_compared_records_named(self, stack: str, names: Collection[str]) -> list[ComparedRecord]: ...
 
 
 class StoredRecords:
@@ -100,13 +87,20 @@ def plan_line(
     at: float,
     writer: str,
     nested: NestedRecords | None = None,
+    settled: frozenset[str] | None = None,
 ) -> NoteLine:
     """The plan note line of `revision`'s stack against its recorded resources (and, with `nested`,
-    its nested stacks' records)."""
+    its nested stacks' records; `settled`: the resources known settled, see `plan_stack`)."""
     definition = revision.definition
     try:
         plan = plan_stack(
-            definition, recorded, rules, prune=revision.spec.prune, stack=revision.name, nested=nested
+            definition,
+            recorded,
+            rules,
+            prune=revision.spec.prune,
+            stack=revision.name,
+            nested=nested,
+            settled=settled,
         )
     except FunctionError as error:  # a function failing on the values recorded now: said, not raised
         where = flat_path(error.where) if error.where else ()
@@ -189,8 +183,10 @@ def plan_for_stack(
             writer=writer,
             problems=note_problems(refusals),
         )
-    recorded = recorded_for_plan(store.read_compared_records(spec.name))
-    return plan_line(outcome, recorded, rules, at=at, writer=writer, nested=StoredRecords(store))
+    recorded, settled = records_for_plan(store, spec.name, outcome.definition)
+    return plan_line(
+        outcome, recorded, rules, at=at, writer=writer, nested=StoredRecords(store), settled=settled
+    )
 
 
 def plan_pull_request(

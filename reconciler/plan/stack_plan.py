@@ -105,7 +105,7 @@ class _RecordedValues:
             self.moved.add(plan.name)
 
 
-def _resolved_as_recorded(
+def resolved_as_recorded(
     definition: DesiredStack, recorded: Mapping[str, RecordedResource]
 ) -> frozenset[str]:
     """The resources whose recorded properties were resolved from what they would be resolved from
@@ -175,25 +175,28 @@ def plan_stack(
     prune: bool = True,
     stack: str = "",
     nested: NestedRecords | None = None,
+    settled: frozenset[str] | None = None,
 ) -> StackPlan:
     """Every resource's action converging `recorded` to `definition`; deletions only when pruning.
 
     With `nested` (the records of nested stacks) and the `stack`'s name, a resource owning a nested
     stack carries the plan of that stack, planned against its own records, at every level.
+    `settled`: `resolved_as_recorded` of these, when the caller knows it (a settled resource's
+    record is never read: `recorded` may fetch records as they are asked for).
     """
     graph = definition.graph()
     resources = definition.resources
     values = _RecordedValues(recorded)
-    settled = _resolved_as_recorded(definition, recorded)
+    if settled is None:
+        settled = resolved_as_recorded(definition, recorded)
     moved = values.moved
     plans: list[ResourcePlan] = []
+    unchanged = Action.UNCHANGED
     for name in _dependency_order(graph):
-        if name in settled and moved.isdisjoint(graph[name]):
-            kept = recorded[name]
-            applied = kept.properties
-            plans.append(ResourcePlan(name, kept.type, Action.UNCHANGED, applied, applied=applied))
-            continue
         resource = resources[name]
+        if name in settled and moved.isdisjoint(graph[name]):
+            plans.append(ResourcePlan(name, resource.type, unchanged))
+            continue
         waiting: frozenset[str] = frozenset()
         try:
             desired = definition.resolve_properties(name, values)

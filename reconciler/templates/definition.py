@@ -323,6 +323,11 @@ class StackDefinition:
         """Resource `name`'s properties as parsed (calls unresolved, `if` branches chosen)."""
         return self._parsed_properties.get(name, {})
 
+    def resource_text_digests(self) -> Mapping[str, bytes]:
+        """Each resource's digest of its text as written, when the template was parsed by resource
+        blocks or lines (empty otherwise)."""
+        return self._context.model(self.template_path).document.resource_digests
+
     def parsed_output(self, name: str) -> Any:
         """Output `name`'s value as parsed (calls unresolved)."""
         return self._parsed_outputs.get(name)

@@ -96,3 +96,38 @@ def test_plan_shows_each_changed_property_old_and_new_with_secrets_masked(tmp_pa
     assert "s3cr3t" not in shown.output
     text = CliRunner().invoke(cli, ["plan", "--repo", str(tmp_path / "repo"), "--database", database])
     assert '~ net: name: "app-net" -> "app-net-2"' in text.output
+
+
+def test_a_stack_the_daemon_converged_has_its_plan_memo_and_plans_of_changes_read_it(tmp_path: Path) -> None:
+    repo, first = sample_repository(tmp_path / "repo")
+    daemon = DaemonWorld(str(tmp_path / "repo"), tmp_path / "state")
+    try:
+        daemon.follow()
+        daemon.converge(["network", "app"], first)
+    finally:
+        daemon.close()
+    database = f"sqlite:///{tmp_path / 'state' / 'state.sqlite'}"
+    store = open_store(database, clock=SystemClock())
+    try:
+        kept = store.plan_memos().read("network")
+        assert kept.stamp is not None and kept.content is not None  # made once the stack converged
+        template = (tmp_path / "repo" / "stacks" / "network" / "template.yaml").read_text()
+        commit_files(
+            repo,
+            {
+                "stacks/network/template.yaml": template.replace(
+                    "outputs:", "  extra:\n    type: OS::Heat::None\n\noutputs:"
+                )
+            },
+            "Add a resource",
+        )
+        shown = CliRunner().invoke(
+            cli, ["plan", "--repo", str(tmp_path / "repo"), "--database", database, "--format", "json"]
+        )
+        assert shown.exit_code == 2, shown.output
+        stacks = {stack["stack"]: stack for stack in json.loads(shown.output)["stacks"]}
+        assert stacks["network"]["plan"]["create"] == [{"resource": "extra", "type": "OS::Heat::None"}]
+        assert stacks["network"]["plan"]["unchanged"] == 5
+        assert store.plan_memos().read("network") == kept  # the plan wrote no record: still the same memo
+    finally:
+        store.close()

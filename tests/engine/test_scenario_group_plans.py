@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from reconciler.daemon.clouds import CloudRoot
-from reconciler.daemon.plan_notes import StoredRecords, recorded_for_plan
+from reconciler.daemon.plan_notes import StoredRecords
+from reconciler.daemon.recorded_rows import recorded_for_plan
 from reconciler.engine import StackStatus
 from reconciler.plan import Action, plan_stack
 from reconciler.source.plan_entries import planned_actions

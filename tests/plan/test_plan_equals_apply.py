@@ -5,7 +5,8 @@ Hypothesis draws a stack (servers on ports, volumes, random strings, a ResourceG
 `depends_on`, values read from other resources) and a few changes to it (resources added and
 removed, properties that change in place and ones that replace, a parameter read directly and
 through a condition). At each step the plan is made from the store's records as `reconciler plan`
-makes it (and again resolving every resource, which must say the same); then the change is applied, and what
+makes it (again resolving every resource, and again with the plan memo the converged commit's plan
+kept, which must all say the same); then the change is applied, and what
 apply did is read back from the records: a record new (created), gone (deleted), with a new
 physical id (replaced) or with new applied properties (updated). A group's members are compared as
 their own entries (`nodes.2`), the group itself never. The default run draws a few examples; the
@@ -23,11 +24,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reconciler.daemon.clouds import CloudRoot
-from reconciler.daemon.plan_notes import StoredRecords, recorded_for_plan
+from reconciler.daemon.memo_records import FetchedRecords, records_for_plan
+from reconciler.daemon.plan_notes import StoredRecords
+from reconciler.daemon.recorded_rows import recorded_for_plan
+from reconciler.daemon.stored_blocks import StoredBlocks
 from reconciler.engine import StackStatus
 from reconciler.plan import plan_stack
+from reconciler.plan.settled_memo import settled_by_memo
 from reconciler.source.plan_entries import planned_actions
-from reconciler.templates import DirectorySource, load_stack
+from reconciler.templates import DirectorySource, StackDefinition, load_stack
 from tests.engine.world import World
 from tests.plan.random_stacks import StackModel, changed_models, stack_models
 
@@ -63,16 +68,28 @@ def _what_apply_did(before: dict[str, Any], after: dict[str, Any]) -> dict[str, 
     return actions
 
 
+def _loaded(world: World) -> StackDefinition:
+    blocks = StoredBlocks(world.store.template_blocks())  # parsed by blocks: text digests for memos
+    return load_stack(DirectorySource(world.repo_dir), "stack.yaml", stack_name=STACK, blocks=blocks)
+
+
 def _what_the_plan_says(world: World) -> dict[str, str]:
     """The plan's action per path; the same whether or not it reads the recorded inputs digests
-    (which let it decide a resource unchanged without resolving it)."""
-    definition = load_stack(DirectorySource(world.repo_dir), "stack.yaml", stack_name=STACK)
+    (which let it decide a resource unchanged without resolving it), and whether or not it reads
+    the plan memo kept at these records (which lets it read neither records nor digests)."""
+    definition = _loaded(world)
     rules = CloudRoot(world.clock, sim=world.sim).for_cloud("sim")
     recorded = recorded_for_plan(world.store.read_compared_records(STACK))
     resolved = {name: dataclasses.replace(record, inputs_digest=None) for name, record in recorded.items()}
+    memo = world.store.plan_memos().read(STACK).content
+    by_memo, settled = records_for_plan(world.store, STACK, definition)
+    telling = memo is not None and settled_by_memo(definition, memo) is not None
+    assert isinstance(by_memo, FetchedRecords) == telling  # the memo read whenever it tells anything
     said = []
-    for records in (recorded, resolved):
-        plan = plan_stack(definition, records, rules, stack=STACK, nested=StoredRecords(world.store))
+    for records, known in ((recorded, None), (resolved, None), (by_memo, settled)):
+        plan = plan_stack(
+            definition, records, rules, stack=STACK, nested=StoredRecords(world.store), settled=known
+        )
         entries = planned_actions(plan, definition)
         said.append(
             {
@@ -82,7 +99,7 @@ def _what_the_plan_says(world: World) -> dict[str, str]:
                 if entry.resource != GROUP
             }
         )
-    assert said[0] == said[1]
+    assert said[0] == said[1] == said[2]
     return said[0]
 
 
@@ -94,6 +111,7 @@ def _plan_then_apply(world: World, model: StackModel) -> None:
     report = world.converge(STACK)[STACK]
     assert report.status is StackStatus.CONVERGED, (report.failures, model.template())
     assert planned == _what_apply_did(before, _recorded(world)), model.template()
+    records_for_plan(world.store, STACK, _loaded(world))  # the converged commit's plan keeps its memo
 
 
 def _changes(data: st.DataObject, first: StackModel, steps: int) -> list[StackModel]:

@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 
 from reconciler.daemon.clouds import CloudRoot
-from reconciler.daemon.plan_notes import StoredRecords, recorded_for_plan
+from reconciler.daemon.plan_notes import StoredRecords
+from reconciler.daemon.recorded_rows import recorded_for_plan
 from reconciler.engine import StackStatus
 from reconciler.plan import Action, plan_stack
 from reconciler.templates.file_source import DirectorySource
