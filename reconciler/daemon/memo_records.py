@@ -88,7 +88,7 @@ def records_for_plan(
     known = settled_by_memo(definition, memo.content) if memo.content is not None else None
     if known is not None:
         fetched = FetchedRecords(store, stack, known.recorded)
-        desired = definition.resources.keys()
+        desired = definition.graph().keys()
         fetched.read_ahead((known.recorded - desired) | (desired - known.settled))
         return fetched, known.settled
     return _read_whole(store, stack, definition, memo.stamp)

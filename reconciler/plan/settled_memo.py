@@ -3,11 +3,12 @@ same records decides only the resources its template changed.
 
 A resource is settled when its recorded properties were resolved from exactly what it would be
 resolved from now (`resolution_inputs`): a function of the stack's shared inputs, the resource's
-type and text as written, and the records of those it requires. The memo keeps, for each settled
-resource, the digest of its text and its type, with the stack's shared inputs: over records that
-have not changed since (the caller's records stamp says so), a resource whose text, type and the
-stack's shared inputs are the memo's is settled still, with no digest made and no record read. The
-memo also keeps the names of every record, so what left the template is found without reading
+type and text as written, and the records of those it requires. The memo keeps the digest of
+each settled resource's text, with the stack's shared inputs and the digest of what decides types
+besides the text (the registry, the schemas): over records that have not changed since (the
+caller's records stamp says so), a resource whose text is the memo's, in a stack whose shared
+inputs and types digest are the memo's, is settled still, with no digest made and no record read.
+The memo also keeps the names of every record, so what left the template is found without reading
 the records.
 """
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 import marshal
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from reconciler.plan.resolution_inputs import ScopedStack, stack_inputs
 
@@ -28,10 +29,11 @@ MEMO_FORMAT = "settled-memo-1"
 class TextDigested(Protocol):
     """A definition that knows each resource's digest of its text (`StackDefinition`)."""
 
-    @property
-    def resources(self) -> Mapping[str, Any]: ...
+    def graph(self) -> Mapping[str, frozenset[str]]: ...
 
     def resource_text_digests(self) -> Mapping[str, bytes]: ...
+
+    def resource_types_digest(self) -> bytes: ...
 
 
 @dataclass(frozen=True)
@@ -55,47 +57,34 @@ def memoizable(definition: object) -> bool:
 def memo_content(definition: object, settled: Collection[str], recorded: Collection[str]) -> bytes | None:
     """The memo of a plan of `definition` that found `settled` over records named `recorded` (None:
     this definition cannot be memoized: no text digests, or no shared inputs)."""
-    if not isinstance(definition, TextDigested) or not isinstance(definition, ScopedStack):
+    if not memoizable(definition):
         return None
+    assert isinstance(definition, TextDigested) and isinstance(definition, ScopedStack)
     digests = definition.resource_text_digests()
-    shared = stack_inputs(definition)
-    if shared is None or not digests:
-        return None
-    resources = definition.resources
-    names = [name for name in settled if name in digests]
-    return marshal.dumps(
-        (
-            MEMO_FORMAT,
-            shared,
-            names,
-            [digests[name] for name in names],
-            [resources[name].type for name in names],
-            list(recorded),
-        )
-    )
+    kept = {name: digests[name] for name in settled if name in digests}
+    others = [name for name in recorded if name not in kept]
+    header = (MEMO_FORMAT, stack_inputs(definition), definition.resource_types_digest())
+    return marshal.dumps((header, kept, others))
 
 
 def settled_by_memo(definition: object, content: bytes) -> SettledMemo | None:
     """What `content` (a `memo_content`) tells of `definition` over the records it was made at
-    (None: it tells nothing of it)."""
+    (None: it tells nothing of it).
+
+    A resource settled then is settled still when its text is the one it had: its type follows
+    from its text and the header's registry and schemas, its properties and what it requires from
+    its text and the header's shared inputs, and their ids from the records, unchanged since."""
     if not isinstance(definition, TextDigested) or not isinstance(definition, ScopedStack):
         return None
     try:
-        made = marshal.loads(content)
+        header, kept, others = marshal.loads(content)
     except (EOFError, ValueError, TypeError):
         return None
-    if type(made) is not tuple or len(made) != 6 or made[0] != MEMO_FORMAT:
+    if type(kept) is not dict or type(others) is not list or stack_inputs(definition) is None:
         return None
-    _, shared, names, digests, types, recorded = made
-    if shared != stack_inputs(definition) or shared is None:
+    if header != (MEMO_FORMAT, stack_inputs(definition), definition.resource_types_digest()):
         return None
-    now = definition.resource_text_digests()
-    resources = definition.resources
-    settled = [
-        name
-        for name, digest, type_name in zip(names, digests, types, strict=True)
-        if now.get(name) == digest
-        and (resource := resources.get(name)) is not None
-        and resource.type == type_name
-    ]
-    return SettledMemo(frozenset(settled), frozenset(recorded))
+    now = definition.resource_text_digests().get
+    settled = frozenset([name for name, digest in kept.items() if now(name) == digest])
+    recorded = frozenset(kept)
+    return SettledMemo(settled, recorded.union(others) if others else recorded)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import graphlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +27,7 @@ from reconciler.templates.errors import FunctionError, Problem, TemplateError
 from reconciler.templates.evaluation import UNKNOWN, Evaluation, Facade, NoCloud
 from reconciler.templates.file_source import relative_to
 from reconciler.templates.functions_conditions import condition_value
+from reconciler.templates.image_pickles import ParsedProperties
 from reconciler.templates.instance_groups import with_launch_configurations
 from reconciler.templates.nodes import Call
 from reconciler.templates.parameters import (
@@ -97,7 +98,7 @@ def bind(
         active.update(reused.entries)  # a reused resource has no condition
     scope.resources = frozenset(active)
     resources: dict[str, ResourceDefinition] = {}
-    parsed_properties: dict[str, Any] = {}
+    parsed_properties: MutableMapping[str, Any] = {} if reused is None else ParsedProperties()
     if reused is None:
         for name, resource in model.resources.items():
             if name in active:
@@ -163,9 +164,11 @@ def _bind_reusing(
     reused: ReusedResources,
     how: tuple[Evaluation, LoadContext, _NeededValues, list[Problem]],
     resources: dict[str, ResourceDefinition],
-    parsed_properties: dict[str, Any],
+    parsed_properties: MutableMapping[str, Any],
 ) -> None:
     """Every resource in the template's order: reused ones as they were, the others bound."""
+    assert isinstance(parsed_properties, ParsedProperties)
+    keep_pickled = parsed_properties.keep_pickled
     scope, context, needed, problems = how
     bodies = model.document.data["resources"]
     entries = reused.entries
@@ -193,7 +196,7 @@ def _bind_reusing(
                     "written_type": entry.written_type,
                 },
             )
-            parsed_properties[name] = entry.parsed
+            keep_pickled(name, entry.parsed)
         elif name in scope.resources:
             resource = model.resources[name]
             needed.check(resource.deletion_policy, (*resource.where, "deletion_policy"))

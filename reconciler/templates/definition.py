@@ -24,6 +24,7 @@ from reconciler.templates.hidden_values import hidden_values, redact
 from reconciler.templates.nodes import Parser, References
 from reconciler.templates.parameters import ParameterSchema
 from reconciler.templates.property_translation import translated_properties
+from reconciler.templates.type_fingerprints import types_digest
 
 if TYPE_CHECKING:
     from reconciler.templates.loading import LoadContext
@@ -328,6 +329,11 @@ class StackDefinition:
         blocks or lines (empty otherwise)."""
         return self._context.model(self.template_path).document.resource_digests
 
+    def resource_types_digest(self) -> bytes:
+        """The digest of what decides a resource's effective type besides its text (the registry,
+        the schemas known): equal for two definitions, a resource written alike has one type."""
+        return types_digest(self._context.environment.registry)
+
     def parsed_output(self, name: str) -> Any:
         """Output `name`'s value as parsed (calls unresolved)."""
         return self._parsed_outputs.get(name)
@@ -345,11 +351,9 @@ class StackDefinition:
         """
         scope = self._scope(NoCloud(), validating=True)
         document = self._context.model(self.template_path).document
-        snippets = [
-            (parsed, False)
-            for name, parsed in self._parsed_properties.items()
-            if self._needs_evaluation is None or name in self._needs_evaluation
-        ]
+        parsed_of, needed = self._parsed_properties, self._needs_evaluation
+        # by name, not by item: a reused resource's properties stay pickled unless they are needed
+        snippets = [(parsed_of[name], False) for name in parsed_of if needed is None or name in needed]
         snippets += [
             (parsed, True) for name, parsed in self._parsed_outputs.items() if self.outputs[name].active
         ]

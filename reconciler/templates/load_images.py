@@ -20,28 +20,26 @@ every problem comes from a full load, in its order, with its file and line.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import pickle
 from collections.abc import Mapping, Sequence
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from reconciler.templates.block_parsing import BlockKeeper
 from reconciler.templates.definition import StackDefinition
 from reconciler.templates.documents import Document
+from reconciler.templates.image_pickles import PicklerApart, image_dumps, image_loads
 from reconciler.templates.limits import Limits
-from reconciler.templates.nodes import Call
 from reconciler.templates.reused_resources import ReusedResource, ReusedResources
 from reconciler.templates.template_model import TemplateModel
-from schemas.resource_schemas import resource_type_schemas
+from reconciler.templates.type_fingerprints import schemas_digest
 
 if TYPE_CHECKING:
     from reconciler.templates.loading import LoadContext
 
 # Names what an image holds and how its yields were made: a change to the model, binding or checks
 # of a resource changes it, so no image of the old code is read.
-IMAGE_FORMAT = "load-image-1"
+IMAGE_FORMAT = "load-image-2"
 
 
 class ImageUse:
@@ -112,13 +110,8 @@ def load_inputs(
     digest.update(document.skeleton_digest)
     for path, content in environments.items():
         digest.update(f"\0{path}\0".encode() + hashlib.sha256(content).digest())
-    digest.update(b"\0" + given.encode() + b"\0" + _schemas_digest())
+    digest.update(b"\0" + given.encode() + b"\0" + schemas_digest())
     return digest.digest()
-
-
-@cache
-def _schemas_digest() -> bytes:
-    return hashlib.sha256(repr(sorted(resource_type_schemas().items())).encode()).digest()
 
 
 class LoadImage:
@@ -152,45 +145,13 @@ class LoadImage:
         return ReusedResources(order, entries, len(touched))
 
 
-_IMAGE_CLASSES = {
-    ("reconciler.templates.nodes", "Call"),
-    ("reconciler.templates.reused_resources", "ReusedResource"),
-}
-
-
-def named_tuple(kind: type[Any], items: tuple[Any, ...]) -> Any:
-    """The named tuple of class `kind` holding `items` (what an image names to make one)."""
-    return tuple.__new__(kind, items)
-
-
-def _restored_with_tuple_new(value: tuple[Any, ...]) -> tuple[Any, Any]:
-    """A named tuple pickled as `named_tuple(its class, its items)`: the reader makes it with
-    `tuple.__new__` itself, in C, without the class's Python-level `__new__` (an image holds one
-    per resource and per call)."""
-    return named_tuple, (type(value), tuple(value))
-
-
-_IMAGE_REDUCERS = {Call: _restored_with_tuple_new, ReusedResource: _restored_with_tuple_new}
-
-
-class _ImageUnpickler(pickle.Unpickler):
-    """Reads an image back, making no object but those an image holds."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        if (module, name) == (__name__, named_tuple.__name__):
-            return tuple.__new__
-        if (module, name) not in _IMAGE_CLASSES:
-            raise pickle.UnpicklingError(f"an image holds no {module}.{name}")
-        return super().find_class(module, name)
-
-
 def read_image(keeper: BlockKeeper, slot: str, inputs: bytes) -> LoadImage | None:
     """The image kept in `slot` for a load of these `inputs`, if one is."""
     content = keeper.known(slot).get(inputs)
     if type(content) is not bytes:
         return None
     try:
-        digests, entries, referrers = _ImageUnpickler(io.BytesIO(content)).load()
+        digests, entries, referrers = image_loads(content)
     except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, ImportError):
         return None
     if type(digests) is not dict or type(entries) is not dict or type(referrers) is not dict:
@@ -213,21 +174,18 @@ def image_content(
             still = [referrer for referrer in names if referrer in entries]
             if still:
                 referrers[name] = still
+    apart = PicklerApart()
     for name in model.resources:
-        made = _entry(model, definition, name)
+        made = _entry(model, definition, name, apart)
         if made is not None:
             entries[name], referenced = made
             for target in referenced:
                 referrers.setdefault(target, []).append(name)
-    content = io.BytesIO()
-    pickler = pickle.Pickler(content, protocol=pickle.HIGHEST_PROTOCOL)
-    pickler.dispatch_table = _IMAGE_REDUCERS
-    pickler.dump((dict(model.document.resource_digests), entries, referrers))
-    return content.getvalue()
+    return image_dumps((dict(model.document.resource_digests), entries, referrers))
 
 
 def _entry(
-    model: TemplateModel, definition: StackDefinition, name: str
+    model: TemplateModel, definition: StackDefinition, name: str, apart: PicklerApart
 ) -> tuple[ReusedResource, frozenset[str]] | None:
     """The yield of resource `name` of this load, if it is plain, and every name its snippets and
     depends_on refer to."""
@@ -253,6 +211,6 @@ def _entry(
         resource.type,
         resource.deletion_policy,
         resource.depends_on,
-        definition.parsed_properties(name),
+        apart.dumps(definition.parsed_properties(name)),
     )
     return entry, frozenset(references.resources) | frozenset(written.depends_on)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 
 class ReusedResource(NamedTuple):
@@ -17,7 +17,7 @@ class ReusedResource(NamedTuple):
     type: str  # the effective type, after the resource registry
     deletion_policy: str
     depends_on: frozenset[str]
-    parsed: Any  # the properties with their calls parsed
+    parsed: bytes  # the properties with their calls parsed, pickled apart (read when first asked for)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,27 @@
+"""Digests of what decides a resource's effective type besides its own text: the environment's
+resource registry and the resource type schemas this code knows."""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cache
+
+from reconciler.templates.environment import Registry
+from schemas.resource_schemas import resource_type_schemas
+
+
+@cache
+def schemas_digest() -> bytes:
+    """The digest of every resource type schema this code knows."""
+    return hashlib.sha256(repr(sorted(resource_type_schemas().items())).encode()).digest()
+
+
+def types_digest(registry: Registry) -> bytes:
+    """The digest of `registry`'s mappings and the schemas known: equal for two loads, a resource
+    written alike in both has the same effective type in both."""
+    mappings = (
+        sorted(registry.global_types.items()),
+        sorted((name, sorted(entries.items())) for name, entries in registry.per_resource.items()),
+        sorted(registry.hooks.items()),
+    )
+    return hashlib.blake2b(repr(mappings).encode() + schemas_digest(), digest_size=16).digest()
