@@ -74,6 +74,10 @@ class RecordWrite:
     attributes_json: str | None = None
     properties_digest: str | None = None
     inputs_digest: str | None = None
+    # The writer knows the row it replaces holds the same type, status, physical id, inputs digest
+    # and replaced_by (an observation's new attributes, say): no plan memo relies on anything else
+    # of it, so the stack's records stamp is left as it is.
+    plan_fields_kept: bool = False
 
 
 @dataclass(frozen=True)
@@ -215,7 +219,7 @@ def apply_record_writes(
         connection,
         [_row(record_id, write, now, sealer) for record_id, write in zip(ids, upserts, strict=True)],
     )
-    stamp_stacks(connection, {write.stack for write in upserts})
+    stamp_stacks(connection, {write.stack for write in upserts if not write.plan_fields_kept})
     if deletes:
         stamp_stacks_of_records(connection, list(deletes))
     deleted = _delete(connection, list(deletes))

@@ -11,7 +11,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from reconciler.engine.pass_result import PassResult
-from reconciler.engine.record_rows import write_for
+from reconciler.engine.record_rows import plan_fields, write_for
 from reconciler.engine.resource_state import ResourceState
 from reconciler.engine.stack_run import StackRun
 from reconciler.engine.stack_status import StackStatus
@@ -41,6 +41,7 @@ class GatheredPass:
             for state, write, record_id in zip(self.states[shard], writes.upserts, record_ids, strict=True):
                 state.record_id = record_id
                 state.recorded_replaced_by = write.replaced_by
+                state.stored_plan_fields = plan_fields(write)
         return [
             (ended.stack, generation)
             for shard in written.record_ids

@@ -47,6 +47,12 @@ def recorded_attributes(live: LiveResource) -> dict[str, Any]:
     return copied
 
 
+def plan_fields(write: RecordWrite | RecordedResource) -> tuple[Any, ...]:
+    """The fields of a record a plan memo relies on: a write changing none of them leaves the
+    stack's records stamp (`state.plan_memos`) as it is."""
+    return (write.type, write.status, write.physical_id, write.inputs_digest, write.replaced_by)
+
+
 def state_from_record(record: RecordedResource) -> ResourceState:
     try:
         status = RecordStatus(record.status)
@@ -68,6 +74,7 @@ def state_from_record(record: RecordedResource) -> ResourceState:
         deletion_policy=record.deletion_policy,
         inputs_digest=record.inputs_digest,
         inputs_of=record.properties,
+        stored_plan_fields=plan_fields(record),
     )
 
 
@@ -79,7 +86,7 @@ def write_for(stack: str, state: ResourceState) -> RecordWrite:
     attributes = state.encoded_attributes
     if attributes is None or attributes[0] is not state.attributes:
         attributes = state.encoded_attributes = (state.attributes, serialize_json(state.attributes))
-    return RecordWrite(
+    write = RecordWrite(
         stack=stack,
         logical_name=state.name,
         type=state.type,
@@ -99,3 +106,6 @@ def write_for(stack: str, state: ResourceState) -> RecordWrite:
         properties_digest=properties[2],
         inputs_digest=state.inputs_digest if state.inputs_of is state.properties else None,
     )
+    if state.record_id is not None and state.stored_plan_fields == plan_fields(write):
+        write.plan_fields_kept = True
+    return write

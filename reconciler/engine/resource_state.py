@@ -52,6 +52,8 @@ class ResourceState:
     inputs_digest: str | None = None
     inputs_of: dict[str, Any] | None = None
     leaves: tuple[dict[str, Any], frozenset[str]] | None = None  # the strings in `properties`
+    # What the store holds of the fields plan memos rely on (`record_rows.plan_fields`), when known.
+    stored_plan_fields: tuple[Any, ...] | None = None
 
     @property
     def replaced_by(self) -> int | None:

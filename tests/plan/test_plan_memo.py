@@ -151,3 +151,13 @@ def test_a_change_every_resource_shares_makes_a_full_plan(world: World) -> None:
     actions = _planned(world, store)
     assert actions["net"] is Action.UPDATE
     assert store.whole == 1
+
+
+def test_a_converged_stack_s_quiet_passes_leave_its_memo_standing(world: World) -> None:
+    _converged(world, _template())
+    kept = world.store.plan_memos().read(STACK)
+    world.pass_time(3_600.0, STACK)  # an hour of observe passes, nothing drifting
+    assert world.store.plan_memos().read(STACK) == kept
+    world.sim.cloud.delete("servers", world.records(STACK)["server"].physical_id)  # drift
+    world.pass_time(600.0, STACK)
+    assert world.store.plan_memos().read(STACK).content is None  # the repair wrote the server's record

@@ -93,3 +93,15 @@ def test_a_memo_made_before_the_records_moved_on_is_not_kept(store: Store, fence
     store.plan_memos().keep("app", stale, b"made over the old records")
     memo = store.plan_memos().read("app")
     assert memo.stamp != stale and memo.content is None
+
+
+def test_a_write_its_writer_says_keeps_every_field_a_plan_relies_on_leaves_the_memo(
+    store: Store, fence: Fence
+) -> None:
+    written = store.write_records(fence, [_write("app", "a")], [])
+    stamp = _kept(store)
+    observed = _write("app", "a", written.record_ids[0])
+    observed.attributes = {"status": "ACTIVE"}
+    observed.plan_fields_kept = True  # new attributes only
+    store.write_records(fence, [observed], [])
+    assert store.plan_memos().read("app").content == b"memo of " + stamp.encode()
