@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
+import git
 from click.testing import CliRunner
 
 from reconciler.cli.main import cli
@@ -14,7 +16,8 @@ from tests.source.git_repos import commit_files
 from timekeeping import SystemClock
 
 
-def test_plan_shows_the_change_of_a_commit_without_applying_it(tmp_path: Path) -> None:
+def _converged_sample(tmp_path: Path) -> tuple[git.Repo, str, str]:
+    """The sample repository converged by a daemon: the repository, its commit, the database."""
     repo, first = sample_repository(tmp_path / "repo")
     daemon = DaemonWorld(str(tmp_path / "repo"), tmp_path / "state")
     try:
@@ -22,26 +25,29 @@ def test_plan_shows_the_change_of_a_commit_without_applying_it(tmp_path: Path) -
         daemon.converge(["network", "app"], first)
     finally:
         daemon.close()
-    template = (tmp_path / "repo" / "stacks" / "network" / "template.yaml").read_text()
-    commit_files(
-        repo,
-        {
-            "stacks/network/template.yaml": template.replace(
-                "outputs:", "  extra:\n    type: OS::Heat::None\n\noutputs:"
-            )
-        },
-        "Add a resource",
-    )
-    database = f"sqlite:///{tmp_path / 'state' / 'state.sqlite'}"
+    return repo, first, f"sqlite:///{tmp_path / 'state' / 'state.sqlite'}"
 
+
+def _planned_with_a_resource_added(repo: git.Repo, database: str) -> dict[str, Any]:
+    """`reconciler plan --format json` of a commit adding a resource to the network stack, by stack."""
+    template_path = Path(repo.working_dir) / "stacks" / "network" / "template.yaml"
+    added = template_path.read_text().replace("outputs:", "  extra:\n    type: OS::Heat::None\n\noutputs:")
+    commit_files(repo, {"stacks/network/template.yaml": added}, "Add a resource")
     shown = CliRunner().invoke(
-        cli, ["plan", "--repo", str(tmp_path / "repo"), "--database", database, "--format", "json"]
+        cli, ["plan", "--repo", str(repo.working_dir), "--database", database, "--format", "json"]
     )
-
     assert shown.exit_code == 2, shown.output  # something would change
     stacks = {stack["stack"]: stack for stack in json.loads(shown.output)["stacks"]}
     assert stacks["network"]["plan"]["create"] == [{"resource": "extra", "type": "OS::Heat::None"}]
     assert stacks["network"]["plan"]["unchanged"] == 5
+    return stacks
+
+
+def test_plan_shows_the_change_of_a_commit_without_applying_it(tmp_path: Path) -> None:
+    repo, first, database = _converged_sample(tmp_path)
+
+    stacks = _planned_with_a_resource_added(repo, database)
+
     assert stacks["app"]["plan"]["create"] == []
     store = open_store(database, clock=SystemClock())
     newest = store.newest_generation("network")
@@ -99,35 +105,12 @@ def test_plan_shows_each_changed_property_old_and_new_with_secrets_masked(tmp_pa
 
 
 def test_a_stack_the_daemon_converged_has_its_plan_memo_and_plans_of_changes_read_it(tmp_path: Path) -> None:
-    repo, first = sample_repository(tmp_path / "repo")
-    daemon = DaemonWorld(str(tmp_path / "repo"), tmp_path / "state")
-    try:
-        daemon.follow()
-        daemon.converge(["network", "app"], first)
-    finally:
-        daemon.close()
-    database = f"sqlite:///{tmp_path / 'state' / 'state.sqlite'}"
+    repo, _first, database = _converged_sample(tmp_path)
     store = open_store(database, clock=SystemClock())
     try:
         kept = store.plan_memos().read("network")
         assert kept.stamp is not None and kept.content is not None  # made once the stack converged
-        template = (tmp_path / "repo" / "stacks" / "network" / "template.yaml").read_text()
-        commit_files(
-            repo,
-            {
-                "stacks/network/template.yaml": template.replace(
-                    "outputs:", "  extra:\n    type: OS::Heat::None\n\noutputs:"
-                )
-            },
-            "Add a resource",
-        )
-        shown = CliRunner().invoke(
-            cli, ["plan", "--repo", str(tmp_path / "repo"), "--database", database, "--format", "json"]
-        )
-        assert shown.exit_code == 2, shown.output
-        stacks = {stack["stack"]: stack for stack in json.loads(shown.output)["stacks"]}
-        assert stacks["network"]["plan"]["create"] == [{"resource": "extra", "type": "OS::Heat::None"}]
-        assert stacks["network"]["plan"]["unchanged"] == 5
+        _planned_with_a_resource_added(repo, database)
         assert store.plan_memos().read("network") == kept  # the plan wrote no record: still the same memo
     finally:
         store.close()

@@ -2,27 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from state.fencing import Fence
 from state.lease_results import Acquired
-from state.lease_settings import LeaseSettings
 from state.records import RecordWrite
-from state.store import Store, open_store
-from timekeeping.testing import SteppedClock
+from state.store import Store
 
 
 @pytest.fixture
-def store(database_url: str) -> Iterator[Store]:
-    clock = SteppedClock()
-    opened = open_store(
-        database_url, clock=clock, settings=LeaseSettings(shard_count=1, lease_seconds=3600), sleeper=clock
-    )
-    yield opened
-    opened.close()
+def store(one_shard_store: Store) -> Store:
+    return one_shard_store
 
 
 @pytest.fixture
