@@ -168,7 +168,7 @@ def _bind_reusing(
 ) -> None:
     """Every resource in the template's order: reused ones as they were, the others bound."""
     assert isinstance(parsed_properties, ParsedProperties)
-    keep_pickled = parsed_properties.keep_pickled
+    pickled = parsed_properties.pickled_store()
     scope, context, needed, problems = how
     bodies = model.document.data["resources"]
     entries = reused.entries
@@ -196,7 +196,7 @@ def _bind_reusing(
                     "written_type": entry.written_type,
                 },
             )
-            keep_pickled(name, entry.parsed)
+            pickled[name] = entry.parsed
         elif name in scope.resources:
             resource = model.resources[name]
             needed.check(resource.deletion_policy, (*resource.where, "deletion_policy"))

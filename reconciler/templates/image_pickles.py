@@ -82,9 +82,10 @@ class ParsedProperties(MutableMapping[str, Any]):
         self._values: dict[str, Any] = {}
         self._pickled: dict[str, bytes] = {}
 
-    def keep_pickled(self, name: str, content: bytes) -> None:
-        self._values.pop(name, None)
-        self._pickled[name] = content
+    def pickled_store(self) -> dict[str, bytes]:
+        """Where a binding puts the pickled properties of names not held yet, one by one (a method
+        call per resource of a large template would cost more than the assignment)."""
+        return self._pickled
 
     def get(self, name: str, default: Any = None) -> Any:
         found = self._values.get(name, self)
@@ -119,7 +120,3 @@ class ParsedProperties(MutableMapping[str, Any]):
 
     def __len__(self) -> int:
         return len(self._values) + len(self._pickled)
-
-    def pickled(self, name: str) -> bytes | None:
-        """The pickled parsed properties of `name`, while they were never read (for the next image)."""
-        return self._pickled.get(name)
