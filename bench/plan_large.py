@@ -8,12 +8,12 @@ attachment, value), every resource of a type with a schema, so validation checks
 against it. Validation is what `reconciler validate` does (load, resource schema checks, outputs,
 warnings) with the size limits raised (the command keeps Heat's 512 KiB limit). The stack is then
 converged (simulated cloud in-process, SQLite file), one line of the template changed (one server's
-name) and planned as `reconciler plan` plans it: the template loaded with the resource blocks and
-the load image (what each resource yielded: type, dependencies, parsed properties, clean checks)
-the load of the converged commit kept in the store (read back as a new process reads them), the
-records read with the plan memo the daemon made once the stack converged (only the records of what
-the change touches), every resource decided, the plan's entries made with their property changes.
-Each phase is timed apart, wall and CPU, and the whole as a user counts it. The template is JSON
+name) and planned as `reconciler plan` plans it, in new processes (`--runs`, default 3): the
+template loaded with the resource blocks and the load image (what each resource yielded: type,
+dependencies, parsed properties, clean checks) the load of the converged commit kept in the store,
+the records read with the plan memo the daemon made once the stack converged (only the records of
+what the change touches), every resource decided, the plan's entries made with their property
+changes. Each phase is timed apart, wall and CPU, and the whole as a user counts it. The template is JSON
 (one resource per line), or with `--yaml` block-style YAML as people write it. The process is
 tuned as the commands tune it (the collector frozen after setup, paused during loads and plans).
 """
@@ -24,6 +24,8 @@ import argparse
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -81,13 +83,51 @@ def validate(files: DirectorySource) -> StackDefinition:
     return definition
 
 
+def plan_in(workdir: Path) -> None:
+    """One plan of the changed template against the converged stack's store, as `reconciler plan`
+    makes it in a process of its own (modules imported, then every phase timed)."""
+    tune_process()
+    clock = SteppedClock()
+    store = open_store(f"sqlite:///{workdir / 'state.sqlite'}", clock=clock)
+    rules = CloudRoot(clock, sim=SimulatedProvider(SimulatedCloud(clock=clock.now))).for_cloud("sim")
+    files = DirectorySource(workdir)
+    with collector_paused():  # as `reconciler plan` runs its loads and plans
+        started_wall, started_cpu = time.perf_counter(), time.process_time()
+        blocks = StoredBlocks(store.template_blocks())
+        changed = timed(
+            "template load (parse, model, checks)",
+            lambda: load_stack(files, "stack.yaml", limits=LIMITS, blocks=blocks),
+        )
+        recorded, settled = timed(
+            "records read (with the plan memo)", lambda: records_for_plan(store, "big", changed)
+        )
+        plan = timed(
+            "every resource decided",
+            lambda: plan_stack(
+                changed, recorded, rules, stack="big", nested=StoredRecords(store), settled=settled
+            ),
+        )
+        entries = timed("entries with property changes", lambda: planned_actions(plan, changed))
+        print(
+            f"  end to end: {time.perf_counter() - started_wall:.2f} s wall, "
+            f"{time.process_time() - started_cpu:.2f} s CPU; update "
+            f"{[entry.resource for entry in entries.update]}, unchanged {entries.unchanged}"
+        )
+    store.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--nodes", type=int, default=10_000, help="groups of 5 resources (default 10,000)")
     parser.add_argument("--yaml", action="store_true", help="the template in block-style YAML, not JSON")
+    parser.add_argument("--runs", type=int, default=3, help="plans, each in a new process (default 3)")
+    parser.add_argument("--plan-in", type=Path, help=argparse.SUPPRESS)  # one plan, in this process
     arguments = parser.parse_args()
+    if arguments.plan_in is not None:
+        plan_in(arguments.plan_in)
+        return
     workdir = Path(tempfile.mkdtemp(prefix="bench-plan-"))
     print(f"load average before: {os.getloadavg()[0]:.1f}")
     try:
@@ -125,37 +165,10 @@ def main() -> None:
         (workdir / "stack.yaml").write_text(
             template(arguments.nodes, renamed=arguments.nodes // 2, as_yaml=arguments.yaml)
         )
-        print("plan of a one-line change (one server renamed):")
-        with collector_paused():  # as `reconciler plan` runs its loads and plans
-            started_wall, started_cpu = time.perf_counter(), time.process_time()
-            # a new process: the blocks the load before the change kept are read from the store
-            blocks = StoredBlocks(store.template_blocks())
-            changed = timed(
-                "template load (parse, model, checks)",
-                lambda: load_stack(files, "stack.yaml", limits=LIMITS, blocks=blocks),
-            )
-            loaded_wall, loaded_cpu = time.perf_counter(), time.process_time()
-            recorded, settled = timed(
-                "records read (with the plan memo)", lambda: records_for_plan(store, "big", changed)
-            )
-            rules = clouds.for_cloud("sim")
-            plan = timed(
-                "every resource decided",
-                lambda: plan_stack(
-                    changed, recorded, rules, stack="big", nested=StoredRecords(store), settled=settled
-                ),
-            )
-            entries = timed("entries with property changes", lambda: planned_actions(plan, changed))
-            print(
-                f"  plan without the load: {time.perf_counter() - loaded_wall:.2f} s wall, "
-                f"{time.process_time() - loaded_cpu:.2f} s CPU"
-            )
-            print(
-                f"  end to end (load and plan): {time.perf_counter() - started_wall:.2f} s wall, "
-                f"{time.process_time() - started_cpu:.2f} s CPU"
-            )
-        print(f"  update {[entry.resource for entry in entries.update]}, unchanged {entries.unchanged}")
         store.close()
+        print(f"plan of a one-line change (one server renamed), in {arguments.runs} new processes:")
+        for _ in range(arguments.runs):
+            subprocess.run([sys.executable, "-m", "bench.plan_large", "--plan-in", str(workdir)], check=True)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     print(f"load average after: {os.getloadavg()[0]:.1f}")

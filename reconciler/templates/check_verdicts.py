@@ -20,10 +20,11 @@ from typing import Any
 
 from reconciler.templates.block_parsing import BlockKeeper, block_slot
 from reconciler.templates.limits import Limits
+from reconciler.templates.stable_reprs import stable_repr
 from schemas.resource_schemas import TypeFacts
 
 # Names what the checks do; a change to them starts new slots (no verdict of old checks is read).
-VERDICTS_FORMAT = "resource-checks-1"
+VERDICTS_FORMAT = "resource-checks-2"
 
 
 class CheckVerdicts:
@@ -34,7 +35,7 @@ class CheckVerdicts:
         self._slot = hashlib.sha256(f"{VERDICTS_FORMAT}\0{block_slot(path, limits)}".encode()).hexdigest()
         self._known: Mapping[bytes, Any] = keeper.known(self._slot) if keeper is not None else {}
         self._clean: dict[bytes, bool] = {}
-        self._prefix = f"{VERDICTS_FORMAT}\0{version!r}\0".encode()
+        self._prefix = f"{VERDICTS_FORMAT}\0{stable_repr(version)}\0".encode()
         self._schema_digests: dict[str, bytes] = {}
 
     def key(self, block_digest: bytes | None, type_name: str, facts: TypeFacts) -> bytes | None:
@@ -43,7 +44,7 @@ class CheckVerdicts:
             return None
         schema = self._schema_digests.get(facts.name)
         if schema is None:
-            schema = self._schema_digests[facts.name] = hashlib.sha256(repr(facts).encode()).digest()
+            schema = self._schema_digests[facts.name] = hashlib.sha256(stable_repr(facts).encode()).digest()
         return hashlib.sha256(
             self._prefix + block_digest + b"\0" + type_name.encode() + b"\0" + schema
         ).digest()
