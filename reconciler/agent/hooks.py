@@ -22,7 +22,7 @@ import tempfile
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from reconciler.agent.output_tails import file_tail
 
@@ -31,6 +31,14 @@ TIMED_OUT = 124  # the status `timeout(1)` gives a command it stopped
 # forked by another thread keeps a copy of the writing descriptor until it execs, and executing
 # the script meanwhile fails with ETXTBSY ("Text file busy").
 _STARTING = threading.Lock()
+Started = TypeVar("Started")
+
+
+def started_apart(start: Callable[[], Started]) -> Started:
+    """`start()`, a process's start elsewhere in this process (a machine's boot), while no script
+    file is open for writing: the fork it makes holds no script's writing descriptor."""
+    with _STARTING:
+        return start()
 
 
 class RunInterrupted(Exception):
