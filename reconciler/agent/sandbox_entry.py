@@ -12,27 +12,19 @@ as a command each (every machine's boot does them):
 
 from __future__ import annotations
 
-import ctypes
 import os
 
+from reconciler.agent.sandbox_libc import LIBC, Long
 from reconciler.agent.sandbox_root import MS_BIND, mount
 
 MNT_DETACH = 2
 # pivot_root(2) has no C library wrapper: its system call number, by machine
 PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "s390x": 217}
 
-_libc = ctypes.CDLL(None, use_errno=True)  # the C library the interpreter runs on
-
-
-def _libc_call(name: str, *arguments: object) -> None:
-    if getattr(_libc, name)(*arguments) != 0:
-        number = ctypes.get_errno()
-        raise OSError(number, f"{name}: {os.strerror(number)}")
-
 
 def name(hostname: str) -> None:
     encoded = hostname.encode()
-    _libc_call("sethostname", encoded, len(encoded))
+    LIBC.call("sethostname", encoded, len(encoded))
 
 
 def hide(tree: str, hidden: str, root: str, run: str) -> None:
@@ -52,6 +44,6 @@ def enter(tree: str, root: str) -> None:
         if os.waitpid(pid, 0)[1] != 0:
             raise OSError(f"pivot_root into {tree} failed")
     else:
-        _libc_call("syscall", ctypes.c_long(number), b".", f".{root}/.host".encode())
+        LIBC.call("syscall", Long(number), b".", f".{root}/.host".encode())
     os.chdir("/")
-    _libc_call("umount2", f"{root}/.host".encode(), MNT_DETACH)
+    LIBC.call("umount2", f"{root}/.host".encode(), MNT_DETACH)
