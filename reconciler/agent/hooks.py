@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from reconciler.agent.output_tails import file_tail
+from reconciler.agent.process_exits import exit_status
 
 TIMED_OUT = 124  # the status `timeout(1)` gives a command it stopped
 # Held while a script file is open for writing and while a script's process is started: a child
@@ -127,7 +128,7 @@ def _run(
                     return 126, str(error)
                 continue
             try:
-                return process.wait(timeout=time_limit), ""
+                return exit_status(process, time_limit), ""
             except subprocess.TimeoutExpired:
                 kill_group(process)
                 return TIMED_OUT, f"\nstopped after {time_limit:g} s"

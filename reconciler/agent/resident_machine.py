@@ -40,6 +40,7 @@ from pathlib import Path
 from reconciler.agent import sandbox_first_boot, sandbox_listeners, sandbox_users
 from reconciler.agent.agent_gateway import AgentGateway
 from reconciler.agent.output_tails import file_tail
+from reconciler.agent.process_exits import exit_status
 from reconciler.agent.sandbox import machine_command, root_of
 from reconciler.agent.sandbox_machine import MachineWay
 
@@ -234,7 +235,7 @@ def _children_by_parent(parent: int) -> list[int]:
 def _end(process: subprocess.Popen[bytes]) -> None:
     """Wait for the launcher's process, killing it if it outlives its first process for long."""
     try:
-        process.wait(STOP_TIMEOUT)
+        exit_status(process, STOP_TIMEOUT)
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
