@@ -1,9 +1,9 @@
 """The resident machines of a fleet's servers: booted when first needed, kept while the server is.
 
 A server's machine (`resident_machine`) is booted the first time one of its scripts or an ssh
-connection to it needs it (a few per processor at a time), and given what changed in its spec at
-every later entry. It is stopped when its server goes (`remove`), when the fleet stops (`stop`),
-and found dead and booted again if it died on its own. Every machine is started from one thread of this registry, which lives
+connection to it needs it, and given what changed in its spec at every later entry. It is stopped
+when its server goes (`remove`), when the fleet stops (`stop`), and found dead and booted again
+if it died on its own. Every machine is started from one thread of this registry, which lives
 until `stop`: a machine's launcher dies with the thread that started it, so machines never
 outlive the process holding them, whichever thread needed them first.
 
@@ -32,7 +32,6 @@ from reconciler.agent.resident_machine import Listened, MachineFailed, ResidentM
 from reconciler.agent.sandbox_machine import MachineWay
 
 NOT_STARTED = 125  # a script's status when its machine could not boot, as the launcher's
-BOOTS_PER_PROCESSOR = 4  # a boot waits on the kernel for part of its time: a few per processor keep it busy
 
 
 class MachinesStopped(MachineFailed):
@@ -49,9 +48,6 @@ class Machines:
         self._spawner = ThreadPoolExecutor(1, thread_name_prefix="machines")
         self._running: dict[str, ResidentMachine] = {}
         self._booting: dict[str, threading.Lock] = {}
-        # a boot is mostly CPU work: many side by side end no sooner, and keep the scripts already
-        # running waiting behind them for a processor
-        self._boot_slots = threading.BoundedSemaphore(BOOTS_PER_PROCESSOR * len(os.sched_getaffinity(0)))
         self._lock = threading.Lock()
         self._stopped = False
 
@@ -66,8 +62,7 @@ class Machines:
                 self._forget(server_id)
                 running = None
             if running is None:
-                with self._boot_slots:
-                    running, listened = ResidentMachine.boot(runs_dir, self._gateway, way, self._spawn)
+                running, listened = ResidentMachine.boot(runs_dir, self._gateway, way, self._spawn)
                 with self._lock:
                     if self._stopped:
                         running.stop()
