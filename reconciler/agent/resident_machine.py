@@ -46,7 +46,6 @@ from reconciler.agent.sandbox_machine import MachineWay
 
 BOOT_TIMEOUT = 120.0
 STOP_TIMEOUT = 30.0
-BOOT_NICENESS = 10  # a machine's processes but the scripts entered into it (`nice` 10)
 LOG_NAME = "machine.log"  # in the server's root directory, hidden from the machine itself
 NAMESPACES = ("--user", "--mount", "--uts", "--net")
 Spawn = Callable[[Callable[[], subprocess.Popen[bytes]]], subprocess.Popen[bytes]]
@@ -105,7 +104,6 @@ class ResidentMachine:
 
             process = spawn(start)
             theirs.close()
-            _yield_processors(process.pid)
             try:
                 if sandbox_users.users_switchable():
                     _map_users(process)
@@ -175,14 +173,6 @@ class ResidentMachine:
         """Kill the machine and wait until it is gone, its namespaces and mounts with it."""
         self.kill()
         _end(self.process)
-
-
-def _yield_processors(launcher: int) -> None:
-    """Lower the machine's CPU priority before it forks (its boot, then its idle first process):
-    a boot's work is its own server's alone, where scripts already running, the agents and the
-    daemon serve every server, and a fleet's servers boot in bursts of hundreds."""
-    with contextlib.suppress(OSError):
-        os.setpriority(os.PRIO_PROCESS, launcher, BOOT_NICENESS)
 
 
 def _map_users(process: subprocess.Popen[bytes]) -> None:
