@@ -22,15 +22,24 @@ import tempfile
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from reconciler.agent.output_tails import file_tail
+from reconciler.agent.process_exits import exit_status
 
 TIMED_OUT = 124  # the status `timeout(1)` gives a command it stopped
 # Held while a script file is open for writing and while a script's process is started: a child
 # forked by another thread keeps a copy of the writing descriptor until it execs, and executing
 # the script meanwhile fails with ETXTBSY ("Text file busy").
 _STARTING = threading.Lock()
+Started = TypeVar("Started")
+
+
+def started_apart(start: Callable[[], Started]) -> Started:
+    """`start()`, a process's start elsewhere in this process (a machine's boot), while no script
+    file is open for writing: the fork it makes holds no script's writing descriptor."""
+    with _STARTING:
+        return start()
 
 
 class RunInterrupted(Exception):
@@ -119,7 +128,7 @@ def _run(
                     return 126, str(error)
                 continue
             try:
-                return process.wait(timeout=time_limit), ""
+                return exit_status(process, time_limit), ""
             except subprocess.TimeoutExpired:
                 kill_group(process)
                 return TIMED_OUT, f"\nstopped after {time_limit:g} s"

@@ -37,12 +37,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from reconciler.agent import sandbox_first_boot, sandbox_listeners
+from reconciler.agent import sandbox_first_boot, sandbox_listeners, sandbox_users
 from reconciler.agent.agent_gateway import AgentGateway
 from reconciler.agent.output_tails import file_tail
+from reconciler.agent.process_exits import exit_status
 from reconciler.agent.sandbox import machine_command, root_of
 from reconciler.agent.sandbox_machine import MachineWay
-from reconciler.agent.sandbox_users import users_switchable
 
 BOOT_TIMEOUT = 120.0
 STOP_TIMEOUT = 30.0
@@ -96,7 +96,7 @@ class ResidentMachine:
                 return subprocess.Popen(
                     command,
                     cwd=root,
-                    stdin=subprocess.DEVNULL,
+                    stdin=subprocess.PIPE if sandbox_users.users_switchable() else subprocess.DEVNULL,
                     stdout=subprocess.PIPE,
                     stderr=log,
                     pass_fds=(theirs.fileno(),),
@@ -105,6 +105,8 @@ class ResidentMachine:
             process = spawn(start)
             theirs.close()
             try:
+                if sandbox_users.users_switchable():
+                    _map_users(process)
                 listened = receive(ours)
                 ready = process.stdout.readline() if process.stdout is not None else b""
             except OSError as error:
@@ -131,7 +133,7 @@ class ResidentMachine:
     def prefix(self, run_dir: str, *, pid: bool = True) -> Sequence[str]:
         """What is put before a command to run it in the machine, in `run_dir`."""
         # not root: its user namespace forbids setgroups, and its root is this process's own user
-        credentials = () if users_switchable() else ("--preserve-credentials",)
+        credentials = () if sandbox_users.users_switchable() else ("--preserve-credentials",)
         return [
             shutil.which("nsenter") or "nsenter",
             *("--target", str(self.init), *NAMESPACES, *(("--pid",) if pid else ())),
@@ -171,6 +173,16 @@ class ResidentMachine:
         """Kill the machine and wait until it is gone, its namespaces and mounts with it."""
         self.kill()
         _end(self.process)
+
+
+def _map_users(process: subprocess.Popen[bytes]) -> None:
+    """Map the ids of the user namespace the launcher entered, once it says so; then let it go on."""
+    assert process.stdin is not None and process.stdout is not None
+    with process.stdin:
+        if process.stdout.readline() != sandbox_users.UNSHARED:
+            raise OSError("the machine entered no user namespace")
+        sandbox_users.map_users(process.pid)
+        process.stdin.write(sandbox_users.MAPPED)
 
 
 def receive(channel: socket.socket) -> Listened:
@@ -223,7 +235,7 @@ def _children_by_parent(parent: int) -> list[int]:
 def _end(process: subprocess.Popen[bytes]) -> None:
     """Wait for the launcher's process, killing it if it outlives its first process for long."""
     try:
-        process.wait(STOP_TIMEOUT)
+        exit_status(process, STOP_TIMEOUT)
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()

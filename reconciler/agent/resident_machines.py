@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from reconciler.agent.agent_gateway import AgentGateway
-from reconciler.agent.hooks import Hook, RunInterrupted, script_hook
+from reconciler.agent.hooks import Hook, RunInterrupted, script_hook, started_apart
 from reconciler.agent.machine_listeners import Handler, MachineListeners
 from reconciler.agent.peer_gateway import PeerGateway
 from reconciler.agent.resident_machine import Listened, MachineFailed, ResidentMachine
@@ -114,7 +114,7 @@ class Machines:
 
     def _spawn(self, start: Callable[[], subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
         try:
-            return self._spawner.submit(start).result()
+            return self._spawner.submit(started_apart, start).result()
         except RuntimeError as error:  # shut down: the machines are stopping
             raise MachinesStopped("the machines are stopped") from error
 

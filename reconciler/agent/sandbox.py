@@ -53,11 +53,15 @@ from reconciler.agent.hooks import Hook, HookChooser, script_hook, stand_in_hook
 from reconciler.agent.sandbox_machine import MachineWay
 
 
-def unshare_command() -> list[str]:
-    """The command that makes the sandbox's namespaces (users: `sandbox_users`) and runs the rest."""
+def unshare_command(resident: bool = False) -> list[str]:
+    """The command that makes the sandbox's namespaces (users: `sandbox_users`) and runs the rest;
+    a `resident` machine's user namespace mapped by the host booting it, where it maps many ids."""
     # setpriv: the sandbox is killed with the thread that started it (a daemon killed, or stopped
     # without waiting, leaves no script running on); unshare's --kill-child then takes its namespace.
     namespaces = ("--mount", "--net", "--pid", "--uts", "--kill-child", "--")
+    mapped_by_host = sandbox_users.host_mapped_command() if resident else None
+    if mapped_by_host is not None:
+        return [*mapped_by_host, "unshare", *namespaces]
     return ["setpriv", "--pdeathsig", "KILL", *sandbox_users.namespace_command(), *namespaces]
 
 
@@ -68,47 +72,35 @@ def unshare_command() -> list[str]:
 # changed), its host name and a directory to hide (the fleet's state; none: ''); optionally
 # `peers` with the peer gateway's socket, the port, the neighbours' addresses (comma-separated)
 # and the peers' relay; then either `relay` with the address, port, socket and relay script, or
-# `closed`; then the command (none for a resident machine). The shell is the PID namespace's first
-# process: when it exits, whatever else runs there is killed. A resident machine's shell stays,
-# reaping what its scripts leave, once it has said `ready` on stdout; its neighbours' socket and
-# relay and the agent API's are then `-`: the host listens for them.
+# `closed`; then the command (none for a resident machine). The boot script does every step up
+# to the tree becoming the root and loopback holding its addresses. The shell is the PID
+# namespace's first process: when it exits, whatever else runs there is killed. A resident
+# machine's shell stays, reaping what its scripts leave, once it has said `ready` on stdout; its
+# neighbours' socket and relay and the agent API's are then `-`: the host listens for them.
 LAUNCHER = """
 run=$1; root=$2; python=$3; booter=$4; shift 4
 channel=; if [ "$1" = resident ]; then channel=$2; shift 2; fi
-spec=; if [ "$1" = machine ]; then spec=$2; name=$3; hidden=$4; shift 4; fi
+spec=; hidden=; if [ "$1" = machine ]; then spec=$2; name=$3; hidden=$4; shift 4; fi
 peers=; if [ "$1" = peers ]; then peers=$2; peer_port=$3; addresses=$4; peer_relay=$5; shift 5; fi
 if [ "$1" = relay ]; then address=$2; port=$3; socket=$4; relay=$5; shift 5; else socket=; shift; fi
-addresses=$(echo "$addresses" | tr , ' ')
 bind_api=; bind_peers=; endpoints=
 if [ -n "$channel" ]; then
   endpoints="${socket:+$address:$port} ${peers:+0.0.0.0:$peer_port}"
 else
   bind_api=$socket; bind_peers=$peers
 fi
-tree=$("$python" -I -S "$booter" "$root" "$run" ${bind_api:+--bind} ${bind_api:+"$bind_api"} \\
+networked=; if [ -n "$socket$peers" ]; then networked=1; fi
+"$python" -I -S "$booter" "$root" "$run" ${bind_api:+--bind} ${bind_api:+"$bind_api"} \\
   ${bind_peers:+--bind} ${bind_peers:+"$bind_peers"} \\
-  ${spec:+--boot} ${spec:+"$spec"} ${spec:+"$root/booted.spec"} ${channel:+--listen $channel $endpoints}) \\
-  || exit 125
-if [ -n "$spec" ]; then
-  hostname "$name" || exit 125
-  if [ -n "$hidden" ]; then
-    mount -t tmpfs -o mode=0700 hidden "$tree$hidden" || exit 125
-    mkdir -p "$tree$root/.host" "$tree$run" && mount --bind "$run" "$tree$run" || exit 125
-  fi
-fi
-cd "$tree" && pivot_root . ".$root/.host" && umount -l "$root/.host" || exit 125
-if [ -n "$socket$peers" ]; then
-  { echo "link set lo up"
-    for peer in $addresses; do echo "address add $peer/32 dev lo"; done
-    case "$address" in 127.*|'') ;; *) echo "address add $address/32 dev lo" ;; esac
-  } | ip -batch - || exit 125
-fi
+  ${spec:+--boot} ${spec:+"$spec"} ${spec:+"$root/booted.spec"} ${spec:+--name} ${spec:+"$name"} \\
+  ${hidden:+--hide} ${hidden:+"$hidden"} ${networked:+--loopback "$addresses" "$address"} \\
+  ${channel:+--listen $channel $endpoints} || exit 125
 if [ -n "$channel" ]; then
   cd / && echo ready && exec </dev/null >/dev/null 2>&1 || exit 125
   while :; do sleep 2147483647 & wait; done
 fi
 if [ -n "$peers" ]; then
-  "$python" -I -S "$peer_relay" --named "$peers" "$peer_port" $addresses \\
+  "$python" -I -S "$peer_relay" --named "$peers" "$peer_port" $(echo "$addresses" | tr , ' ') \\
     </dev/null >/dev/null 2>&1 || exit 125
 fi
 if [ -n "$socket" ]; then
@@ -175,7 +167,7 @@ def machine_command(
     `sandbox_prefix`, every run under `runs_dir` written straight through, its listeners handed
     over descriptor `channel`, then kept running with no command until it is killed."""
     return [
-        *unshare_command(),
+        *unshare_command(resident=True),
         *("/bin/sh", "-c", LAUNCHER, "sandbox", runs_dir, root_dir, sys.executable, sandbox_boot.__file__),
         *("resident", str(channel)),
         *(machine.launcher_arguments(resident=True) if machine is not None else ()),

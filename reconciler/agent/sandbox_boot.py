@@ -1,29 +1,43 @@
-"""A sandbox's boot inside its namespaces, in one interpreter: its root, first boot, listeners.
+"""A sandbox's boot inside its namespaces, in one interpreter: its root, first boot, listeners,
+identity, and its entry into the root.
 
 Every machine's boot starts Python inside its namespaces before its root becomes the root; each
-interpreter started costs as much as the work it does. So one start does all three steps, each
-module keeping its own idea:
+interpreter or command started costs as much as the work it does. So one start does every step,
+each module keeping its own idea:
 
 - the server's root (`sandbox_root.build`), with the Unix sockets to bind in (`--bind`);
 - with `--boot SPEC BOOTED`, the first boot (`sandbox_first_boot`) when SPEC differs from BOOTED,
   the copy of the spec last applied;
 - with `--listen FD ADDRESS:PORT...` (a resident machine), its listeners handed to the host over
-  FD (`sandbox_listeners`), bound before the launcher gives its loopback those addresses.
+  FD (`sandbox_listeners`), bound before loopback is given those addresses;
+- with `--name NAME`, its host name; with `--hide DIRECTORY`, the fleet's state hidden, the run
+  bound back in (`sandbox_entry`);
+- the tree made the root, the host's detached (`sandbox_entry.enter`);
+- with `--loopback ADDRESSES ADDRESS`, loopback up holding the comma-separated ADDRESSES and
+  ADDRESS (either may be empty; an address of 127/8 is loopback's already) (`sandbox_loopback`).
 
 Run by path with the standard library only (`python -I -S sandbox_boot.py ROOT RUN [--bind
-SOCKET]... [--boot SPEC BOOTED] [--listen FD ADDRESS:PORT...]`): the package's root is put on
-the path so its siblings import as themselves. Exit 0 once done (the tree's path on stdout), 125
-otherwise (the reason on stderr).
+SOCKET]... [--boot SPEC BOOTED] [--name NAME] [--hide DIRECTORY] [--loopback ADDRESSES ADDRESS]
+[--listen FD ADDRESS:PORT...]`): the package's root is put on the path so its siblings import as
+themselves. Exit 0 once done, 125 otherwise (the reason on stderr).
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
+gc.disable()  # a short life making few cycles: collecting them would cost more than they hold
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
-from reconciler.agent import sandbox_first_boot, sandbox_listeners, sandbox_root
+from reconciler.agent import (  # noqa: E402 (after the path it needs)
+    sandbox_entry,
+    sandbox_first_boot,
+    sandbox_listeners,
+    sandbox_loopback,
+    sandbox_root,
+)
 
 
 def _read(path: str) -> str | None:
@@ -42,30 +56,66 @@ def boot(tree: str, spec_path: str, booted: str) -> int:
     return sandbox_first_boot.main([tree, spec_path, booted])
 
 
+class Options:
+    """The boot's arguments, as the launcher gives them."""
+
+    def __init__(self, arguments: list[str]) -> None:
+        self.root, self.run, rest = arguments[0], arguments[1], arguments[2:]
+        self.sockets: list[str] = []
+        self.booting: list[str] = []
+        self.listening: list[str] = []
+        self.name, self.hidden = "", ""
+        self.loopback: list[str] | None = None
+        while rest:
+            if rest[0] == "--bind":
+                self.sockets.append(rest[1])
+                rest = rest[2:]
+            elif rest[0] == "--boot":
+                self.booting, rest = rest[1:3], rest[3:]
+            elif rest[0] == "--name":
+                self.name, rest = rest[1], rest[2:]
+            elif rest[0] == "--hide":
+                self.hidden, rest = rest[1], rest[2:]
+            elif rest[0] == "--loopback":
+                listed = [*rest[1].split(","), "" if rest[2].startswith("127.") else rest[2]]
+                self.loopback, rest = [address for address in listed if address], rest[3:]
+            elif rest[0] == "--listen":
+                self.listening, rest = rest[1:], []
+            else:
+                raise ValueError(f"sandbox: boot: what is {rest[0]!r}?")
+
+
+def start(options: Options, tree: str) -> None:
+    """The machine's identity, its root entered, its loopback: the steps after its listeners."""
+    if options.name:
+        sandbox_entry.name(options.name)
+    if options.hidden:
+        sandbox_entry.hide(tree, options.hidden, options.root, options.run)
+    sandbox_entry.enter(tree, options.root)
+    if options.loopback is not None:
+        sandbox_loopback.set_up(options.loopback)
+
+
 def main(arguments: list[str]) -> int:
-    root, run, rest = arguments[0], arguments[1], arguments[2:]
-    sockets, booting, listening = [], [], []
-    while rest:
-        if rest[0] == "--bind":
-            sockets.append(rest[1])
-            rest = rest[2:]
-        elif rest[0] == "--boot":
-            booting, rest = rest[1:3], rest[3:]
-        elif rest[0] == "--listen":
-            listening, rest = rest[1:], []
-        else:
-            print(f"sandbox: boot: what is {rest[0]!r}?", file=sys.stderr)
-            return 125
     try:
-        tree = sandbox_root.build(root, run, sockets)
+        options = Options(arguments)
+    except (ValueError, IndexError) as error:
+        print(error, file=sys.stderr)
+        return 125
+    try:
+        tree = sandbox_root.build(options.root, options.run, options.sockets)
     except OSError as error:
         print(f"sandbox: {error}", file=sys.stderr)
         return 125
-    if booting and boot(tree, *booting) != 0:
+    if options.booting and boot(tree, *options.booting) != 0:
         return 125
-    if listening and sandbox_listeners.main(listening) != 0:
+    if options.listening and sandbox_listeners.main(options.listening) != 0:
         return 125
-    print(tree)
+    try:
+        start(options, tree)
+    except OSError as error:
+        print(f"sandbox: {error}", file=sys.stderr)
+        return 125
     return 0
 
 

@@ -3,7 +3,7 @@
 Run inside the sandbox's namespaces, on the server's tree before it becomes the root (by
 `sandbox_boot`, or `python -I -S sandbox_first_boot.py TREE SPEC BOOTED`, SPEC the lines
 `sandbox_machine` writes; `os` alone, since every machine's boot runs it), whenever SPEC differs
-from BOOTED, the copy of the spec last applied (the launcher sets the UTS namespace's host name
+from BOOTED, the copy of the spec last applied (`sandbox_entry` sets the UTS namespace's host name
 itself, every time). A machine already running is given a spec
 that changed on stdin (`python -I -S sandbox_first_boot.py / -`, TREE its root, no BOOTED: the
 host keeps that copy, `resident_machine`). As cloud-init's `set_hostname` and

@@ -50,10 +50,15 @@ def spec_text(machine: Machine) -> str:
 
 def write_spec(machine: Machine, server_dir: Path) -> Path:
     """Keep `machine` in the server's state directory, for its sandbox's first boot."""
-    server_dir.mkdir(parents=True, exist_ok=True)
     spec = server_dir / SPEC
+    text = spec_text(machine)
+    try:
+        if spec.read_text(encoding="utf-8") == text:
+            return spec.absolute()  # asked at every script: most often unchanged, left as it is
+    except (OSError, ValueError):
+        server_dir.mkdir(parents=True, exist_ok=True)
     beside = server_dir / f".{SPEC}.new"
-    beside.write_text(spec_text(machine), encoding="utf-8")
+    beside.write_text(text, encoding="utf-8")
     beside.replace(spec)
     return spec.absolute()
 

@@ -27,17 +27,17 @@ The launcher then makes `tree` the root (`pivot_root`) and detaches the host's: 
 runs can reach the host's writable mounts again. Removing the server's state directory removes its
 layers (`remove_tree` clears the permissions overlayfs leaves on its work directories).
 
-Run inside the sandbox's namespaces with the standard library only, by `sandbox_boot` (`build`)
-or by path (`python -I -S sandbox_root.py ROOT RUN [SOCKET]`, SOCKET the agent gateway's, bound
-in as it is): exit 0 once the tree is ready (its path on stdout), 125 otherwise.
+Run inside the sandbox's namespaces with the standard library only, by `sandbox_boot` (`build`:
+the tree's path once it is ready, OSError otherwise).
 """
 
 from __future__ import annotations
 
-import ctypes
 import os
 import stat
 import sys
+
+from reconciler.agent.sandbox_libc import LIBC, UnsignedLong
 
 MS_RDONLY = 1
 MS_NOSUID = 2
@@ -73,20 +73,19 @@ DEVICE_LINKS = {
     "ptmx": "pts/ptmx",
 }
 
-_libc = ctypes.CDLL(None, use_errno=True)  # the C library the interpreter runs on
-
 
 def mount(source: str, target: str, kind: str | None, flags: int, options: str | None = None) -> None:
-    done = _libc.mount(
-        source.encode(),
-        target.encode(),
-        kind.encode() if kind else None,
-        ctypes.c_ulong(flags),
-        options.encode() if options else None,
-    )
-    if done != 0:
-        number = ctypes.get_errno()
-        raise OSError(number, f"mount {source} on {target}: {os.strerror(number)}")
+    try:
+        LIBC.call(
+            "mount",
+            source.encode(),
+            target.encode(),
+            kind.encode() if kind else None,
+            UnsignedLong(flags),
+            options.encode() if options else None,
+        )
+    except OSError as error:
+        raise OSError(error.errno, f"mount {source} on {target}: {os.strerror(error.errno or 0)}") from None
 
 
 def bind_read_only(source: str, target: str) -> None:
@@ -222,17 +221,3 @@ def build(root: str, run: str, sockets: list[str]) -> str:
         mount(socket, f"{tree}{socket}", None, MS_BIND)
     os.mkdir(f"{tree}{root}/.host")  # where pivot_root puts the host's root, to be detached
     return tree
-
-
-def main(arguments: list[str]) -> int:
-    try:
-        tree = build(arguments[0], arguments[1], arguments[2:])
-    except OSError as error:
-        print(f"sandbox: {error}", file=sys.stderr)
-        return 125
-    print(tree)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

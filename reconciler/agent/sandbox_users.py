@@ -14,9 +14,13 @@ the ids it maps. How far the map reaches depends on who runs the daemon:
   as root and one that switches user fails (`su: cannot set groups`); `users_switchable()` says
   so, and whoever builds the hooks logs it.
 
-The root-run maps are written by a helper forked before `unshare(CLONE_NEWUSER)`, since only a
-process outside the namespace may map more than its own id; the process then runs COMMAND in the
-namespace (the rest of the sandbox's `unshare`), still dying with the thread that started it.
+Only a process outside the namespace may map more than its own id. For a sandbox run once, the
+root-run maps are written by a helper forked before `unshare(CLONE_NEWUSER)`; the process then
+runs COMMAND in the namespace (the rest of the sandbox's `unshare`), still dying with the thread
+that started it. A resident machine's are written by the host process booting it (`map_users`),
+starting no interpreter: its launcher enters the namespace, says `unshared` on stdout and waits
+for `mapped` on stdin (`host_mapped_command`), then runs the rest, asking for its death signal
+again (the capabilities it gains at that exec clear it).
 """
 
 from __future__ import annotations
@@ -47,6 +51,30 @@ def namespace_command() -> list[str]:
     if users_switchable():
         return [sys.executable, "-I", "-S", __file__, id_map(), id_map(), "unshare"]
     return ["unshare", "--user", "--map-root-user"]
+
+
+# $@: the command to run once the maps are written, its stdin /dev/null
+AWAIT_MAPS = 'echo unshared && read -r said && [ "$said" = mapped ] && exec "$@" </dev/null; exit 125'
+UNSHARED = b"unshared\n"
+MAPPED = b"mapped\n"
+
+
+def host_mapped_command() -> list[str] | None:
+    """What enters a resident machine's user namespace, its maps written by the host
+    (`map_users`); None where only the daemon's own id is mapped (`namespace_command`)."""
+    if not users_switchable():
+        return None
+    return [
+        *("setpriv", "--pdeathsig", "KILL", "--clear-groups", "unshare", "--user", "--"),
+        *("/bin/sh", "-c", AWAIT_MAPS, "users", "setpriv", "--pdeathsig", "KILL"),
+    ]
+
+
+def map_users(process: int) -> None:
+    """Map the ids of the user namespace `process` entered (`host_mapped_command`)."""
+    for name in ("uid_map", "gid_map"):
+        with open(f"/proc/{process}/{name}", "w", encoding="ascii") as file:
+            file.write(id_map())
 
 
 def _write_maps(process: int, uid_map: str, gid_map: str, ready: int, done: int) -> None:

@@ -65,6 +65,7 @@ from typing import Any
 
 from providers.simulated.cloud import SimulatedCloud
 from reconciler.agent.agent_gateway import AgentAddress, AgentGateway
+from reconciler.agent.directory_hierarchies import mark_top_of_hierarchies
 from reconciler.agent.hooks import Hook, HookChooser, RunInterrupted
 from reconciler.agent.peer_gateway import PeerGateway, Session
 from reconciler.agent.poller import Agent
@@ -198,6 +199,7 @@ class SimulatedAgents:
             )
         elif isolation_available() and sshd_path() is None:
             LOG.warning("openssh-server is not installed: simulated servers refuse ssh connections")
+        mark_top_of_hierarchies(self._state_dir)
         no_disks = self._hypervisor.start_disks()
         if no_disks is not None:
             LOG.warning("simulated servers have no disks (attached volumes are no devices): %s", no_disks)

@@ -57,13 +57,13 @@ def attachments(cloud: SimulatedCloud) -> list[Attachment]:
 def machine_of(cloud: SimulatedCloud, server: Mapping[str, Any], ports: list[Attachment]) -> Machine:
     """The machine `server` is, its neighbours found among `ports`."""
     server_id = str(server["id"])
-    own = [port for port in ports if port.server_id == server_id]
-    networks = {port.network_id for port in own}
-    names = {str(body["id"]): hostname_of(str(body.get("name") or "")) for body in cloud.items("servers")}
+    networks = {port.network_id for port in ports if port.server_id == server_id}
+    neighbours = [port for port in ports if port.network_id in networks and port.server_id != server_id]
+    names = _host_names(cloud, {port.server_id for port in neighbours})
     hosts = tuple(
         (address, names[port.server_id])
-        for port in ports
-        if port.network_id in networks and port.server_id != server_id and port.server_id in names
+        for port in neighbours
+        if port.server_id in names
         for address in port.addresses
         if ipaddress.ip_address(address).version == 4
     )
@@ -74,6 +74,14 @@ def machine_of(cloud: SimulatedCloud, server: Mapping[str, Any], ports: list[Att
         hosts=hosts,
         peers=tuple(sorted({address for address, _ in hosts})),
     )
+
+
+def _host_names(cloud: SimulatedCloud, server_ids: set[str]) -> dict[str, str]:
+    """The host names of these servers (only theirs: a fleet asks this for each of its thousands)."""
+    if not server_ids:
+        return {}
+    bodies = (body for body in cloud.items("servers") if str(body["id"]) in server_ids)
+    return {str(body["id"]): hostname_of(str(body.get("name") or "")) for body in bodies}
 
 
 def _default_user(cloud: SimulatedCloud, server: Mapping[str, Any]) -> str:

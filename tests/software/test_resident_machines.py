@@ -109,7 +109,7 @@ def test_stopping_the_machines_leaves_nothing_of_them_running(tmp_path: Path) ->
     try:
         for name in ("one", "two"):
             run(machines, tmp_path / name, f"#!/bin/sh\nsleep {sleeping} >/dev/null 2>&1 &")
-        assert len(running_with(sleeping)) == 2
+        wait_until(lambda: len(running_with(sleeping)) == 2, 10)  # what a script left may still be starting
     finally:
         machines.stop()
     assert running_with(sleeping) == []
@@ -147,7 +147,7 @@ def test_a_machine_dies_with_the_process_holding_it(tmp_path: Path) -> None:
     try:
         assert holder.stdout is not None
         assert holder.stdout.readline() == "started\n"
-        assert len(running_with(sleeping)) == 1
+        wait_until(lambda: len(running_with(sleeping)) == 1, 10)  # what the script left may still be starting
     finally:
         holder.kill()  # as an agents' process killed: no chance to stop its machines
         holder.wait()
