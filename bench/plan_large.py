@@ -8,14 +8,16 @@ attachment, value), every resource of a type with a schema, so validation checks
 against it. Validation is what `reconciler validate` does (load, resource schema checks, outputs,
 warnings) with the size limits raised (the command keeps Heat's 512 KiB limit). The stack is then
 converged (simulated cloud in-process, SQLite file), one line of the template changed (one server's
-name) and planned as `reconciler plan` plans it, in new processes (`--runs`, default 3): the
-template loaded with the resource blocks and the load image (what each resource yielded: type,
-dependencies, parsed properties, clean checks) the load of the converged commit kept in the store,
-the records read with the plan memo the daemon made once the stack converged (only the records of
-what the change touches), every resource decided, the plan's entries made with their property
-changes. Each phase is timed apart, wall and CPU, and the whole as a user counts it. The template is JSON
-(one resource per line), or with `--yaml` block-style YAML as people write it. The process is
-tuned as the commands tune it (the collector frozen after setup, paused during loads and plans).
+name) and planned twice over: in the setup's own process as the daemon plans a pull request's
+head (its blocks kept in memory since the converged commit's load), and as `reconciler plan` plans
+it, in new processes (`--runs`, default 3). Each plan is the template loaded with the resource
+blocks and the load image (what each resource yielded: type, dependencies, parsed properties,
+clean checks) the load of the converged commit kept in the store, the records read with the plan
+memo the daemon made once the stack converged (only the records of what the change touches),
+every resource decided, and the plan's entries made with their property changes. Each phase is
+timed apart, wall and CPU, and the whole as a user counts it. The template is JSON (one resource
+per line), or with `--yaml` block-style YAML as people write it. The process is tuned as the
+commands tune it (the collector frozen after setup, paused during loads and plans).
 """
 
 from __future__ import annotations
@@ -43,10 +45,10 @@ from reconciler.daemon.memo_records import keep_plan_memo, records_for_plan
 from reconciler.daemon.plan_notes import StoredRecords
 from reconciler.daemon.stored_blocks import StoredBlocks
 from reconciler.engine import DesiredGeneration, Engine, EngineSettings, Policy, SoleWorkerLeases
-from reconciler.plan import plan_stack
+from reconciler.plan import UpdateRules, plan_stack
 from reconciler.source.plan_entries import planned_actions
 from reconciler.templates import DirectorySource, StackDefinition, load_stack
-from state.store import open_store
+from state.store import Store, open_store
 from timekeeping.testing import SteppedClock
 
 T = TypeVar("T")
@@ -83,6 +85,31 @@ def validate(files: DirectorySource) -> StackDefinition:
     return definition
 
 
+def timed_plan(store: Store, files: DirectorySource, blocks: StoredBlocks, rules: UpdateRules) -> None:
+    """The changed template loaded with `blocks`, its records read with the plan memo, every
+    resource decided and the plan's entries made, each phase timed and the whole."""
+    started_wall, started_cpu = time.perf_counter(), time.process_time()
+    changed = timed(
+        "template load (parse, model, checks)",
+        lambda: load_stack(files, "stack.yaml", limits=LIMITS, blocks=blocks),
+    )
+    recorded, settled = timed(
+        "records read (with the plan memo)", lambda: records_for_plan(store, "big", changed)
+    )
+    plan = timed(
+        "every resource decided",
+        lambda: plan_stack(
+            changed, recorded, rules, stack="big", nested=StoredRecords(store), settled=settled
+        ),
+    )
+    entries = timed("entries with property changes", lambda: planned_actions(plan, changed))
+    print(
+        f"  end to end: {time.perf_counter() - started_wall:.2f} s wall, "
+        f"{time.process_time() - started_cpu:.2f} s CPU; update "
+        f"{[entry.resource for entry in entries.update]}, unchanged {entries.unchanged}"
+    )
+
+
 def plan_in(workdir: Path) -> None:
     """One plan of the changed template against the converged stack's store, as `reconciler plan`
     makes it in a process of its own (modules imported, then every phase timed)."""
@@ -90,29 +117,8 @@ def plan_in(workdir: Path) -> None:
     clock = SteppedClock()
     store = open_store(f"sqlite:///{workdir / 'state.sqlite'}", clock=clock)
     rules = CloudRoot(clock, sim=SimulatedProvider(SimulatedCloud(clock=clock.now))).for_cloud("sim")
-    files = DirectorySource(workdir)
     with collector_paused():  # as `reconciler plan` runs its loads and plans
-        started_wall, started_cpu = time.perf_counter(), time.process_time()
-        blocks = StoredBlocks(store.template_blocks())
-        changed = timed(
-            "template load (parse, model, checks)",
-            lambda: load_stack(files, "stack.yaml", limits=LIMITS, blocks=blocks),
-        )
-        recorded, settled = timed(
-            "records read (with the plan memo)", lambda: records_for_plan(store, "big", changed)
-        )
-        plan = timed(
-            "every resource decided",
-            lambda: plan_stack(
-                changed, recorded, rules, stack="big", nested=StoredRecords(store), settled=settled
-            ),
-        )
-        entries = timed("entries with property changes", lambda: planned_actions(plan, changed))
-        print(
-            f"  end to end: {time.perf_counter() - started_wall:.2f} s wall, "
-            f"{time.process_time() - started_cpu:.2f} s CPU; update "
-            f"{[entry.resource for entry in entries.update]}, unchanged {entries.unchanged}"
-        )
+        timed_plan(store, DirectorySource(workdir), StoredBlocks(store.template_blocks()), rules)
     store.close()
 
 
@@ -152,12 +158,11 @@ def main() -> None:
         status = engine.converge(["big"], clock.now() + 36_000)["big"].status.value
         engine.close()
         print(f"converged: {status}")
+        kept = StoredBlocks(store.template_blocks())  # the daemon's, kept in memory between loads
         with collector_paused():  # the daemon's load of the converged commit keeps its blocks
             converged = timed(
                 "template load before the change (blocks kept)",
-                lambda: load_stack(
-                    files, "stack.yaml", limits=LIMITS, blocks=StoredBlocks(store.template_blocks())
-                ),
+                lambda: load_stack(files, "stack.yaml", limits=LIMITS, blocks=kept),
             )
             # as the daemon does once the stack converged: its plan memo made
             timed("plan memo of the converged commit", lambda: keep_plan_memo(store, "big", converged))
@@ -165,6 +170,10 @@ def main() -> None:
         (workdir / "stack.yaml").write_text(
             template(arguments.nodes, renamed=arguments.nodes // 2, as_yaml=arguments.yaml)
         )
+        print("plan of a one-line change (one server renamed), in the daemon's process (a PR's plan note):")
+        rules = clouds.for_cloud("sim")
+        with collector_paused():
+            timed_plan(store, files, kept, rules)
         store.close()
         print(f"plan of a one-line change (one server renamed), in {arguments.runs} new processes:")
         for _ in range(arguments.runs):
