@@ -114,7 +114,9 @@ def resource_type_schemas() -> Mapping[str, TypeFacts]:
         if not entry.name.endswith(".yaml"):
             continue
         service = entry.name.removesuffix(".yaml")
-        for name, raw in (yaml.safe_load(entry.read_text(encoding="utf-8")) or {}).items():
+        for name, raw in (
+            yaml.load(entry.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader) or {}
+        ).items():
             if name in types:
                 raise SchemaDataError(f"{entry.name}: {name} is also declared in {types[name].service}.yaml")
             types[name] = _type_facts(service, name, raw)
