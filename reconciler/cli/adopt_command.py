@@ -67,7 +67,7 @@ def command(stack: str, adopt_file: Path, repo: Path, database: str, timeout: fl
     engine = Engine(store, clouds, clock, worker.id, leases=leases, sleeper=clock, settings=EngineSettings())
     try:
         files = DirectorySource(repo)
-        if submit_stack(engine, config, files, stack, commit, hide=store.hide, adoption=adoption):
+        if submit_stack(engine, config, files, stack, commit, hide=store.hide, adoption=adoption) is not None:
             with leases.renewed_meanwhile():
                 report = engine.converge([stack], clock.now() + timeout)[stack]
         else:

@@ -8,6 +8,7 @@ converges it prints each stack's counts as they change (in place on a terminal).
 
 from __future__ import annotations
 
+import functools
 import os
 import socket
 import sys
@@ -24,6 +25,7 @@ from reconciler.cli.database_option import database_option, state_directory
 from reconciler.cli.shared_options import timeout_option
 from reconciler.daemon.clouds import CloudRoot, sim_cloud_path
 from reconciler.daemon.collector import tune_process
+from reconciler.daemon.memo_records import keep_plan_memo
 from reconciler.daemon.software_records import stored_software
 from reconciler.daemon.state_key import state_sealer
 from reconciler.daemon.stored_blocks import StoredBlocks
@@ -105,6 +107,8 @@ def _converge(
                 hide=store.hide,
                 on_pass=progress,
                 blocks=StoredBlocks(store.template_blocks()),
+                # the first plan of a change to a stack just converged reads its memo, not its records
+                on_converged=functools.partial(keep_plan_memo, store),
             )
     finally:
         progress.done()

@@ -18,6 +18,7 @@ from reconciler.templates import (
     BlockKeeper,
     FileSource,
     RepositoryConfig,
+    StackDefinition,
     StackSpec,
     TemplateError,
     load_repository_config,
@@ -48,8 +49,9 @@ def submit_stack(
     hide: HideValues | None = None,
     adoption: Adoption | None = None,
     blocks: BlockKeeper | None = None,
-) -> bool:
-    """Load and submit one stack; False (and the stack INVALID) when its wiring or template is wrong.
+) -> StackDefinition | None:
+    """Load and submit one stack: its definition; None (and the stack INVALID) when its wiring or
+    template is wrong.
 
     `adoption` (else the file its `adopt_from` names) is taken instead of creating what it names."""
     spec = config.stacks[name]
@@ -57,7 +59,7 @@ def submit_stack(
     resolution = resolve_parameters(spec, {stack: engine.outputs(stack) for stack in wired_stacks(spec)})
     if isinstance(resolution, MissingOutputs):
         engine.invalid(name, commit, [str(problem) for problem in resolution.problems])
-        return False
+        return None
     assert isinstance(resolution, ResolvedParameters)
     try:
         definition = load_stack(files, spec, parameters=resolution.values, blocks=blocks)
@@ -65,11 +67,11 @@ def submit_stack(
             adoption = load_adoption(files, spec.adopt_from)
     except TemplateError as error:
         engine.invalid(name, commit, [str(problem) for problem in error.problems])
-        return False
+        return None
     if hide is not None:
         hide(name, hidden_values(definition.parameters, definition.hidden_parameters))
     engine.submit(name, DesiredGeneration(commit, spec, definition, adoption))
-    return True
+    return definition
 
 
 def unconverged_sources(spec: StackSpec, reports: Mapping[str, StackReport]) -> list[Failure]:
@@ -90,24 +92,32 @@ def apply_repository(
     hide: HideValues | None = None,
     on_pass: Callable[[list[str]], None] | None = None,
     blocks: BlockKeeper | None = None,
+    on_converged: Callable[[str, StackDefinition], None] | None = None,
 ) -> dict[str, StackReport]:
     """Converge every stack of the repository at `commit`; each stack's report, in wave order.
 
     `hide` is told each stack's hidden parameter values before it is submitted; `on_pass` is
     called after each engine pass with the stacks converging (a progress display); `blocks` keeps
-    the templates' resources parsed, so what a plan or an earlier apply parsed is not parsed again."""
+    the templates' resources parsed, so what a plan or an earlier apply parsed is not parsed again;
+    `on_converged` is told each stack that converged, with its definition."""
     config = load_repository_config(files)
     reports: dict[str, StackReport] = {}
     for wave in stack_order(config):
-        submitted: list[str] = []
+        submitted: dict[str, StackDefinition] = {}
         for name in wave:
             waiting = unconverged_sources(config.stacks[name], reports)
             if waiting:
                 reports[name] = StackReport(name, StackStatus.PENDING, commit, None, failures=tuple(waiting))
-            elif submit_stack(engine, config, files, name, commit, hide=hide, blocks=blocks):
-                submitted.append(name)
+                continue
+            definition = submit_stack(engine, config, files, name, commit, hide=hide, blocks=blocks)
+            if definition is not None:
+                submitted[name] = definition
             else:
                 reports[name] = engine.report(name)
-        progress = functools.partial(on_pass, submitted) if on_pass is not None else None
-        reports.update(engine.converge(submitted, deadline, progress))
+        progress = functools.partial(on_pass, list(submitted)) if on_pass is not None else None
+        converged = engine.converge(list(submitted), deadline, progress)
+        reports.update(converged)
+        for name, report in converged.items():
+            if on_converged is not None and report.status is StackStatus.CONVERGED:
+                on_converged(name, submitted[name])
     return reports

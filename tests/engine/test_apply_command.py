@@ -12,6 +12,8 @@ from providers.simulated.provider import SimulatedProvider
 from reconciler.cli.demo import make_sample_repository
 from reconciler.cli.main import cli
 from reconciler.daemon.clouds import sim_cloud_path
+from state import open_store
+from timekeeping import SystemClock
 
 
 def samples_copy(destination: Path) -> Path:
@@ -122,3 +124,18 @@ def test_check_reports_every_resource_and_names_the_missing_one(tmp_path: Path) 
     where = f"{server['stack']}: {server['resource']}" if "/" in server["stack"] else server["resource"]
     assert f"{where} [OS::Nova::Server {server['physical_id']}]: missing" in broken.output
     assert ", 2 not OK" in broken.output  # the server, and the attachment of its volume with it
+
+
+def test_apply_keeps_the_plan_memo_of_a_stack_it_converged_unless_it_has_secrets(tmp_path: Path) -> None:
+    repo = samples_copy(tmp_path / "samples-repo-copy")
+    database = f"sqlite:///{tmp_path / 'state.sqlite'}"
+    applied = CliRunner().invoke(cli, ["apply", "--repo", str(repo), "--database", database])
+    assert applied.exit_code == 0, applied.output
+    store = open_store(database, clock=SystemClock())
+    try:
+        network = store.plan_memos().read("network")
+        assert network.stamp is not None and network.content is not None
+        # a hidden parameter: no digest of anything resolved from it is kept, so no memo either
+        assert store.plan_memos().read("app").content is None
+    finally:
+        store.close()
