@@ -9,10 +9,13 @@ whether a change is made in place (`update_allowed`), replaces the resource, or 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -106,13 +109,27 @@ class SchemaDataError(ValueError):
 
 
 @cache
+def schemas_fingerprint() -> bytes:
+    """A digest of everything `resource_type_schemas` and `type_schema` are made from: the schema
+    files and this module (the same in every process, and far cheaper than a digest of the facts)."""
+    digest = hashlib.sha256(Path(__file__).read_bytes())
+    for entry in _schema_files():
+        digest.update(f"\0{entry.name}\0".encode() + entry.read_bytes())
+    return digest.digest()
+
+
+def _schema_files() -> list[Traversable]:
+    folder = resources.files("schemas").joinpath("resource_types")
+    return sorted(
+        (entry for entry in folder.iterdir() if entry.name.endswith(".yaml")), key=lambda item: item.name
+    )
+
+
+@cache
 def resource_type_schemas() -> Mapping[str, TypeFacts]:
     """Every resource type of every service file, by type name."""
-    folder = resources.files("schemas").joinpath("resource_types")
     types: dict[str, TypeFacts] = {}
-    for entry in sorted(folder.iterdir(), key=lambda item: item.name):
-        if not entry.name.endswith(".yaml"):
-            continue
+    for entry in _schema_files():
         service = entry.name.removesuffix(".yaml")
         for name, raw in (
             yaml.load(entry.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader) or {}

@@ -32,7 +32,7 @@ from reconciler.templates.image_pickles import PicklerApart, image_dumps, image_
 from reconciler.templates.limits import Limits
 from reconciler.templates.reused_resources import ReusedResource, ReusedResources
 from reconciler.templates.template_model import TemplateModel
-from reconciler.templates.type_fingerprints import schemas_digest
+from schemas.resource_schemas import schemas_fingerprint
 
 if TYPE_CHECKING:
     from reconciler.templates.loading import LoadContext
@@ -110,7 +110,7 @@ def load_inputs(
     digest.update(document.skeleton_digest)
     for path, content in environments.items():
         digest.update(f"\0{path}\0".encode() + hashlib.sha256(content).digest())
-    digest.update(b"\0" + given.encode() + b"\0" + schemas_digest())
+    digest.update(b"\0" + given.encode() + b"\0" + schemas_fingerprint())
     return digest.digest()
 
 

@@ -32,20 +32,25 @@ from schemas.resource_schemas import TypeFacts, type_schema
 Where = tuple[PathKey, ...]
 MEMBER_KEYS = {"group": "resource_def", "autoscaling": "resource"}
 
+# Resources checked below this read no slot of verdicts (a load reusing all but a few of them).
+VERDICTS_WORTH_READING = 64
+
 
 def resource_problems(definition: StackDefinition, reused: Collection[str] = ()) -> list[Problem]:
     """Every problem of the resources of `definition` against their types' schemas; those named in
     `reused` are not checked (an earlier load of the same inputs found them clean)."""
     model = definition.context.model(definition.template_path)
     document = model.document
+    checked = _checked(definition, model, reused)
     verdicts = CheckVerdicts(
-        definition.context.blocks,
+        # a few resources are checked sooner than their slot of verdicts is read
+        definition.context.blocks if len(checked) >= VERDICTS_WORTH_READING else None,
         definition.template_path,
         definition.context.limits,
         document.data.get("heat_template_version") if type(document.data) is dict else None,
     )
     problems: list[Problem] = []
-    for resource in _checked(definition, model, reused):
+    for resource in checked:
         if resource.nested_kind == "template":
             continue  # a template resource's properties are its template's parameters (nested_checks)
         at = ("resources", resource.name)
@@ -68,7 +73,7 @@ def resource_problems(definition: StackDefinition, reused: Collection[str] = ())
         if resource.nested_kind in MEMBER_KEYS and type(parsed) is dict:
             problems.extend(_member_problems(definition, document, resource, parsed))
     verdicts.keep()
-    problems.extend(_attribute_problems(definition, document, _checked(definition, model, reused)))
+    problems.extend(_attribute_problems(definition, document, checked))
     return problems
 
 

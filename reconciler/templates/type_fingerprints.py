@@ -4,17 +4,10 @@ resource registry and the resource type schemas this code knows."""
 from __future__ import annotations
 
 import hashlib
-from functools import cache
 
 from reconciler.templates.environment import Registry
 from reconciler.templates.stable_reprs import stable_repr
-from schemas.resource_schemas import resource_type_schemas
-
-
-@cache
-def schemas_digest() -> bytes:
-    """The digest of every resource type schema this code knows."""
-    return hashlib.sha256(stable_repr(resource_type_schemas()).encode()).digest()
+from schemas.resource_schemas import schemas_fingerprint
 
 
 def types_digest(registry: Registry) -> bytes:
@@ -25,4 +18,4 @@ def types_digest(registry: Registry) -> bytes:
         sorted((name, sorted(entries.items())) for name, entries in registry.per_resource.items()),
         sorted(registry.hooks.items()),
     )
-    return hashlib.blake2b(stable_repr(mappings).encode() + schemas_digest(), digest_size=16).digest()
+    return hashlib.blake2b(stable_repr(mappings).encode() + schemas_fingerprint(), digest_size=16).digest()

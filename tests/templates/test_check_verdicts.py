@@ -10,13 +10,18 @@ import pytest
 from reconciler.templates import MemoryBlockKeeper, MemorySource, TemplateError, load_stack
 from reconciler.templates.check_verdicts import CheckVerdicts
 from reconciler.templates.limits import Limits
+from reconciler.templates.resource_checks import VERDICTS_WORTH_READING
 from schemas.resource_schemas import type_schema
 
 HEAD = "heat_template_version: 2018-08-31\n"
 PORT = "    type: {type}\n    properties:\n      network: net0\n"
 
 
-def template(port_body: str = PORT.format(type="OS::Neutron::Port"), *, count: int = 20) -> str:
+# enough resources that a load reads the verdicts kept (fewer are checked without reading them)
+COUNT = VERDICTS_WORTH_READING + 16
+
+
+def template(port_body: str = PORT.format(type="OS::Neutron::Port"), *, count: int = COUNT) -> str:
     lines = [
         HEAD,
         "parameters:\n  protocol: {type: string, default: ingress}\n",
