@@ -69,7 +69,7 @@ from reconciler.source.touched_stacks import changed_paths, touched_stacks
 from reconciler.templates import DocumentCache, StackDefinition, TemplateError
 from reconciler.templates.adopt_data import Adoption, load_adoption
 from reconciler.templates.hidden_values import hidden_values
-from state import StackStatus, Store
+from state import StackStatus, StateError, Store
 from timekeeping import Clock
 
 LOG = logging.getLogger(__name__)
@@ -552,7 +552,10 @@ class GitOps:
             progress, converged = self._converge()
         for name, definition in converged:
             # the first plan of a change to a stack just converged reads its memo, not its records
-            keep_plan_memo(self.store, name, definition)
+            try:
+                keep_plan_memo(self.store, name, definition)
+            except StateError as error:  # a cache: the next plan reads every record and keeps it
+                LOG.warning("stack %s: plan memo not kept: %s", name, error)
         if self.pending:
             self.load_pending(wait=False)
         return progress
