@@ -76,7 +76,12 @@ def image_loads(content: bytes) -> Any:
 
 class ParsedProperties(MutableMapping[str, Any]):
     """Resources' parsed properties by name; those reused from a load image are held pickled until
-    first read (a plan of a one-line change reads a few of 50,000)."""
+    first read (a plan of a one-line change reads a few of 50,000).
+
+    Reading is safe from several threads at once, as a definition is shared read only: a value is
+    put among the decoded ones before its pickle is dropped, and a reader missing both looks again.
+    Writing (`__setitem__`, `__delitem__`) is the binding's alone, before the definition is shared.
+    """
 
     def __init__(self) -> None:
         self._values: dict[str, Any] = {}
@@ -88,35 +93,41 @@ class ParsedProperties(MutableMapping[str, Any]):
         return self._pickled
 
     def get(self, name: str, default: Any = None) -> Any:
-        found = self._values.get(name, self)
-        if found is not self:
+        found = self._values.get(name, _MISSING)
+        if found is not _MISSING:
             return found
-        content = self._pickled.pop(name, None)
+        content = self._pickled.get(name)
         if content is None:
-            return default
-        value = self._values[name] = image_loads(content)
+            return self._values.get(name, default)  # decoded by another reader meanwhile
+        value = self._values.setdefault(name, image_loads(content))
+        self._pickled.pop(name, None)
         return value
 
     def __getitem__(self, name: str) -> Any:
-        found = self.get(name, self)
-        if found is self:
+        found = self.get(name, _MISSING)
+        if found is _MISSING:
             raise KeyError(name)
         return found
 
     def __setitem__(self, name: str, value: Any) -> None:
-        self._pickled.pop(name, None)
         self._values[name] = value
+        self._pickled.pop(name, None)
 
     def __delitem__(self, name: str) -> None:
         if self._pickled.pop(name, None) is None:
             del self._values[name]
 
     def __contains__(self, name: object) -> bool:
-        return name in self._values or name in self._pickled
+        return name in self._pickled or name in self._values
 
     def __iter__(self) -> Iterator[str]:
-        yield from self._values
-        yield from list(self._pickled)
+        return iter(self._names())
 
     def __len__(self) -> int:
-        return len(self._values) + len(self._pickled)
+        return len(self._names())
+
+    def _names(self) -> dict[str, None]:
+        return dict.fromkeys([*self._values, *self._pickled])
+
+
+_MISSING = object()
