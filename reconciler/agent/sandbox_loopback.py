@@ -66,6 +66,11 @@ def _acknowledged(channel: _socket.socket, requests: int) -> None:
             offset += max(HEADER.size, (length + 3) & ~3)
 
 
+# Requests sent before their acknowledgements are read: a machine holding a thousand neighbours'
+# addresses would otherwise overflow the socket's receive buffer with acknowledgements (ENOBUFS).
+REQUESTS_PER_SEND = 64
+
+
 def set_up(addresses: list[str]) -> None:
     """Loopback up, holding `addresses`."""
     index = _socket.if_nametoindex("lo")
@@ -75,7 +80,9 @@ def set_up(addresses: list[str]) -> None:
     channel = _socket.socket(_socket.AF_NETLINK, _socket.SOCK_RAW, NETLINK_ROUTE)
     try:
         channel.bind((0, 0))
-        channel.send(b"".join(requests))
-        _acknowledged(channel, len(requests))
+        for start in range(0, len(requests), REQUESTS_PER_SEND):
+            batch = requests[start : start + REQUESTS_PER_SEND]
+            channel.send(b"".join(batch))
+            _acknowledged(channel, len(batch))
     finally:
         channel.close()
