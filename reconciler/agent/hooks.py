@@ -19,27 +19,16 @@ import os
 import signal
 import subprocess
 import tempfile
-import threading
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 from reconciler.agent.output_tails import file_tail
 from reconciler.agent.process_exits import exit_status
+from reconciler.agent.process_starts import started_apart, write_script
 
 TIMED_OUT = 124  # the status `timeout(1)` gives a command it stopped
-# Held while a script file is open for writing and while a script's process is started: a child
-# forked by another thread keeps a copy of the writing descriptor until it execs, and executing
-# the script meanwhile fails with ETXTBSY ("Text file busy").
-_STARTING = threading.Lock()
-Started = TypeVar("Started")
-
-
-def started_apart(start: Callable[[], Started]) -> Started:
-    """`start()`, a process's start elsewhere in this process (a machine's boot), while no script
-    file is open for writing: the fork it makes holds no script's writing descriptor."""
-    with _STARTING:
-        return start()
 
 
 class RunInterrupted(Exception):
@@ -71,9 +60,7 @@ def script_hook(
     workdir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=workdir) as run_dir:
         script = Path(run_dir) / "config"
-        with _STARTING:
-            script.write_text(str(deployment.get("config") or ""), encoding="utf-8")
-            script.chmod(0o700)
+        write_script(script, str(deployment.get("config") or ""))
         outputs_path = Path(run_dir) / "outputs"
         environment = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
@@ -113,8 +100,9 @@ def _run(
     with streams[0].open("wb") as stdout, streams[1].open("wb") as stderr:
         for argv in ([str(script)], ["/bin/sh", str(script)]):
             try:
-                with _STARTING:
-                    process = subprocess.Popen(
+                process = started_apart(
+                    partial(
+                        subprocess.Popen,
                         [*prefix, *argv],
                         cwd=run_dir,
                         env=environment,
@@ -123,6 +111,7 @@ def _run(
                         stderr=stderr,
                         start_new_session=True,  # its group: what the time limit kills
                     )
+                )
             except OSError as error:
                 if error.errno != errno.ENOEXEC:
                     return 126, str(error)

@@ -21,6 +21,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from reconciler.agent.process_starts import run_apart
+
 SYS_BLOCK = Path("/sys/block")
 DELETED = " (deleted)"  # what the kernel appends to a backing file's name once it is unlinked
 LOOP_CONTROL = "/dev/loop-control"
@@ -102,8 +104,9 @@ def backed_by(directory: Path) -> list[LoopDevice]:
 
 def _losetup(*arguments: str) -> subprocess.CompletedProcess[str]:
     try:
-        return subprocess.run(
-            ["losetup", *arguments], capture_output=True, text=True, timeout=TIME_LIMIT, check=False
-        )
+        done = run_apart(["losetup", *arguments], timeout=TIME_LIMIT)
     except (OSError, subprocess.TimeoutExpired) as error:
         return subprocess.CompletedProcess(["losetup", *arguments], 125, "", str(error))
+    return subprocess.CompletedProcess(
+        done.args, done.returncode, done.stdout.decode(errors="replace"), done.stderr.decode(errors="replace")
+    )

@@ -41,6 +41,7 @@ from reconciler.agent import sandbox_first_boot, sandbox_listeners, sandbox_user
 from reconciler.agent.agent_gateway import AgentGateway
 from reconciler.agent.output_tails import file_tail
 from reconciler.agent.process_exits import exit_status
+from reconciler.agent.process_starts import run_apart
 from reconciler.agent.sandbox import machine_command, root_of
 from reconciler.agent.sandbox_machine import MachineWay
 
@@ -153,9 +154,7 @@ class ResidentMachine:
             *("/bin/sh", "-c", UPDATE, "update", sys.executable, sandbox_first_boot.__file__),
             *(way.hostname, *new_peers),
         ]
-        done = subprocess.run(
-            command, input=spec or b"", capture_output=True, timeout=BOOT_TIMEOUT, check=False
-        )
+        done = run_apart(command, input=spec or b"", timeout=BOOT_TIMEOUT)
         if done.returncode != 0:
             raise MachineFailed(done.stderr.decode(errors="replace")[-500:] or "the machine took no update")
         self.spec, self.peers = spec, self.peers | set(new_peers)

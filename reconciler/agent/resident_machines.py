@@ -25,9 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from reconciler.agent.agent_gateway import AgentGateway
-from reconciler.agent.hooks import Hook, RunInterrupted, script_hook, started_apart
+from reconciler.agent.hooks import Hook, RunInterrupted, script_hook
 from reconciler.agent.machine_listeners import Handler, MachineListeners
 from reconciler.agent.peer_gateway import PeerGateway
+from reconciler.agent.process_starts import started_apart
 from reconciler.agent.resident_machine import Listened, MachineFailed, ResidentMachine
 from reconciler.agent.sandbox_machine import MachineWay
 

@@ -50,6 +50,7 @@ from typing import Any
 from reconciler.agent import sandbox_boot, sandbox_relay, sandbox_users
 from reconciler.agent.agent_gateway import AgentGateway
 from reconciler.agent.hooks import Hook, HookChooser, script_hook, stand_in_hook
+from reconciler.agent.process_starts import run_apart
 from reconciler.agent.sandbox_machine import MachineWay
 
 
@@ -116,7 +117,7 @@ def isolation_available() -> bool:
     if shutil.which("setpriv") is None or shutil.which("unshare") is None:
         return False
     try:
-        done = subprocess.run([*unshare_command(), "true"], capture_output=True, timeout=10, check=False)
+        done = run_apart([*unshare_command(), "true"], timeout=10)
     except (OSError, subprocess.TimeoutExpired):
         return False
     return done.returncode == 0
