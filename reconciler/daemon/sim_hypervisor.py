@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from providers.simulated.cloud import SimulatedCloud
 from reconciler.agent.sandbox_machine import Machine
 from reconciler.daemon.sim_disks import FleetDisks
-from reconciler.daemon.sim_machines import attachments, machine_of, reachable
+from reconciler.daemon.sim_machines import Attachments, machine_of, reachable
 
 ACTIVE = "ACTIVE"
 
@@ -69,6 +69,7 @@ class CloudHypervisor:
     def __init__(self, cloud: Callable[[], SimulatedCloud | None], state_dir: Path) -> None:
         self._cloud = cloud
         self._disks = FleetDisks(state_dir)
+        self._attachments = Attachments()
 
     def booted(self) -> Mapping[str, BootedServer]:
         cloud = self._cloud()
@@ -86,11 +87,13 @@ class CloudHypervisor:
         if cloud is None:
             return None
         server = next((body for body in cloud.items("servers") if body.get("id") == server_id), None)
-        return None if server is None else machine_of(cloud, server, attachments(cloud))
+        return None if server is None else machine_of(cloud, server, self._attachments.of(cloud))
 
     def route(self, source_id: str, address: str, port: int) -> str | None:
         cloud = self._cloud()
-        return None if cloud is None else reachable(cloud, source_id, address, port)
+        return (
+            None if cloud is None else reachable(cloud, source_id, address, port, self._attachments.of(cloud))
+        )
 
     def start_disks(self) -> str | None:
         return self._disks.start()

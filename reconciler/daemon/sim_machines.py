@@ -17,6 +17,7 @@ addresses and other clouds' servers included, is unreachable.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -41,21 +42,50 @@ class Attachment:
 
 def attachments(cloud: SimulatedCloud) -> list[Attachment]:
     """The ports of the cloud's ACTIVE servers."""
-    active = {str(server["id"]) for server in cloud.items("servers") if server.get("status") == ACTIVE}
-    return [
-        Attachment(
-            str(port["device_id"]),
-            str(port["network_id"]),
-            tuple(str(fixed["ip_address"]) for fixed in port.get("fixed_ips") or ()),
-            tuple(str(group) for group in port.get("security_groups") or ()),
-        )
-        for port in cloud.items("ports")
-        if port.get("device_id") in active
-    ]
+    return Attachments().of(cloud)
+
+
+class Attachments:
+    """`attachments(cloud)`, each port's made once for as long as its stored body is the same.
+
+    Every machine of a network of thousands asks for its neighbours as it boots and at each run,
+    and the cloud replaces a port's body whenever it changes, never edits one in place.
+    """
+
+    def __init__(self) -> None:
+        self._made: dict[str, tuple[Mapping[str, Any], Attachment]] = {}
+
+    def of(self, cloud: SimulatedCloud) -> list[Attachment]:
+        active = {str(server["id"]) for server in cloud.items("servers") if server.get("status") == ACTIVE}
+        known, made = self._made, {}
+        found: list[Attachment] = []
+        for port in cloud.items("ports"):
+            port_id = str(port["id"])
+            entry = known.get(port_id)
+            if entry is None or entry[0] is not port:
+                entry = (port, _attachment(port))
+            made[port_id] = entry
+            if port.get("device_id") in active:
+                found.append(entry[1])
+        self._made = made  # the ports gone are forgotten with it
+        return found
+
+
+def _attachment(port: Mapping[str, Any]) -> Attachment:
+    return Attachment(
+        str(port.get("device_id")),
+        str(port["network_id"]),
+        tuple(str(fixed["ip_address"]) for fixed in port.get("fixed_ips") or ()),
+        tuple(str(group) for group in port.get("security_groups") or ()),
+    )
 
 
 def machine_of(cloud: SimulatedCloud, server: Mapping[str, Any], ports: list[Attachment]) -> Machine:
-    """The machine `server` is, its neighbours found among `ports`."""
+    """The machine `server` is, its neighbours found among `ports`.
+
+    Every machine of a network of thousands asks this, each naming all the others: the work per
+    neighbour is kept to a lookup (host names cached by display name, IPv4 told by its form).
+    """
     server_id = str(server["id"])
     networks = {port.network_id for port in ports if port.server_id == server_id}
     neighbours = [port for port in ports if port.network_id in networks and port.server_id != server_id]
@@ -65,7 +95,7 @@ def machine_of(cloud: SimulatedCloud, server: Mapping[str, Any], ports: list[Att
         for port in neighbours
         if port.server_id in names
         for address in port.addresses
-        if ipaddress.ip_address(address).version == 4
+        if ":" not in address  # IPv4: every IPv6 address has a colon, no IPv4 one does
     )
     return Machine(
         hostname=hostname_of(str(server.get("name") or "")),
@@ -81,7 +111,12 @@ def _host_names(cloud: SimulatedCloud, server_ids: set[str]) -> dict[str, str]:
     if not server_ids:
         return {}
     bodies = (body for body in cloud.items("servers") if str(body["id"]) in server_ids)
-    return {str(body["id"]): hostname_of(str(body.get("name") or "")) for body in bodies}
+    return {str(body["id"]): _cached_hostname(str(body.get("name") or "")) for body in bodies}
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _cached_hostname(server_name: str) -> str:
+    return hostname_of(server_name)
 
 
 def _default_user(cloud: SimulatedCloud, server: Mapping[str, Any]) -> str:
@@ -107,9 +142,12 @@ class Passage:
     remote_groups: tuple[str, ...]  # the other end's security groups
 
 
-def reachable(cloud: SimulatedCloud, source_id: str, address: str, port: int) -> str | None:
-    """The server a TCP connection from `source_id` to `address`:`port` reaches, if any."""
-    ports = attachments(cloud)
+def reachable(
+    cloud: SimulatedCloud, source_id: str, address: str, port: int, ports: list[Attachment] | None = None
+) -> str | None:
+    """The server a TCP connection from `source_id` to `address`:`port` reaches, if any
+    (`ports`: `attachments(cloud)`, when the caller has them)."""
+    ports = attachments(cloud) if ports is None else ports
     sources = [p for p in ports if p.server_id == source_id]
     rules = _rules(cloud)
     for target in ports:

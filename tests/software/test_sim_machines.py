@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from providers.simulated.cloud import SimulatedCloud
-from reconciler.daemon.sim_machines import attachments, machine_of, reachable
+from reconciler.daemon.sim_machines import Attachments, attachments, machine_of, reachable
 
 KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl test"
 
@@ -108,3 +108,21 @@ def test_a_server_is_its_host_name_its_images_default_user_its_key_and_its_neigh
 def test_an_image_names_its_default_user(network: Network) -> None:
     server = network.server("debian-box", imageRef=network.image["id"])
     assert machine_of(network.cloud, server, attachments(network.cloud)).default_user == "debian"
+
+
+def test_neighbours_asked_again_follow_every_change_of_the_network(network: Network) -> None:
+    kept = Attachments()  # as the hypervisor keeps them between its machines' questions
+    server = network.server("server-a")
+    neighbour = network.server("server-b")
+    assert machine_of(network.cloud, server, kept.of(network.cloud)).hosts == (
+        (network.address(neighbour), "server-b"),
+    )
+    newcomer = network.server("server-c")
+    network.cloud.delete("servers", neighbour["id"])
+    assert machine_of(network.cloud, server, kept.of(network.cloud)).hosts == (
+        (network.address(newcomer), "server-c"),
+    )
+    (port,) = [p for p in network.cloud.items("ports") if p.get("device_id") == newcomer["id"]]
+    network.cloud.update("ports", port["id"], {"security_groups": []})
+    assert kept.of(network.cloud) == attachments(network.cloud)
+    assert [p.groups for p in kept.of(network.cloud) if p.server_id == newcomer["id"]] == [()]
