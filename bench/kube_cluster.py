@@ -56,6 +56,7 @@ from reconciler.daemon.agent_api import AgentApi
 from reconciler.daemon.agent_server import AgentServer
 from reconciler.daemon.clouds import CloudRoot
 from reconciler.daemon.collector import tune_process
+from reconciler.daemon.signal_doorbell import SignalDoorbell
 from reconciler.daemon.sim_agents_process import AgentsProcess
 from reconciler.daemon.software_records import StoredSoftware
 from reconciler.engine import DesiredGeneration, Engine, EngineSettings, Policy, SoleWorkerLeases, StackStatus
@@ -105,7 +106,13 @@ class Cluster:
         self.clock = SystemClock()
         leases = LeaseSettings(lease_seconds=arguments.lease, renew_seconds=arguments.lease / 3)
         self.store = open_store(f"sqlite:///{workdir / 'state.sqlite'}", clock=self.clock, settings=leases)
-        self.agent_api = AgentServer("127.0.0.1", 0, lambda links: AgentApi(self.store.software(), links))
+        # the agent API rings the engine when it keeps a signal, as the daemon wires it
+        doorbell = SignalDoorbell()
+        self.agent_api = AgentServer(
+            "127.0.0.1",
+            0,
+            lambda links: AgentApi(self.store.software(), links, on_resource_signal=doorbell.ring_resources),
+        )
         self.agent_api.start()
         self.probe = AnswerProbe(*self.agent_api.address)
         settings = CloudSettings(
@@ -139,6 +146,7 @@ class Cluster:
             settings=engine_settings,
             random=random.Random(1),
         )
+        doorbell.engine = self.engine
         # the agents run in a process of their own, their scripts reaching the agent API, as
         # `reconciler run` runs them
         self.agents = AgentsProcess(

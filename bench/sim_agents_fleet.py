@@ -42,6 +42,7 @@ from reconciler.daemon.agent_api import AgentApi
 from reconciler.daemon.agent_server import AgentServer
 from reconciler.daemon.clouds import CloudRoot
 from reconciler.daemon.collector import tune_process
+from reconciler.daemon.signal_doorbell import SignalDoorbell
 from reconciler.daemon.sim_agents_process import AgentsProcess
 from reconciler.daemon.software_records import StoredSoftware
 from reconciler.engine import DesiredGeneration, Engine, Policy, SoleWorkerLeases, StackStatus
@@ -123,9 +124,10 @@ def measure(
     clock = SystemClock()
     store = open_store(f"sqlite:///{workdir / 'state.sqlite'}", clock=clock)
     api: list[TimedApi] = []
+    doorbell = SignalDoorbell()  # the agent API rings the engine when it keeps a signal, as the daemon does
 
     def timed_api(links: AgentLinks) -> AgentApi:
-        api.append(TimedApi(store.software(), links))
+        api.append(TimedApi(store.software(), links, on_resource_signal=doorbell.ring_resources))
         api[0].signalled, api[0].received = {}, {}
         return api[0]
 
@@ -139,6 +141,7 @@ def measure(
     for shard in range(store.settings.shard_count):
         leases.want(shard)
     engine = Engine(store, roots, clock, "bench", leases=leases, sleeper=clock, random=random.Random(1))
+    doorbell.engine = engine
     agents = AgentsProcess(
         lambda: cloud,
         workdir / "agents",

@@ -81,6 +81,10 @@ class ResourceType:
     # Whether the provider enforces the resource's own time limit (a deployment's, a wait
     # condition's `timeout`) by reporting it FAILED: the engine's ready deadline then does not apply.
     own_deadline: bool = False
+    # Whether the resource becomes READY when a signal arrives (a deployment's result, a wait
+    # condition's handle signals): observing it sooner finds nothing, so the engine observes it
+    # ever more slowly until told a signal was kept (`Engine.resource_signalled`).
+    signalled: bool = False
 
     def replace_reasons(self, changed: Collection[str]) -> frozenset[str]:
         """The changed property names that force a replacement (unknown names are conservative)."""

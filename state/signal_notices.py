@@ -1,11 +1,12 @@
-"""Scaling signals announced over PostgreSQL's LISTEN/NOTIFY, so the shard's holder acts at once.
+"""Signals announced over PostgreSQL's LISTEN/NOTIFY, so the holder of their stack acts at once.
 
-Any daemon of a fleet may keep a scaling signal (its agent API answered the alarm), but only the
-holder of the signal's shard acts on it, and it reads the signals of its shards on a tick. The
-transaction that keeps a signal also sends a notice on `CHANNEL`; PostgreSQL delivers it to every
-listening session once, and only once, that transaction commits. Each daemon listens on a
+Any daemon of a fleet may keep a signal (its agent API answered the agent or the alarm), but only
+the holder of the stack's shard acts on it: it reads scaling signals on a tick, and observes what
+waits for deployments' and handles' signals at a slow pace. Keeping a signal also sends a notice on
+`CHANNEL` (in the keeping transaction, or after autocommitted statements); PostgreSQL delivers it
+to every listening session once, and only once, it is committed. Each daemon listens on a
 connection of its own (outside the pool: a listening session is held for good) and rings its
-engine when a notice arrives; an engine holding none of the signal's shards reads nothing.
+engine when a notice arrives; an engine holding none of the signal's stacks finds nothing.
 
 A listener whose connection is lost connects again after a pause and rings once it listens again,
 since a signal may have been kept while nobody heard. SQLite is one host's database: the daemon
@@ -23,6 +24,7 @@ import sqlalchemy as sa
 
 LOG = logging.getLogger(__name__)
 CHANNEL = "reconciler_scaling_signals"
+RESOURCE_SIGNALS = "resources"  # the notice of deployments' and handles' signals (no shard named)
 RECONNECT_PAUSE = 1.0  # seconds between attempts to listen again after the connection was lost
 WAIT_SLICE = 0.5  # seconds a listener waits for notices before looking whether it is stopped
 
@@ -33,6 +35,13 @@ def announce_scaling_signal(connection: sa.Connection, shard: int) -> None:
     """In the transaction keeping a signal of `shard`: tell the fleet's listeners once it commits."""
     if connection.dialect.name == "postgresql":
         connection.execute(_NOTIFY, {"shard": str(shard)})
+
+
+def announce_resource_signals(connection: sa.Connection) -> None:
+    """Once deployments' or handles' signals are kept (in their transaction, or after their
+    autocommitted statements): the fleet's listeners observe what waits for signals at once."""
+    if connection.dialect.name == "postgresql":
+        connection.execute(_NOTIFY, {"shard": RESOURCE_SIGNALS})
 
 
 class ScalingSignalListener:

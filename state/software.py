@@ -25,6 +25,7 @@ from state.batched_writes import BatchedItems, BatchedWrites
 from state.deployment_signals import Judge, Signal, keep_in_transaction, keep_standalone
 from state.metadata_index import MetadataIndex, MetadataVersion
 from state.poll_reads import PooledQuery, QueryFailed
+from state.signal_notices import announce_resource_signals
 from state.software_statements import (
     DEPLOYMENT_COLUMNS,
     DEPLOYMENT_SERVER,
@@ -255,7 +256,10 @@ class SoftwareStore:
     def _keep_deployment_signals(self, connection: sa.Connection, signals: list[Signal]) -> list[bool]:
         now = self._clock.now()
         if connection.dialect.name == "postgresql":
-            return keep_standalone(connection, signals, now)
+            kept = keep_standalone(connection, signals, now)
+            if any(kept):
+                announce_resource_signals(connection)  # autocommitted: after the verdicts are
+            return kept
         return keep_in_transaction(connection, signals, now)
 
     def record_deployment_signal(
@@ -403,6 +407,7 @@ class SoftwareStore:
             result = connection.execute(
                 insert.on_conflict_do_nothing(index_elements=["handle_id", "signal_id"])
             )
+            announce_resource_signals(connection)
             return bool(result.rowcount)
 
         return self._write("handle signal", work)

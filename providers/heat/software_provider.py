@@ -86,7 +86,7 @@ class SoftwareProvider:
         self._clock = clock
         self._settings = settings or SoftwareSettings()
         self._types = {
-            name: dataclasses.replace(entry, own_deadline=name in TIMED)
+            name: dataclasses.replace(entry, own_deadline=name in TIMED, signalled=name in TIMED)
             for name, entry in SOFTWARE_TYPES.items()
         }
 

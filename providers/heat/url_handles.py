@@ -37,7 +37,9 @@ ID_NAMESPACE = uuid.UUID("a3f1c06e-2b8d-4a51-9e2c-7d4f8b6a1c90")
 # A wait condition keeps its own time limit (`Timeout`): the engine's readiness deadline is not its.
 URL_HANDLE_CATALOG: Mapping[str, ResourceType] = {
     name: dataclasses.replace(
-        from_schema(name, asynchronous=name == AWS_WAIT_CONDITION), own_deadline=name == AWS_WAIT_CONDITION
+        from_schema(name, asynchronous=name == AWS_WAIT_CONDITION),
+        own_deadline=name == AWS_WAIT_CONDITION,
+        signalled=name == AWS_WAIT_CONDITION,
     )
     for name in sorted(URL_HANDLE_TYPES | {AWS_WAIT_CONDITION})
 }

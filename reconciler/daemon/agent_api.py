@@ -66,13 +66,16 @@ class AgentApi:
         links: AgentLinks,
         scaling: ScalingStore | None = None,
         on_scaling_signal: Callable[[], None] | None = None,
+        on_resource_signal: Callable[[], None] | None = None,
     ) -> None:
         """`on_scaling_signal`: called once a scaling signal is kept (this process' engine acts
-        on it at once instead of at its next read)."""
+        on it at once instead of at its next read); `on_resource_signal`, once a deployment's or a
+        handle's is (the engine observes what waits for signals at once, not at its slow pace)."""
         self._software = software
         self._links = links
         self._scaling = scaling  # without it, scaling policies' URLs answer 404
         self._on_scaling_signal = on_scaling_signal
+        self._on_resource_signal = on_resource_signal
 
     def remembered_version(self, token: str) -> MetadataVersion | None:
         """The version of the token's metadata if this daemon remembers it as current (no I/O);
@@ -116,7 +119,11 @@ class AgentApi:
             verdict = judge_signal(details, entry.get("outputs") or [])
             return verdict.status, verdict.reason, verdict.outputs
 
-        return self._software.submit_deployment_signal(token_digest(token), judge)
+        kept = self._software.submit_deployment_signal(token_digest(token), judge)
+        if self._on_resource_signal is not None:
+            ring = self._on_resource_signal
+            kept.add_done_callback(lambda done: ring() if not done.exception() and done.result() else None)
+        return kept
 
     def other_signal(self, token: str, body: Mapping[str, Any] | None, request_id: str | None = None) -> None:
         """A signal for a token that is no deployment's: a handle's or a scaling policy's."""
@@ -142,6 +149,8 @@ class AgentApi:
         except BadSignal as error:
             raise AgentError(HTTPStatus.BAD_REQUEST, str(error)) from None
         self._software.record_handle_signal(handle_id, signal_row(signal))
+        if self._on_resource_signal is not None:
+            self._on_resource_signal()
 
 
 def etag_of(token: str, version: MetadataVersion) -> str:

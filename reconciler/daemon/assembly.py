@@ -315,7 +315,9 @@ def _agent_server(
     server = AgentServer(
         host,
         port,
-        lambda links: AgentApi(store.software(), links, store.scaling(), doorbell.ring),
+        lambda links: AgentApi(
+            store.software(), links, store.scaling(), doorbell.ring, doorbell.ring_resources
+        ),
         settings.agent_url,
     )
     return server, doorbell
@@ -520,6 +522,6 @@ def assemble(
         notifier,
         agent,
         _sim_agents(clouds, sim_cloud_path(url), agent) if agent is not None else None,
-        store.scaling_signal_listener(doorbell.ring),
+        store.scaling_signal_listener(doorbell.ring_any),
     )
     return daemon

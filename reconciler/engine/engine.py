@@ -127,6 +127,7 @@ class Engine:
         self._children_moved: list[tuple[str, str, bool]] = []
         self._deferred = DeferredSubmissions()
         self._rung = threading.Event()  # set by `signal_arrived`: the wait between passes ends
+        self._signals_kept = threading.Event()  # set by `resource_signalled`, taken at the next pass
 
     def close(self) -> None:
         """Stop the pool (calls in flight finish; nothing new starts); unclaimed queued calls withdrawn.
@@ -420,6 +421,7 @@ class Engine:
         self._discover(held, now)
         self._take_retry_requests(held, now)
         self._scaling.take(self._runs, held, now, self._drop_shard)
+        self._take_signals_kept(now)
         for parent_name, resource in self.remote.poll(now):
             parent = self._runs.get(parent_name)
             if parent is not None:
@@ -751,6 +753,19 @@ class Engine:
                 self._rung.clear()
         else:
             self._sleeper.sleep(seconds)
+
+    def resource_signalled(self) -> None:
+        """A signal a resource waits for was kept (a deployment's result, a handle's signal), in
+        this process (thread-safe): the resources waiting for one are observed at the next pass,
+        and the wait before that pass ends now."""
+        self._signals_kept.set()
+        self._rung.set()
+
+    def _take_signals_kept(self, now: float) -> None:
+        if self._signals_kept.is_set():
+            self._signals_kept.clear()
+            for run in self._runs.values():
+                run.readiness.signal_kept(now)
 
     def signal_arrived(self) -> None:
         """A scaling signal was kept for a stack this process may hold (thread-safe): its signals

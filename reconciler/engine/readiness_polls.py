@@ -16,6 +16,12 @@ the young ones, mostly still building, and observing them all at every sweep wou
 polling everything. A resource is therefore seen at least once every two sweep periods, however
 far from the head of the queue it waits. Small stacks (up to `MIN_WINDOW` resources in progress per
 type) are observed whole at every poll.
+
+A type whose resources become READY when a signal arrives (a deployment waits for its script's
+result) is `paced`: each of its polls observes all of them (signals come in any order), and each
+that finds none READY doubles the wait before the next, up to `signal_poll`; being told a signal
+was kept (`poke_paced`) makes the next poll go at once. A thousand deployments waiting for scripts
+of minutes are then observed a few times each, not every interval.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ MIN_WINDOW = 32  # resources per type observed at every poll, however few came R
 GROWTH = 4  # how much wider the next window is when the whole of the last one came READY
 MAX_WINDOW = 512  # a wider window hands one pass more READY resources than it handles briskly
 SWEEP_EVERY = 8  # intervals between sweeps of the resources of a type waiting since the last one
+EVERY = 1 << 62  # the window of a paced type: all its resources waiting
 
 
 @dataclass
@@ -35,6 +42,8 @@ class _TypePolls:
     eager: bool = False  # the last poll found resources READY: the next one need not wait
     sweep_at: float | None = None
     waiting_at_sweep: frozenset[str] = field(default_factory=frozenset)  # at the last sweep
+    quiet_until: float = 0.0  # a paced type: no poll before then
+    quiet_polls: int = 0  # a paced type: its polls in a row since one found a resource READY
 
 
 @dataclass(frozen=True)
@@ -49,8 +58,23 @@ class Poll:
 class ReadinessPolls:
     """The per-type pace of readiness polls for one stack."""
 
-    def __init__(self) -> None:
+    def __init__(self, paced: Callable[[str], bool] = lambda _type: False, signal_poll: float = 5.0) -> None:
         self._types: dict[str, _TypePolls] = {}
+        self._paced = paced
+        self._signal_poll = signal_poll
+
+    def quiet_until(self, type_name: str) -> float:
+        """When the type may be polled next (0: whenever its interval says)."""
+        polls = self._types.get(type_name)
+        return 0.0 if polls is None else polls.quiet_until
+
+    def poke_paced(self) -> bool:
+        """A signal was kept: the paced types' next polls go at once; whether any was waiting."""
+        poked = False
+        for polls in self._types.values():
+            if polls.quiet_until:
+                polls.quiet_until, polls.quiet_polls, poked = 0.0, 0, True
+        return poked
 
     def choose(
         self,
@@ -121,6 +145,10 @@ class ReadinessPolls:
     ) -> tuple[int, bool]:
         """How many of the type's longest waiting resources to observe now, and whether to sweep."""
         polls = self._types.setdefault(type_name, _TypePolls())
+        if self._paced(type_name):
+            return self._plan_paced(
+                polls, type_name, now=now, interval=interval, interval_due=interval_due, out=out
+            )
         if polls.sweep_at is None:
             polls.sweep_at = now + SWEEP_EVERY * interval
         sweep = interval_due and now >= polls.sweep_at and not out(type_name, True)
@@ -129,10 +157,30 @@ class ReadinessPolls:
         polling = not out(type_name, False) and (interval_due or polls.eager)
         return (polls.window if polling else 0), sweep
 
+    def _plan_paced(
+        self,
+        polls: _TypePolls,
+        type_name: str,
+        *,
+        now: float,
+        interval: float,
+        interval_due: bool,
+        out: Callable[[str, bool], bool],
+    ) -> tuple[int, bool]:
+        """A paced type's poll observes every resource of it waiting (signals come in any order,
+        and its provider reads its own records, not the cloud), when its quiet is over."""
+        if now < polls.quiet_until or out(type_name, False) or not (interval_due or polls.eager):
+            return 0, False
+        polls.quiet_until = now + min(self._signal_poll, interval * 2 ** min(polls.quiet_polls, 32))
+        polls.quiet_polls += 1
+        return EVERY, False
+
     def observed(self, poll: Poll, resolved: int | None) -> None:
         """`resolved` of the poll's resources left the waiting set (READY, failed or gone); None if
         the observation itself failed (then the next poll waits for the interval)."""
         polls = self._types.setdefault(poll.type_name, _TypePolls())
+        if resolved:
+            polls.quiet_until, polls.quiet_polls = 0.0, 0  # signals are arriving: keep up with them
         if poll.sweep:
             polls.eager = polls.eager or bool(resolved)
         elif not resolved:

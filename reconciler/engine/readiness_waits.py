@@ -31,8 +31,11 @@ class ReadinessWaits:
     def __init__(self, run: StackRun) -> None:
         self._run = run
         self._waiting: dict[str, float] = {}  # resource -> its ready deadline
+        self._types: dict[str, tuple[str, bool]] = {}  # resource waiting -> its type, whether paced
+        self._paced_waiting = 0  # how many of them are of paced types (`readiness_polls`)
         self.next_poll_at = 0.0
-        self._polls = ReadinessPolls()
+        settings = run.context.settings
+        self._polls = ReadinessPolls(self._paced, settings.signal_poll)
 
     def __contains__(self, name: str) -> bool:
         return name in self._waiting
@@ -41,7 +44,22 @@ class ReadinessWaits:
         return len(self._waiting)
 
     def next_wake(self) -> float | None:
-        return self.next_poll_at if self._waiting else None
+        """The next poll's time; while only paced types wait, the end of their quiet."""
+        if not self._waiting:
+            return None
+        if self._paced_waiting < len(self._waiting):
+            return self.next_poll_at
+        quiet = min(self._polls.quiet_until(type_name) for type_name, _ in set(self._types.values()))
+        return max(self.next_poll_at, quiet)
+
+    def signal_kept(self, now: float) -> None:
+        """A signal was kept: resources waiting for one are polled at once."""
+        if self._paced_waiting and self._polls.poke_paced():
+            self.poll_soon(now)
+
+    def _paced(self, type_name: str) -> bool:
+        entry = self._run.providers.resource_type(type_name)
+        return entry is not None and entry.signalled
 
     def wait(self, name: str, now: float) -> None:
         """Wait for `name` to be READY, by the ready deadline from `now`.
@@ -51,8 +69,17 @@ class ReadinessWaits:
         A resource whose provider keeps its own time limit waits without one here; the scan of
         past deadlines steps over it.
         """
-        self._waiting.pop(name, None)
+        self._forget(name)
+        state = self._run.resources.records.get(name)
         self._waiting[name] = now + self._ready_deadline(name)
+        type_name = state.type if state is not None else ""
+        paced = self._paced(type_name)
+        self._types[name] = (type_name, paced)
+        self._paced_waiting += paced
+
+    def _forget(self, name: str) -> None:
+        if self._waiting.pop(name, None) is not None:
+            self._paced_waiting -= self._types.pop(name)[1]
 
     def _ready_deadline(self, name: str) -> float:
         """The engine's ready deadline, unless the type's provider enforces the resource's own."""
@@ -66,7 +93,7 @@ class ReadinessWaits:
         self.next_poll_at = min(self.next_poll_at, now)
 
     def stop(self, name: str) -> None:
-        self._waiting.pop(name, None)
+        self._forget(name)
 
     def poll(self, now: float) -> None:
         if not self._waiting:
@@ -140,13 +167,13 @@ class ReadinessWaits:
             return
         deadline = self._waiting[name]
         if live is None:
-            del self._waiting[name]
+            self._forget(name)
             state.physical_id = None
             state.status = RecordStatus.CREATE_IN_PROGRESS
             run.writes.mark(state)
             run.actions.retry(state, RetryLater("the resource vanished while being built"), now)
         elif live.status is LiveStatus.READY:
-            del self._waiting[name]
+            self._forget(name)
             state.status = RecordStatus.READY
             if attributes_moved(state, live):
                 state.attributes = {**state.attributes, **recorded_attributes(live)}
@@ -157,7 +184,7 @@ class ReadinessWaits:
         elif live.status is LiveStatus.FAILED:
             reason = live.status_reason or "the cloud reports the resource FAILED"
             if live.failure_is_final:
-                del self._waiting[name]
+                self._forget(name)
                 state.attributes = {**state.attributes, **recorded_attributes(live)}
                 run.actions.fail_state(state, reason)
             else:

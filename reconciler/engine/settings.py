@@ -17,6 +17,9 @@ class EngineSettings:
     call_deadline: float = 300.0  # a provider call not back by then is abandoned and retried
     ready_deadline: float = 900.0  # an asynchronous resource not READY by then is replaced
     readiness_poll: float = 1.0  # how often resources in progress are observed, batched per type
+    # The slowest pace for resources waiting on a signal (`ResourceType.signalled`) while none is
+    # told: what a signal kept by another daemon of a fleet may wait before this one sees it.
+    signal_poll: float = 5.0
     nested_poll: float = 0.5  # how often nested stacks on other workers are looked at and found
     max_sleep: float = 1.0  # the longest wait between passes (leases are renewed at each pass)
     store_retry: float = 1.0  # after the database went away mid-pass, when the next pass tries again

@@ -125,3 +125,55 @@ def test_a_sweep_observes_what_was_already_waiting_at_the_previous_sweep() -> No
     assert sweep.names == [f"s{index}" for index in range(500, 1_000)]
     (window,) = [poll for poll in chosen if not poll.sweep]
     assert window.names == [f"s{index}" for index in range(500, 500 + MIN_WINDOW)]
+
+
+DEPLOYMENT = "OS::Heat::SoftwareDeployment"
+
+
+def paced_polls() -> ReadinessPolls:
+    return ReadinessPolls(lambda type_name: type_name == DEPLOYMENT, signal_poll=5.0)
+
+
+def poll_times(polls: ReadinessPolls, resources: list[tuple[str, str]], until: float) -> list[float]:
+    """When polls of `resources` went, an interval due every second, none finding anything READY."""
+    times = []
+    for second in range(int(until) + 1):
+        for poll in choose(polls, resources, at=float(second)):
+            times.append(float(second))
+            polls.observed(poll, resolved=0)
+    return times
+
+
+def test_resources_waiting_for_a_signal_are_polled_ever_more_slowly_up_to_the_signal_pace() -> None:
+    assert poll_times(paced_polls(), waiting(3, DEPLOYMENT, "d"), until=30) == [0, 1, 3, 7, 12, 17, 22, 27]
+
+
+def test_other_types_keep_the_interval_beside_them() -> None:
+    polls = paced_polls()
+    assert poll_times(polls, waiting(2), until=5) == [0, 1, 2, 3, 4, 5]
+
+
+def test_a_signal_kept_makes_the_next_poll_go_at_once() -> None:
+    polls = paced_polls()
+    resources = waiting(3, DEPLOYMENT, "d")
+    poll_times(polls, resources, until=8)  # quiet until 12 by now
+    assert choose(polls, resources, at=9.0) == []
+
+    assert polls.poke_paced()
+    (poll,) = choose(polls, resources, at=9.0)
+    assert poll.names == ["d0", "d1", "d2"]
+
+
+def test_a_poll_finding_one_ready_brings_the_pace_back_to_the_interval() -> None:
+    polls = paced_polls()
+    resources = waiting(3, DEPLOYMENT, "d")
+    poll_times(polls, resources, until=8)
+    (poll,) = choose(polls, resources, at=12.0)
+    polls.observed(poll, resolved=1)
+
+    assert [p.names for p in choose(polls, resources[1:], at=12.5, due=False)] == [["d1", "d2"]]
+
+
+def test_a_paced_poll_observes_every_resource_of_its_type_waiting() -> None:
+    (poll,) = choose(paced_polls(), waiting(1_000, DEPLOYMENT, "d"), at=0.0)
+    assert len(poll.names) == 1_000 and not poll.sweep

@@ -34,7 +34,11 @@ class SoftwareWorld(World):
                 "127.0.0.1",
                 0,
                 lambda links: AgentApi(
-                    self.store.software(), links, self.store.scaling(), self._scaling_signal_kept
+                    self.store.software(),
+                    links,
+                    self.store.scaling(),
+                    self._scaling_signal_kept,
+                    self._resource_signal_kept,
                 ),
             )
             self.agent.start()
@@ -59,6 +63,11 @@ class SoftwareWorld(World):
         engine = getattr(self, "engine", None)  # none yet while the first worker starts
         if engine is not None:
             engine.signal_arrived()
+
+    def _resource_signal_kept(self) -> None:
+        engine = getattr(self, "engine", None)
+        if engine is not None:
+            engine.resource_signalled()
 
     def close(self) -> None:
         if self.agent is not None:

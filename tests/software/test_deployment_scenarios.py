@@ -92,6 +92,17 @@ def test_a_signal_with_status_zero_completes_the_deployment_and_its_outputs_beco
     assert world.outputs("app") == {"result": "hello", "stdout": "done"}
 
 
+def test_a_deployment_long_unsignalled_is_done_at_once_when_its_signal_comes(world: SoftwareWorld) -> None:
+    entry = deployed_entry(world)
+    world.pass_time(60.0)  # its script runs long: nothing to find, its polls slow to the signal pace
+    assert world.converge("app", within=0.0)["app"].status is StackStatus.PROGRESSING
+
+    world.signal_deployment(entry, {"deploy_stdout": "done", "deploy_status_code": 0, "result": "hi"})
+
+    # the agent API rings the engine: observed at the next pass, not at the next slow poll
+    assert world.converge("app", within=world.settings.readiness_poll)["app"].status is StackStatus.CONVERGED
+
+
 def test_a_non_zero_status_fails_the_deployment_with_its_stderr_in_the_reason(world: SoftwareWorld) -> None:
     entry = deployed_entry(world)
     world.signal_deployment(
