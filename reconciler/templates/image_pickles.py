@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import io
 import pickle
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any
 
 from reconciler.templates.nodes import Call
@@ -27,7 +27,7 @@ def _restored_with_tuple_new(value: tuple[Any, ...]) -> tuple[Any, Any]:
     return named_tuple, (type(value), tuple(value))
 
 
-_IMAGE_REDUCERS = {Call: _restored_with_tuple_new}
+_IMAGE_REDUCERS: dict[type[Any], Callable[[Any], tuple[Any, Any]]] = {Call: _restored_with_tuple_new}
 
 
 class _ImageUnpickler(pickle.Unpickler):
