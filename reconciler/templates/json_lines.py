@@ -18,11 +18,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from reconciler.templates.block_parsing import BlockKeeper, BlockParse, merged_blocks
+from reconciler.templates.block_parsing import BlockKeeper, BlockParse
 from reconciler.templates.limits import Limits
+from reconciler.templates.resource_bodies import merged_bodies
 
 # Names what a slot holds and how it was made; a change to either starts new slots.
-LINES_FORMAT = "json-lines-1"
+LINES_FORMAT = "json-lines-2"
 
 _RESOURCES_OPEN = re.compile(r'"resources"[ \t]*:[ \t]*\{[ \t]*\r?\n')
 _SECTION_CLOSE = re.compile(r"\n[ \t]*\}")
@@ -57,7 +58,10 @@ def parse_lines(path: str, text: str, limits: Limits, keeper: BlockKeeper) -> Bl
     )
     if fresh is None:
         return None
-    document["resources"], names, kept = merged_blocks(digests, known, fresh)
+    merged = merged_bodies(digests, known, fresh)
+    if merged is None:
+        return None
+    document["resources"], names, kept = merged
     keeper.keep(slot, kept)
     skeleton = hashlib.blake2b(f"{text[:opening]}\0{text[closing:]}".encode(), digest_size=20).digest()
     return BlockParse(document, names, skeleton)

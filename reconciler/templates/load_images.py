@@ -62,7 +62,7 @@ class ImageUse:
         self._image: LoadImage | None = None
         self._inputs: bytes | None = None
         document = context.document(path)
-        if isinstance(document.data, dict) and isinstance(document.data.get("resources"), dict):
+        if isinstance(document.data, dict) and isinstance(document.data.get("resources"), Mapping):
             read = {name: context.read(name) for name in environments}
             self._inputs = load_inputs(document, context.limits, read, values, pseudo)
 
