@@ -84,6 +84,7 @@ def shape(definition: StackDefinition) -> dict[str, Any]:
     return {
         "order": list(definition.resources),
         "resources": dict(definition.resources),
+        "printed": [repr(resource) for resource in definition.resources.values()],
         "parsed": {name: definition.parsed_properties(name) for name in definition.resources},
         "graph": dict(definition.graph()),
         "outputs": dict(definition.outputs),
