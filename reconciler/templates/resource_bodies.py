@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import marshal
 from collections.abc import Iterator, Mapping, Sequence
+from operator import itemgetter
 from typing import Any
 
 # A kept block: its resource's name and body (`marshal`); a block parsed now: `{name: body}`.
@@ -67,27 +68,23 @@ def merged_bodies(
     now cannot be kept (a value `marshal` does not write).
 
     A name written twice has its last body, in its first place, as the whole parse gives it."""
-    names: dict[Any, bytes] = {}
-    decoded: dict[Any, Any] = {}
-    encoded: dict[Any, bytes] = {}
-    kept: dict[bytes, KeptBlock] = {}
-    for digest in digests:
-        block = known.get(digest)
-        if block is None:
-            ((name, body),) = fresh[digest].items()
-            try:
-                block = (name, marshal.dumps(body))
-            except ValueError:
-                return None
-            decoded[name] = body
-            encoded.pop(name, None)
-        else:
-            name = block[0]
-            encoded[name] = block[1]
-            decoded.pop(name, None)
-        kept[digest] = block
-        names[name] = digest
-    return ResourceBodies(names, decoded, encoded), names, kept
+    # whole-list operations, not a loop: this runs once per load over every resource of a template
+    blocks: list[Any] = list(map(known.get, digests))
+    parsed_now: dict[Any, Any] = {}
+    for index in [index for index, block in enumerate(blocks) if block is None]:
+        ((name, body),) = fresh[digests[index]].items()
+        try:
+            blocks[index] = (name, marshal.dumps(body))
+        except ValueError:
+            return None
+        parsed_now[index] = body
+    written = list(map(itemgetter(0), blocks))
+    names = dict(zip(written, digests, strict=True))  # first place, last digest
+    encoded = dict(zip(written, map(itemgetter(1), blocks), strict=True))  # last body
+    decoded = {
+        written[index]: body for index, body in parsed_now.items() if names[written[index]] == digests[index]
+    }
+    return ResourceBodies(names, decoded, encoded), names, dict(zip(digests, blocks, strict=True))
 
 
 _MISSING = object()
