@@ -1,8 +1,9 @@
 """Templates' parsed resource blocks kept in the state store, so `reconciler plan`, `apply` and every
 daemon of the fleet reuse what any of them parsed: a one-line change parses one resource.
 
-A slot is stored as one `marshal` value (a dict from block digest to parsed value: marshal keeps
-every type a YAML document holds, and reads back many times faster than any YAML parse). Blocks are
+A slot is stored as one `marshal` value (a dict from block digest to what the templates layer keeps
+of it: its resource's name and marshalled body; marshal keeps every type a YAML document holds, and
+reads back many times faster than any YAML parse). Blocks are
 named by the digest of their text, so whichever process wrote a slot last, every block found in it
 is exactly what its text parses to. The last value read or written per slot is kept in memory too,
 so a long-running daemon reads the database once per template, not once per load; a slot's row is

@@ -36,6 +36,7 @@ from reconciler.templates.parameters import (
     check_constraints,
     typed_value,
 )
+from reconciler.templates.reused_definitions import ReusedResourceDefinition
 from reconciler.templates.reused_resources import ReusedResources
 from reconciler.templates.template_model import PSEUDO_PARAMETERS, ResourceModel, TemplateModel
 
@@ -176,24 +177,20 @@ def _bind_reusing(
     for name in reused.order:
         entry = entries.get(name)
         if entry is not None:
-            # `resource_definition` inlined: this loop runs once per resource of a large template
-            raw = bodies[name]
-            resources[name] = definition = new(ResourceDefinition)
+            # made without a call per resource: this loop runs once per resource of a large template
+            resources[name] = definition = new(ReusedResourceDefinition)
             object.__setattr__(
                 definition,
                 "__dict__",
                 {
                     "name": name,
                     "type": entry.type,
-                    "properties": raw.get("properties") or {},
                     "depends_on": entry.depends_on,
-                    "metadata": raw.get("metadata"),
                     "deletion_policy": entry.deletion_policy,
-                    "update_policy": raw.get("update_policy"),
-                    "external_id": raw.get("external_id"),
                     "nested_kind": None,
                     "template_file": None,
                     "written_type": entry.written_type,
+                    "_bodies": bodies,  # its written parts read from its body when first asked for
                 },
             )
             pickled[name] = entry.parsed

@@ -21,15 +21,17 @@ from typing import Any, Protocol
 
 from reconciler.templates.errors import TemplateError
 from reconciler.templates.limits import Limits
+from reconciler.templates.resource_bodies import merged_bodies
 from reconciler.templates.yaml_blocks import ResourceBlock, cut_template
 from reconciler.templates.yaml_building import AnchorRefused, build_yaml
 
 # Names what a slot holds and how it was made; a change to either starts new slots.
-BLOCKS_FORMAT = "yaml-blocks-1"
+BLOCKS_FORMAT = "yaml-blocks-2"
 
 
 class BlockKeeper(Protocol):
-    """Parsed resource blocks by slot, each a mapping from a block's digest to its parsed value."""
+    """Parsed resource blocks by slot, each a mapping from a block's digest to what it was parsed
+    to (its resource's name and encoded body, `resource_bodies.KeptBlock`)."""
 
     def known(self, slot: str) -> Mapping[bytes, Any]:
         """The blocks kept in `slot` (empty when none)."""
@@ -100,25 +102,13 @@ def parse_blocks(path: str, text: str, limits: Limits, keeper: BlockKeeper) -> B
     fresh = _parsed_blocks(path, [block for block in cut.blocks if block.digest not in known], inner)
     if fresh is None:
         return None
-    document["resources"], digests, blocks = merged_blocks(
-        [block.digest for block in cut.blocks], known, fresh
-    )
+    merged = merged_bodies([block.digest for block in cut.blocks], known, fresh)
+    if merged is None:
+        return None
+    document["resources"], digests, blocks = merged
     keeper.keep(slot, blocks)
     skeleton = hashlib.blake2b(f"{cut.before}\0{cut.after}".encode(), digest_size=20).digest()
     return BlockParse(document, digests, skeleton)
-
-
-def merged_blocks(
-    digests: list[bytes], known: Mapping[bytes, Any], fresh: Mapping[bytes, Any]
-) -> tuple[dict[Any, Any], dict[str, bytes], dict[bytes, Any]]:
-    """The resources of blocks (`{name: body}` each, by digest, in `known` or `fresh`) in order,
-    the digest of the block each name came from, and the blocks by digest.
-
-    A name written twice has its last body, in its first place, as the whole parse gives it."""
-    values = [known.get(digest) or fresh[digest] for digest in digests]
-    resources = {name: body for value in values for name, body in value.items()}
-    names = {name: digest for value, digest in zip(values, digests, strict=True) for name in value}
-    return resources, names, dict(zip(digests, values, strict=True))
 
 
 def _parsed_blocks(path: str, blocks: list[ResourceBlock], limits: Limits) -> dict[bytes, Any] | None:

@@ -1,21 +1,18 @@
-"""How load images are pickled: named tuples made in C, and no class read back but those an image
-holds; each reused resource's parsed properties pickled apart and read back when first asked for.
+"""How the parsed properties in load images are pickled: named tuples made in C, and no class read
+back but those parsed properties hold; each reused resource's pickled apart and read back when
+first asked for.
 """
 
 from __future__ import annotations
 
 import io
 import pickle
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any
 
 from reconciler.templates.nodes import Call
-from reconciler.templates.reused_resources import ReusedResource
 
-_IMAGE_CLASSES = {
-    ("reconciler.templates.nodes", "Call"),
-    ("reconciler.templates.reused_resources", "ReusedResource"),
-}
+_IMAGE_CLASSES = {("reconciler.templates.nodes", "Call")}
 
 
 def named_tuple(kind: type[Any], items: tuple[Any, ...]) -> Any:
@@ -26,11 +23,11 @@ def named_tuple(kind: type[Any], items: tuple[Any, ...]) -> Any:
 def _restored_with_tuple_new(value: tuple[Any, ...]) -> tuple[Any, Any]:
     """A named tuple pickled as `named_tuple(its class, its items)`: the reader makes it with
     `tuple.__new__` itself, in C, without the class's Python-level `__new__` (an image holds one
-    per resource and per call)."""
+    per call)."""
     return named_tuple, (type(value), tuple(value))
 
 
-_IMAGE_REDUCERS = {Call: _restored_with_tuple_new, ReusedResource: _restored_with_tuple_new}
+_IMAGE_REDUCERS: dict[type[Any], Callable[[Any], tuple[Any, Any]]] = {Call: _restored_with_tuple_new}
 
 
 class _ImageUnpickler(pickle.Unpickler):

@@ -18,11 +18,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from reconciler.templates.block_parsing import BlockKeeper, BlockParse, merged_blocks
+from reconciler.templates.block_parsing import BlockKeeper, BlockParse
 from reconciler.templates.limits import Limits
+from reconciler.templates.resource_bodies import merged_bodies
 
 # Names what a slot holds and how it was made; a change to either starts new slots.
-LINES_FORMAT = "json-lines-1"
+LINES_FORMAT = "json-lines-2"
 
 _RESOURCES_OPEN = re.compile(r'"resources"[ \t]*:[ \t]*\{[ \t]*\r?\n')
 _SECTION_CLOSE = re.compile(r"\n[ \t]*\}")
@@ -57,7 +58,10 @@ def parse_lines(path: str, text: str, limits: Limits, keeper: BlockKeeper) -> Bl
     )
     if fresh is None:
         return None
-    document["resources"], names, kept = merged_blocks(digests, known, fresh)
+    merged = merged_bodies(digests, known, fresh)
+    if merged is None:
+        return None
+    document["resources"], names, kept = merged
     keeper.keep(slot, kept)
     skeleton = hashlib.blake2b(f"{text[:opening]}\0{text[closing:]}".encode(), digest_size=20).digest()
     return BlockParse(document, names, skeleton)
@@ -75,12 +79,22 @@ def _cut(text: str) -> tuple[int, int, list[str]] | None:
     if end is None:
         return None
     closing = end.end() - 1
-    lines = text[found.end() : end.start()].split("\n")
+    section = text[found.end() : end.start()]
+    members = section.split(",\n")
+    if section.count("\n") == len(members) - 1:  # every line but the last ends with its comma
+        members[-1] = members[-1].rstrip()
+        return None if members[-1].endswith(",") else (opening, closing, members)
+    found_members = _members_of_lines(section.split("\n"))
+    return None if found_members is None else (opening, closing, found_members)
+
+
+def _members_of_lines(lines: list[str]) -> list[str] | None:
+    """The members written on `lines`, each line's comma removed (spaces after it allowed)."""
     members = [line.rstrip() for line in lines]
-    if not members or not all(member.endswith(",") for member in members[:-1]) or members[-1].endswith(","):
+    if not all(member.endswith(",") for member in members[:-1]) or members[-1].endswith(","):
         return None
     members[:-1] = [member[:-1] for member in members[:-1]]
-    return opening, closing, members
+    return members
 
 
 def _parsed_lines(lines: list[tuple[bytes, str]]) -> Mapping[bytes, Any] | None:

@@ -21,14 +21,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import pickle
+import marshal
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from reconciler.templates.block_parsing import BlockKeeper
 from reconciler.templates.definition import StackDefinition
 from reconciler.templates.documents import Document
-from reconciler.templates.image_pickles import PicklerApart, image_dumps, image_loads
+from reconciler.templates.image_pickles import PicklerApart
 from reconciler.templates.limits import Limits
 from reconciler.templates.reused_resources import ReusedResource, ReusedResources
 from reconciler.templates.template_model import TemplateModel
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 # Names what an image holds and how its yields were made: a change to the model, binding or checks
 # of a resource changes it, so no image of the old code is read.
-IMAGE_FORMAT = "load-image-2"
+IMAGE_FORMAT = "load-image-3"
 
 
 class ImageUse:
@@ -62,7 +62,7 @@ class ImageUse:
         self._image: LoadImage | None = None
         self._inputs: bytes | None = None
         document = context.document(path)
-        if isinstance(document.data, dict) and isinstance(document.data.get("resources"), dict):
+        if isinstance(document.data, dict) and isinstance(document.data.get("resources"), Mapping):
             read = {name: context.read(name) for name in environments}
             self._inputs = load_inputs(document, context.limits, read, values, pseudo)
 
@@ -151,12 +151,13 @@ def read_image(keeper: BlockKeeper, slot: str, inputs: bytes) -> LoadImage | Non
     if type(content) is not bytes:
         return None
     try:
-        digests, entries, referrers = image_loads(content)
-    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, ImportError):
+        digests, plain, referrers = marshal.loads(content)
+    except (EOFError, ValueError, TypeError):
         return None
-    if type(digests) is not dict or type(entries) is not dict or type(referrers) is not dict:
+    if type(digests) is not dict or type(plain) is not dict or type(referrers) is not dict:
         return None
-    return LoadImage(digests, entries, referrers)
+    new = tuple.__new__  # each entry made a `ReusedResource` in C, without its Python-level __new__
+    return LoadImage(digests, {name: new(ReusedResource, entry) for name, entry in plain.items()}, referrers)
 
 
 def image_content(
@@ -181,7 +182,9 @@ def image_content(
             entries[name], referenced = made
             for target in referenced:
                 referrers.setdefault(target, []).append(name)
-    return image_dumps((dict(model.document.resource_digests), entries, referrers))
+    # marshal, not pickle: the image is plain data (its entries as plain tuples), read back in C
+    plain = {name: tuple(entry) for name, entry in entries.items()}
+    return marshal.dumps((dict(model.document.resource_digests), plain, referrers))
 
 
 def _entry(

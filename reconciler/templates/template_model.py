@@ -244,9 +244,10 @@ _MAP_KEYS = ("properties", "metadata", "update_policy")
 
 def _resources(model: TemplateModel, section: Mapping[str, Any], parser: Parser, check: _Checker) -> None:
     reused = model.reused
-    for name, raw in section.items():
+    for name in section:
         if name in reused:
-            continue
+            continue  # its body is not read: a section parsed by blocks decodes it only when read
+        raw = section[name]
         reported = len(check.problems) + len(check.warnings) + parser.unusual
         _resource(model, name, raw, parser, check)
         if reported == len(check.problems) + len(check.warnings) + parser.unusual:

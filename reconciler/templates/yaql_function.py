@@ -4,7 +4,8 @@ Heat bounds yaql by its memory quota and iterator limit; those leave nested loop
 seconds (range(100) inside range(100) makes two million Python calls). Here the work is bounded
 too, deterministically and without a clock: a trace hook counts the calls the evaluation makes and
 stops it past `Limits.yaql_max_calls`. The standard context is built once and every evaluation
-gets a child of it.
+gets a child of it. The yaql library is imported when a template first calls the function: most
+never do, and importing it is a large share of a command's own work.
 """
 
 from __future__ import annotations
@@ -16,21 +17,22 @@ from functools import cache
 from types import FrameType
 from typing import Any
 
-import yaql
-from yaql.language import exceptions as yaql_errors
-
 from reconciler.templates.errors import FunctionError
 from reconciler.templates.evaluation import Evaluation
 
 
 @cache
 def _engine(memory_quota: int, limit_iterators: int) -> Any:
+    import yaql
+
     options = {"yaql.limitIterators": limit_iterators, "yaql.memoryQuota": memory_quota}
     return yaql.factory.YaqlFactory().create(options=options)
 
 
 @cache
 def _root_context() -> Any:
+    import yaql
+
     return yaql.create_context()
 
 
@@ -62,6 +64,8 @@ def evaluate_yaql(args: Any, scope: Evaluation) -> Any:
     expression = args["expression"]
     if not isinstance(expression, str):
         raise FunctionError('The "expression" argument to "yaql" must be a string')
+    from yaql.language import exceptions as yaql_errors
+
     limits = scope.limits
     engine = _engine(limits.yaql_memory_quota, limits.yaql_limit_iterators)
     try:

@@ -236,3 +236,20 @@ def test_a_kept_block_never_stands_for_what_it_reads(changed: dict[str, str], va
     after = _view(after_files, values, keeper)
     assert after == _view(after_files, values, None)
     assert after != before
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        "resources:\n  a: {type: A}\n  b: {type: B}\n  a: {type: D}\n",  # the last body parsed now
+        "resources:\n  a: {type: E}\n  b: {type: B}\n  a: {type: C}\n",  # the first body parsed now
+    ],
+)
+def test_a_name_written_twice_has_its_last_body_whichever_block_was_kept(changed: str) -> None:
+    keeper = MemoryBlockKeeper()
+    parse_by_blocks(
+        "t.yaml", HEAD + "resources:\n  a: {type: A}\n  b: {type: B}\n  a: {type: C}\n", LIMITS, keeper
+    )
+    got = parse_by_blocks("t.yaml", HEAD + changed, LIMITS, keeper)
+    assert got == whole(HEAD + changed)
+    assert list(got["resources"]) == ["a", "b"]

@@ -6,6 +6,7 @@ one resource per line."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -84,6 +85,7 @@ def shape(definition: StackDefinition) -> dict[str, Any]:
     return {
         "order": list(definition.resources),
         "resources": dict(definition.resources),
+        "printed": [repr(resource) for resource in definition.resources.values()],
         "parsed": {name: definition.parsed_properties(name) for name in definition.resources},
         "graph": dict(definition.graph()),
         "outputs": dict(definition.outputs),
@@ -231,3 +233,23 @@ def test_an_image_of_other_inputs_is_not_used() -> None:
     text = {"t.yaml": as_yaml(resources())}
     for values in ({"image": "a"}, {"image": "b"}, {"image": "a"}):
         assert outcome(text, keeper, parameters=values) == outcome(text, None, parameters=values)
+
+
+@pytest.mark.parametrize("written", FORMATS)
+def test_a_reused_resource_reads_as_the_fresh_load_makes_it(written: str) -> None:
+    """A reused resource's definition, its written parts read from its body when asked for, is the
+    fresh load's: equal from either side, printed alike, copied with a change alike."""
+    keeper = MemoryBlockKeeper()
+    before = {"t.yaml": FORMATS[written](resources())}
+    after = {"t.yaml": FORMATS[written](resources(server3=node(3, server_name="renamed")["server3"]))}
+    load_stack(MemorySource(before), "t.yaml", blocks=keeper)
+    reused = load_stack(MemorySource(after), "t.yaml", blocks=keeper).resources["server1"]
+    fresh = load_stack(MemorySource(after), "t.yaml").resources["server1"]
+    assert fresh == reused
+    assert reused == fresh
+    assert repr(reused) == repr(fresh)
+    assert reused.properties["networks"] == [{"port": {"get_resource": "port1"}}]
+    assert dataclasses.replace(reused, type="OS::Heat::None") == dataclasses.replace(
+        fresh, type="OS::Heat::None"
+    )
+    assert dataclasses.asdict(reused) == dataclasses.asdict(fresh)
