@@ -145,35 +145,24 @@ class ReadinessPolls:
     ) -> tuple[int, bool]:
         """How many of the type's longest waiting resources to observe now, and whether to sweep."""
         polls = self._types.setdefault(type_name, _TypePolls())
+        polling = not out(type_name, False) and (interval_due or polls.eager)
         if self._paced(type_name):
-            return self._plan_paced(
-                polls, type_name, now=now, interval=interval, interval_due=interval_due, out=out
-            )
+            return self._paced_poll(polls, polling, now, interval), False
         if polls.sweep_at is None:
             polls.sweep_at = now + SWEEP_EVERY * interval
         sweep = interval_due and now >= polls.sweep_at and not out(type_name, True)
         if sweep:
             polls.sweep_at = now + SWEEP_EVERY * interval
-        polling = not out(type_name, False) and (interval_due or polls.eager)
         return (polls.window if polling else 0), sweep
 
-    def _plan_paced(
-        self,
-        polls: _TypePolls,
-        type_name: str,
-        *,
-        now: float,
-        interval: float,
-        interval_due: bool,
-        out: Callable[[str, bool], bool],
-    ) -> tuple[int, bool]:
-        """A paced type's poll observes every resource of it waiting (signals come in any order,
-        and its provider reads its own records, not the cloud), when its quiet is over."""
-        if now < polls.quiet_until or out(type_name, False) or not (interval_due or polls.eager):
-            return 0, False
+    def _paced_poll(self, polls: _TypePolls, polling: bool, now: float, interval: float) -> int:
+        """A paced type's window: every resource of it waiting (signals come in any order, and its
+        provider reads its own records, not the cloud), once its quiet is over; never a sweep."""
+        if not polling or now < polls.quiet_until:
+            return 0
         polls.quiet_until = now + min(self._signal_poll, interval * 2 ** min(polls.quiet_polls, 32))
         polls.quiet_polls += 1
-        return EVERY, False
+        return EVERY
 
     def observed(self, poll: Poll, resolved: int | None) -> None:
         """`resolved` of the poll's resources left the waiting set (READY, failed or gone); None if
