@@ -120,9 +120,14 @@ class AgentApi:
             return verdict.status, verdict.reason, verdict.outputs
 
         kept = self._software.submit_deployment_signal(token_digest(token), judge)
-        if self._on_resource_signal is not None:
-            ring = self._on_resource_signal
-            kept.add_done_callback(lambda done: ring() if not done.exception() and done.result() else None)
+        ring = self._on_resource_signal
+        if ring is not None:
+
+            def rang(done: Future[bool]) -> None:
+                if not done.cancelled() and done.exception() is None and done.result():
+                    ring()
+
+            kept.add_done_callback(rang)
         return kept
 
     def other_signal(self, token: str, body: Mapping[str, Any] | None, request_id: str | None = None) -> None:
