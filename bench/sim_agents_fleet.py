@@ -72,7 +72,7 @@ class TimedApi(AgentApi):
     signalled: dict[str, float]
     received: dict[str, float]
 
-    def deployment_signal(self, token: str, body: Mapping[str, Any] | None) -> Future[bool]:
+    def deployment_signal(self, token: str, body: Mapping[str, Any] | None) -> Future[str | None]:
         self.received[token] = time.time()
         recorded = super().deployment_signal(token, body)
         recorded.add_done_callback(lambda _: self.signalled.__setitem__(token, time.time()))

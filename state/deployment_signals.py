@@ -15,7 +15,7 @@ answered as kept. The write is idempotent: run again after a lost answer, it wri
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +41,7 @@ class DeploymentsKeptChanging(RuntimeError):
 class _Verdict:
     digest: str
     deployment_id: str
+    waiter: str  # the physical id of the resource waiting for the signal: its group's, or its own
     config_hash: str
     status: str
     reason: str
@@ -50,6 +51,7 @@ class _Verdict:
 _DEPLOYMENT_COLUMNS = (
     AGENT_TOKENS.c.digest,
     SOFTWARE_DEPLOYMENTS.c.id,
+    SOFTWARE_DEPLOYMENTS.c.group_id,
     SOFTWARE_DEPLOYMENTS.c.config_hash,
     SOFTWARE_DEPLOYMENTS.c.entry,
 )
@@ -114,8 +116,10 @@ _KEEP_VERDICTS_IF_CURRENT = (
 )
 
 
-def keep_in_transaction(connection: sa.Connection, signals: list[Signal], now: float) -> list[bool]:
-    """Judge and keep `signals` inside the caller's transaction: whether each was a live deployment's."""
+def keep_in_transaction(connection: sa.Connection, signals: list[Signal], now: float) -> list[str | None]:
+    """Judge and keep `signals` inside the caller's transaction: for each, the physical id of the
+    resource waiting for it (its deployment's group, or the deployment), None when it was no live
+    deployment's."""
     verdicts = _judge(connection.execute(_DEPLOYMENTS_BY_TOKENS, {"digests": _digests(signals)}), signals)
     if verdicts:
         # rows locked in one order by every batch, so concurrent batches never deadlock
@@ -132,22 +136,24 @@ def keep_in_transaction(connection: sa.Connection, signals: list[Signal], now: f
                 for verdict in _in_row_order(verdicts)
             ],
         )
-    return [digest in verdicts for digest, _ in signals]
+    return _waiters(signals, verdicts, verdicts.keys())
 
 
-def keep_standalone(connection: sa.Connection, signals: list[Signal], now: float) -> list[bool]:
-    """PostgreSQL: judge and keep `signals` in standalone statements (autocommit): whether each
-    was a live deployment's once its verdict committed."""
+def keep_standalone(connection: sa.Connection, signals: list[Signal], now: float) -> list[str | None]:
+    """PostgreSQL: judge and keep `signals` in standalone statements (autocommit): for each, as
+    `keep_in_transaction` says, once its verdict committed."""
     kept: set[str] = set()
+    judged: dict[str, _Verdict] = {}
     pending = signals
     for _ in range(MOST_JUDGING_ROUNDS):
         found = connection.execute(_DEPLOYMENTS_BY_TOKEN_ARRAY, {"digests": _digests(pending)})
         verdicts = _judge(found, pending)
+        judged.update(verdicts)
         written = _write_if_current(connection, _in_row_order(verdicts), now) if verdicts else set()
         kept |= written
         pending = [signal for signal in pending if signal[0] in verdicts and signal[0] not in written]
         if not pending:
-            return [digest in kept for digest, _ in signals]
+            return _waiters(signals, judged, kept)
     raise DeploymentsKeptChanging(f"{len(pending)} deployments changed while their signals were judged")
 
 
@@ -168,6 +174,12 @@ def _write_if_current(connection: sa.Connection, verdicts: list[_Verdict], now: 
     return set(connection.execute(_KEEP_VERDICTS_IF_CURRENT, {"now": now, **columns}).scalars())
 
 
+def _waiters(
+    signals: list[Signal], verdicts: Mapping[str, _Verdict], kept: Collection[str]
+) -> list[str | None]:
+    return [verdicts[digest].waiter if digest in kept else None for digest, _ in signals]
+
+
 def _digests(signals: list[Signal]) -> list[str]:
     return sorted({digest for digest, _ in signals})
 
@@ -181,7 +193,8 @@ def _judge(found: sa.CursorResult[Any], signals: list[Signal]) -> dict[str, _Ver
         row = rows.get(digest)
         if row is not None:
             status, reason, outputs = judge(row.entry)
-            verdicts[digest] = _Verdict(digest, row.id, row.config_hash, status, reason, outputs)
+            waiter = row.group_id or row.id
+            verdicts[digest] = _Verdict(digest, row.id, waiter, row.config_hash, status, reason, outputs)
     return verdicts
 
 

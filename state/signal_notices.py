@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 import sqlalchemy as sa
@@ -25,6 +25,10 @@ import sqlalchemy as sa
 LOG = logging.getLogger(__name__)
 CHANNEL = "reconciler_scaling_signals"
 RESOURCE_SIGNALS = "resources"  # the notice of deployments' and handles' signals (no shard named)
+# A notice naming the resources signalled: RESOURCE_SIGNALS, this, then their physical ids, comma
+# separated; those that would not fit in a notice's 8,000 bytes are not named (any may be meant).
+NAMED = ":"
+MOST_NAMED_BYTES = 7000
 RECONNECT_PAUSE = 1.0  # seconds between attempts to listen again after the connection was lost
 WAIT_SLICE = 0.5  # seconds a listener waits for notices before looking whether it is stopped
 
@@ -37,21 +41,43 @@ def announce_scaling_signal(connection: sa.Connection, shard: int) -> None:
         connection.execute(_NOTIFY, {"shard": str(shard)})
 
 
-def announce_resource_signals(connection: sa.Connection) -> None:
+def announce_resource_signals(connection: sa.Connection, waiters: Collection[str] | None = None) -> None:
     """Once deployments' or handles' signals are kept (in their transaction, or after their
-    autocommitted statements): the fleet's listeners observe what waits for signals at once."""
+    autocommitted statements): the fleet's listeners observe at once the resources waiting for
+    them, `waiters` by physical id (None: every resource waiting for a signal)."""
     if connection.dialect.name == "postgresql":
-        connection.execute(_NOTIFY, {"shard": RESOURCE_SIGNALS})
+        connection.execute(_NOTIFY, {"shard": resource_notice(waiters)})
+
+
+def resource_notice(waiters: Collection[str] | None) -> str:
+    """The payload of a notice of signals for `waiters` (None: any resource waiting for one)."""
+    if not waiters or any("," in waiter for waiter in waiters):
+        return RESOURCE_SIGNALS
+    named = ",".join(sorted(waiters))
+    return RESOURCE_SIGNALS if len(named) > MOST_NAMED_BYTES else f"{RESOURCE_SIGNALS}{NAMED}{named}"
+
+
+def resources_named(payload: str) -> frozenset[str] | None:
+    """The resources a resource notice's payload names (None: any may be meant)."""
+    prefix = RESOURCE_SIGNALS + NAMED
+    return frozenset(payload[len(prefix) :].split(",")) if payload.startswith(prefix) else None
 
 
 class ScalingSignalListener:
-    """Listens on a connection of its own (a thread) and calls `heard` for every notice."""
+    """Listens on a connection of its own (a thread) and calls `heard` for every notice, or, given
+    `resources_heard`, that for the notices of resources' signals (with the resources they name)."""
 
-    def __init__(self, engine: sa.Engine, heard: Callable[[], None]) -> None:
-        """`engine`: opens the listening connection (it holds none pooled); `heard` is called from
-        the listener's thread."""
+    def __init__(
+        self,
+        engine: sa.Engine,
+        heard: Callable[[], None],
+        resources_heard: Callable[[Collection[str] | None], None] | None = None,
+    ) -> None:
+        """`engine`: opens the listening connection (it holds none pooled); `heard` and
+        `resources_heard` are called from the listener's thread."""
         self._engine = engine
         self._heard = heard
+        self._resources_heard = resources_heard
         self._stopped = threading.Event()
         self._listening = threading.Event()
         self._thread = threading.Thread(target=self._run, name="scaling-signal-listener", daemon=True)
@@ -90,8 +116,16 @@ class ScalingSignalListener:
             session.execute(f"LISTEN {CHANNEL}")
             self._listening.set()
             self._heard()  # a signal kept while nobody listened
+            if self._resources_heard is not None:
+                self._resources_heard(None)
             while not self._stopped.is_set():
-                for _ in session.notifies(timeout=WAIT_SLICE):
-                    self._heard()
+                for notice in session.notifies(timeout=WAIT_SLICE):
+                    self._tell(str(notice.payload))
         finally:
             pooled.close()
+
+    def _tell(self, payload: str) -> None:
+        if self._resources_heard is not None and payload.startswith(RESOURCE_SIGNALS):
+            self._resources_heard(resources_named(payload))
+        else:
+            self._heard()

@@ -143,7 +143,7 @@ class SoftwareStore:
         # deployments the cloud-call threads write, hundreds at once when a group is built.
         self._signals = BatchedWrites(transactor, "signals")
         postgres = transactor.engine.dialect.name == "postgresql"
-        self._deployment_signals: BatchedItems[Signal, bool] = BatchedItems(
+        self._deployment_signals: BatchedItems[Signal, str | None] = BatchedItems(
             signal_transactor or transactor,
             "deployment signals",
             self._keep_deployment_signals,
@@ -243,22 +243,25 @@ class SoftwareStore:
 
         self._change_servers("delete deployment", work)
 
-    def judge_deployment_signal(self, digest: str, judge: Judge) -> bool:
+    def judge_deployment_signal(self, digest: str, judge: Judge) -> str | None:
         """For a deployment token's digest: read its deployment's metadata entry, let `judge`
         decide the signal's (status, reason, outputs) from it, and keep them, committed with the
-        deployment signals beside it; False for any other or unknown token, or a deployment gone."""
+        deployment signals beside it. The physical id of the resource waiting for the signal (the
+        deployment's group, or the deployment); None for any other or unknown token, or a
+        deployment gone."""
         return self.submit_deployment_signal(digest, judge).result()
 
-    def submit_deployment_signal(self, digest: str, judge: Judge) -> Future[bool]:
+    def submit_deployment_signal(self, digest: str, judge: Judge) -> Future[str | None]:
         """`judge_deployment_signal` without waiting: its answer, once the batch is committed."""
         return self._deployment_signals.submit((digest, judge))
 
-    def _keep_deployment_signals(self, connection: sa.Connection, signals: list[Signal]) -> list[bool]:
+    def _keep_deployment_signals(self, connection: sa.Connection, signals: list[Signal]) -> list[str | None]:
         now = self._clock.now()
         if connection.dialect.name == "postgresql":
             kept = keep_standalone(connection, signals, now)
-            if any(kept):
-                announce_resource_signals(connection)  # autocommitted: after the verdicts are
+            waiters = {waiter for waiter in kept if waiter is not None}
+            if waiters:
+                announce_resource_signals(connection, waiters)  # autocommitted: after the verdicts are
             return kept
         return keep_in_transaction(connection, signals, now)
 

@@ -123,12 +123,18 @@ class Store:
         """Autoscaling's rows (policy signals, groups' runtime sizes), on this database."""
         return ScalingStore(self._tx, self._clock, self.settings.shard_count)
 
-    def scaling_signal_listener(self, heard: Callable[[], None]) -> ScalingSignalListener | None:
+    def scaling_signal_listener(
+        self,
+        heard: Callable[[], None],
+        resources_heard: Callable[[Collection[str] | None], None] | None = None,
+    ) -> ScalingSignalListener | None:
         """PostgreSQL: a listener (not started) calling `heard` whenever any daemon of the fleet
-        keeps a scaling signal; None on SQLite, where the daemon keeping a signal is the one acting."""
+        keeps a signal (given `resources_heard`: a scaling signal, and `resources_heard` with the
+        resources waiting for a deployment's or a handle's); None on SQLite, where the daemon
+        keeping a signal is the one acting."""
         if self.dialect != "postgresql":
             return None
-        return ScalingSignalListener(create_listening_engine(self._tx.engine.url), heard)
+        return ScalingSignalListener(create_listening_engine(self._tx.engine.url), heard, resources_heard)
 
     def software(self) -> SoftwareStore:
         """Software orchestration's rows (configs, deployments, agent tokens, signals), on this database."""

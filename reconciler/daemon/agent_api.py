@@ -25,7 +25,7 @@ import functools
 import hashlib
 import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from concurrent.futures import Future
 from email.utils import formatdate, parsedate_to_datetime
 from http import HTTPStatus
@@ -66,11 +66,13 @@ class AgentApi:
         links: AgentLinks,
         scaling: ScalingStore | None = None,
         on_scaling_signal: Callable[[], None] | None = None,
-        on_resource_signal: Callable[[], None] | None = None,
+        on_resource_signal: Callable[[Collection[str] | None], None] | None = None,
     ) -> None:
         """`on_scaling_signal`: called once a scaling signal is kept (this process' engine acts
         on it at once instead of at its next read); `on_resource_signal`, once a deployment's or a
-        handle's is (the engine observes what waits for signals at once, not at its slow pace)."""
+        handle's is, with the physical ids of the resources waiting for it (a deployment's: its
+        own, or its group's; a handle's: None, any resource waiting for a signal), which the
+        engine then observes at once, not at its slow pace."""
         self._software = software
         self._links = links
         self._scaling = scaling  # without it, scaling policies' URLs answer 404
@@ -105,13 +107,13 @@ class AgentApi:
 
     def signal(self, token: str, body: Mapping[str, Any] | None, request_id: str | None = None) -> None:
         """Record a signal: a deployment's result, a handle's signal or a scaling alarm."""
-        if not self.deployment_signal(token, body).result():
+        if self.deployment_signal(token, body).result() is None:
             self.other_signal(token, body, request_id)
 
-    def deployment_signal(self, token: str, body: Mapping[str, Any] | None) -> Future[bool]:
+    def deployment_signal(self, token: str, body: Mapping[str, Any] | None) -> Future[str | None]:
         """A deployment's result, by far the most frequent signal: queued for the next batch of
-        them, with no read before; done with True once committed, False when the token is no (live)
-        deployment's (try `other_signal`)."""
+        them, with no read before; done once committed with the physical id of the resource that
+        waits for it, None when the token is no (live) deployment's (try `other_signal`)."""
 
         details = body or {}
 
@@ -123,9 +125,11 @@ class AgentApi:
         ring = self._on_resource_signal
         if ring is not None:
 
-            def rang(done: Future[bool]) -> None:
-                if not done.cancelled() and done.exception() is None and done.result():
-                    ring()
+            def rang(done: Future[str | None]) -> None:
+                if not done.cancelled() and done.exception() is None:
+                    waiter = done.result()
+                    if waiter is not None:
+                        ring((waiter,))
 
             kept.add_done_callback(rang)
         return kept
@@ -155,7 +159,7 @@ class AgentApi:
             raise AgentError(HTTPStatus.BAD_REQUEST, str(error)) from None
         self._software.record_handle_signal(handle_id, signal_row(signal))
         if self._on_resource_signal is not None:
-            self._on_resource_signal()
+            self._on_resource_signal(None)  # the wait condition waiting is not the handle
 
 
 def etag_of(token: str, version: MetadataVersion) -> str:

@@ -113,7 +113,7 @@ class AgentHttp:
         token = _signal_token(path, headers)
         details = await _json_body(headers, receive)
         # a deployment's result waits for its batch's commit with no thread of its own
-        if not await asyncio.wrap_future(self._api.deployment_signal(token, details)):
+        if await asyncio.wrap_future(self._api.deployment_signal(token, details)) is None:
             request_id = header(headers, b"x-openstack-request-id")
             await self._run(self._api.other_signal, token, details, request_id)
         return Answer(HTTPStatus.OK, b"{}")

@@ -522,6 +522,6 @@ def assemble(
         notifier,
         agent,
         _sim_agents(clouds, sim_cloud_path(url), agent) if agent is not None else None,
-        store.scaling_signal_listener(doorbell.ring_any),
+        store.scaling_signal_listener(doorbell.ring, doorbell.ring_resources),
     )
     return daemon

@@ -7,6 +7,8 @@ it is handed this doorbell, and the engine is wired to it once it exists.
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from reconciler.engine.engine import Engine
 
 
@@ -20,12 +22,8 @@ class SignalDoorbell:
         if self.engine is not None:
             self.engine.signal_arrived()
 
-    def ring_any(self) -> None:
-        """Some daemon of the fleet kept a signal (a notice names no kind worth telling apart)."""
-        self.ring()
-        self.ring_resources()
-
-    def ring_resources(self) -> None:
-        """A deployment's or a handle's signal was kept."""
+    def ring_resources(self, waiters: Collection[str] | None = None) -> None:
+        """A deployment's or a handle's signal was kept, waited for by `waiters` (physical ids;
+        None: by any resource waiting for a signal)."""
         if self.engine is not None:
-            self.engine.resource_signalled()
+            self.engine.resource_signalled(waiters)

@@ -22,7 +22,7 @@ import math
 import random as random_module
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -127,7 +127,11 @@ class Engine:
         self._children_moved: list[tuple[str, str, bool]] = []
         self._deferred = DeferredSubmissions()
         self._rung = threading.Event()  # set by `signal_arrived`: the wait between passes ends
-        self._signals_kept = threading.Event()  # set by `resource_signalled`, taken at the next pass
+        # told by `resource_signalled`, taken at the next pass: the physical ids of the resources
+        # waiting for signals kept since, and whether any resource waiting for one may be meant
+        self._signals_lock = threading.Lock()
+        self._signalled: set[str] = set()
+        self._signalled_any = False
 
     def close(self) -> None:
         """Stop the pool (calls in flight finish; nothing new starts); unclaimed queued calls withdrawn.
@@ -754,18 +758,26 @@ class Engine:
         else:
             self._sleeper.sleep(seconds)
 
-    def resource_signalled(self) -> None:
-        """A signal a resource waits for was kept (a deployment's result, a handle's signal), in
-        this process (thread-safe): the resources waiting for one are observed at the next pass,
-        and the wait before that pass ends now."""
-        self._signals_kept.set()
+    def resource_signalled(self, waiters: Collection[str] | None = None) -> None:
+        """A signal a resource waits for was kept (a deployment's result, a handle's signal)
+        (thread-safe): `waiters`, the physical ids of the resources waiting for it (None: any
+        resource waiting for a signal), are observed at the next pass, and the wait before that
+        pass ends now."""
+        with self._signals_lock:
+            if waiters is None:
+                self._signalled_any = True
+            else:
+                self._signalled.update(waiters)
         self._rung.set()
 
     def _take_signals_kept(self, now: float) -> None:
-        if self._signals_kept.is_set():
-            self._signals_kept.clear()
-            for run in self._runs.values():
-                run.readiness.signal_kept(now)
+        with self._signals_lock:
+            waiters, anyone = self._signalled, self._signalled_any
+            if not (waiters or anyone):
+                return
+            self._signalled, self._signalled_any = set(), False
+        for run in self._runs.values():
+            run.readiness.signals_kept(now, None if anyone else waiters)
 
     def signal_arrived(self) -> None:
         """A scaling signal was kept for a stack this process may hold (thread-safe): its signals

@@ -7,7 +7,7 @@ when, sends the polls (batched per type, through `drift_observation`) and acts o
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -33,6 +33,10 @@ class ReadinessWaits:
         self._waiting: dict[str, float] = {}  # resource -> its ready deadline
         self._types: dict[str, tuple[str, bool]] = {}  # resource waiting -> its type, whether paced
         self._paced_waiting = 0  # how many of them are of paced types (`readiness_polls`)
+        self._paced_ids: dict[str, str] = {}  # physical id -> name, of the paced resources waiting
+        self._paced_id_of: dict[str, str] = {}  # the other way round
+        self._signalled: dict[str, set[str]] = {}  # type -> resources whose signal was kept, to poll
+        self._signalled_at = 0.0
         self.next_poll_at = 0.0
         settings = run.context.settings
         self._polls = ReadinessPolls(self._paced, settings.signal_poll)
@@ -47,15 +51,30 @@ class ReadinessWaits:
         """The next poll's time; while only paced types wait, the end of their quiet."""
         if not self._waiting:
             return None
+        observation = self._run.observation
+        if any(not observation.out(type_name, self._on_signalled) for type_name in self._signalled):
+            return self._signalled_at
         if self._paced_waiting < len(self._waiting):
             return self.next_poll_at
         quiet = min(self._polls.quiet_until(type_name) for type_name, _ in set(self._types.values()))
         return max(self.next_poll_at, quiet)
 
-    def signal_kept(self, now: float) -> None:
-        """A signal was kept: resources waiting for one are polled at once."""
-        if self._paced_waiting and self._polls.poke_paced():
-            self.poll_soon(now)
+    def signals_kept(self, now: float, waiters: Collection[str] | None) -> None:
+        """Signals were kept for `waiters` (physical ids; None: for any resource waiting for one):
+        those of them waiting here are polled at once, by themselves (None: every resource waiting
+        for a signal, by its type's next poll going at once)."""
+        if not self._paced_waiting:
+            return
+        if waiters is None:
+            if self._polls.poke_paced():
+                self.poll_soon(now)
+            return
+        for waiter in waiters:
+            name = self._paced_ids.get(waiter)
+            if name is not None:
+                if not self._signalled:
+                    self._signalled_at = now
+                self._signalled.setdefault(self._types[name][0], set()).add(name)
 
     def _paced(self, type_name: str) -> bool:
         entry = self._run.providers.resource_type(type_name)
@@ -76,10 +95,16 @@ class ReadinessWaits:
         paced = self._paced(type_name)
         self._types[name] = (type_name, paced)
         self._paced_waiting += paced
+        if paced and state is not None and state.physical_id is not None:
+            self._paced_ids[state.physical_id] = name
+            self._paced_id_of[name] = state.physical_id
 
     def _forget(self, name: str) -> None:
         if self._waiting.pop(name, None) is not None:
             self._paced_waiting -= self._types.pop(name)[1]
+            physical_id = self._paced_id_of.pop(name, None)
+            if physical_id is not None and self._paced_ids.get(physical_id) == name:
+                del self._paced_ids[physical_id]
 
     def _ready_deadline(self, name: str) -> float:
         """The engine's ready deadline, unless the type's provider enforces the resource's own."""
@@ -98,6 +123,8 @@ class ReadinessWaits:
     def poll(self, now: float) -> None:
         if not self._waiting:
             return
+        if self._signalled:
+            self._poll_signalled(now)
         interval = self._run.context.settings.readiness_poll
         interval_due = now >= self.next_poll_at
         if interval_due:
@@ -112,6 +139,26 @@ class ReadinessWaits:
             states = [records[name] for name in poll.names]
             handle = self._on_readiness_swept if poll.sweep else self._on_readiness
             observation.observe_batch(poll.type_name, states, handle, now, partial(self._polled, poll))
+
+    def _poll_signalled(self, now: float) -> None:
+        """Observe the resources whose signal was kept, one call per type (a type's next, once
+        the one out is back)."""
+        records = self._run.resources.records
+        observation = self._run.observation
+        for type_name in list(self._signalled):
+            if observation.out(type_name, self._on_signalled):
+                continue
+            names = self._signalled.pop(type_name)
+            states = [
+                state
+                for name in sorted(names)
+                if name in self._waiting
+                and (state := records.get(name)) is not None
+                and state.physical_id is not None
+                and (POLL, name) not in self._run.flights
+            ]
+            if states:
+                observation.observe_batch(type_name, states, self._on_signalled, now)
 
     def _give_up_past_deadlines(self, now: float) -> None:
         """Every operation has a deadline, whether or not an observation succeeds (DESIGN.md §4.6).
@@ -158,6 +205,10 @@ class ReadinessWaits:
 
     def _on_readiness_swept(self, state: ResourceState, live: LiveResource | None, now: float) -> None:
         """A sweep's answer (see `readiness_polls`), handled as any poll's."""
+        self._on_readiness(state, live, now)
+
+    def _on_signalled(self, state: ResourceState, live: LiveResource | None, now: float) -> None:
+        """The answer of a poll of resources whose signal was kept, handled as any poll's."""
         self._on_readiness(state, live, now)
 
     def _on_readiness(self, state: ResourceState, live: LiveResource | None, now: float) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import random
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -64,10 +64,10 @@ class SoftwareWorld(World):
         if engine is not None:
             engine.signal_arrived()
 
-    def _resource_signal_kept(self) -> None:
+    def _resource_signal_kept(self, waiters: Collection[str] | None) -> None:
         engine = getattr(self, "engine", None)
         if engine is not None:
-            engine.resource_signalled()
+            engine.resource_signalled(waiters)
 
     def close(self) -> None:
         if self.agent is not None:

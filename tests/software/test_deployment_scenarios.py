@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
 
 import pytest
 
+from providers.heat.software_records import Deployment
+from reconciler.daemon.software_records import StoredSoftware
 from reconciler.engine import StackStatus
 from tests.software.software_world import SoftwareWorld
 
@@ -184,3 +186,61 @@ def test_a_deployment_listing_delete_runs_its_config_before_it_goes(world: Softw
     assert world.converge("cleanup")["cleanup"].status is StackStatus.CONVERGED
     assert "deregister" not in world.records("cleanup")
     assert world.server_entries(server) == []
+
+
+THREE_DEPLOYMENTS = """
+heat_template_version: 2018-08-31
+resources:
+  config:
+    type: OS::Heat::SoftwareConfig
+    properties: {group: script, config: "#!/bin/sh\\ntrue\\n"}
+  server:
+    type: OS::Nova::Server
+    properties: {image: cirros-0.6.2-x86_64-disk, flavor: m1.small, user_data_format: SOFTWARE_CONFIG}
+  d0:
+    type: OS::Heat::SoftwareDeployment
+    properties: {config: {get_resource: config}, server: {get_resource: server}}
+  d1:
+    type: OS::Heat::SoftwareDeployment
+    properties: {config: {get_resource: config}, server: {get_resource: server}}
+  d2:
+    type: OS::Heat::SoftwareDeployment
+    properties: {config: {get_resource: config}, server: {get_resource: server}}
+"""
+
+
+def resource_of(entry: dict[str, object]) -> object:
+    inputs = {item["name"]: item["value"] for item in entry["inputs"]}  # type: ignore[attr-defined]
+    return inputs["deploy_resource_name"]
+
+
+def test_a_signal_has_only_its_own_deployment_observed_not_every_one_waiting(
+    tmp_path: Path, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world = SoftwareWorld(tmp_path, database_url)
+    try:
+        world.commit({"app.yaml": THREE_DEPLOYMENTS})
+        world.submit("app", "app.yaml")
+        world.step_until(lambda: len(entries(world)) == 3)
+        world.pass_time(60.0)  # long unsignalled: their polls slowed to the signal pace
+        by_id = {record.physical_id: name for name, record in world.records("app").items()}
+        observed: list[list[str]] = []
+        deployments = StoredSoftware.deployments
+
+        def spied(self: StoredSoftware, ids: Collection[str]) -> Mapping[str, Deployment]:
+            observed.append(sorted(by_id.get(physical_id, physical_id) for physical_id in ids))
+            return deployments(self, ids)
+
+        monkeypatch.setattr(StoredSoftware, "deployments", spied)
+        (entry,) = [entry for entry in entries(world) if resource_of(entry) == "d1"]
+
+        world.signal_deployment(entry, {"deploy_stdout": "done", "deploy_status_code": 0})
+        world.step_until(lambda: world.records("app")["d1"].status == "READY", passes=3)
+
+        assert observed[0] == ["d1"]  # the ring named what waits for the signal: it alone was read
+        assert {name: world.records("app")[name].status for name in ("d0", "d2")} == {
+            "d0": "CREATE_IN_PROGRESS",
+            "d2": "CREATE_IN_PROGRESS",
+        }
+    finally:
+        world.close()

@@ -60,7 +60,8 @@ def test_a_deployment_signal_kept_by_another_daemon_completes_it_at_the_holders_
 ) -> None:
     holder = SignalDoorbell()
     holder.engine = owner.engine
-    listener = owner.store.scaling_signal_listener(holder.ring_any)
+    # as the daemon wires it
+    listener = owner.store.scaling_signal_listener(holder.ring, holder.ring_resources)
     assert listener is not None
     listener.start()
     try:

@@ -22,10 +22,12 @@ def store(database_url: str) -> Iterator[Store]:
     opened.close()
 
 
-def deploy(software: SoftwareStore, name: str, config_hash: str = "h1") -> str:
+def deploy(software: SoftwareStore, name: str, config_hash: str = "h1", group_id: str | None = None) -> str:
     """A deployment whose signal token's digest is returned."""
     entry = {"id": name, "outputs": [{"name": "answer"}]}
-    row = DeploymentRow(name, "server-1", "app", name, "CREATE", "IN_PROGRESS", config_hash, entry)
+    row = DeploymentRow(
+        name, "server-1", "app", name, "CREATE", "IN_PROGRESS", config_hash, entry, group_id=group_id
+    )
     software.put_deployment(row, f"digest-of-{name}")
     return f"digest-of-{name}"
 
@@ -42,7 +44,8 @@ def test_signals_sent_together_are_each_kept_with_their_own_verdict(store: Store
     software = store.software()
     digests = [deploy(software, f"deployment-{n}") for n in range(20)]
     answers = [software.submit_deployment_signal(d, judged("COMPLETE", d)) for d in digests]
-    assert [answer.result() for answer in answers] == [True] * 20
+    # each answered with what waits for it: the deployment itself
+    assert [answer.result() for answer in answers] == [f"deployment-{n}" for n in range(20)]
     rows = software.deployments([f"deployment-{n}" for n in range(20)])
     for n, digest in enumerate(digests):
         row = rows[f"deployment-{n}"]
@@ -70,9 +73,17 @@ def test_a_signal_for_a_revoked_or_unknown_token_is_not_kept_and_fails_no_other(
         software.submit_deployment_signal(digest, judged("COMPLETE", "yes"))
         for digest in (revoked, live, "digest-of-nothing")
     ]
-    assert [answer.result() for answer in answers] == [False, True, False]
+    assert [answer.result() for answer in answers] == [None, "live", None]
     rows = software.deployments(["live", "revoked"])
     assert (rows["live"].status, rows["revoked"].status) == ("COMPLETE", "IN_PROGRESS")
+
+
+def test_a_group_members_signal_is_answered_with_the_group_that_waits_for_it(store: Store) -> None:
+    software = store.software()
+    member = deploy(software, "member-0", group_id="group")
+    alone = deploy(software, "alone")
+    answers = [software.submit_deployment_signal(d, judged("COMPLETE", "yes")) for d in (member, alone)]
+    assert [answer.result() for answer in answers] == ["group", "alone"]
 
 
 def test_a_signal_whose_verdict_cannot_be_kept_fails_alone(store: Store) -> None:
