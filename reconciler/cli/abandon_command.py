@@ -28,7 +28,6 @@ from reconciler.templates import (
     load_repository_config,
 )
 from reconciler.templates.documents import load_document
-from reconciler.templates.limits import Limits
 from state import StackStatus
 from state.store import open_store
 from timekeeping import SystemClock
@@ -74,8 +73,8 @@ def _repository_view(repo: Path, stack: str) -> tuple[dict[str, Any], dict[str, 
         spec = config.stacks.get(stack)
         if spec is None:
             raise click.ClickException(f"{repo}: reconciler.yaml declares no stack {stack!r}")
-        template = load_document(spec.template, files.read(spec.template), Limits()).data
-        environments = [load_document(path, files.read(path), Limits()).data for path in spec.environment]
+        template = load_document(spec.template, files.read(spec.template), spec.limits).data
+        environments = [load_document(path, files.read(path), spec.limits).data for path in spec.environment]
     except TemplateError as error:
         raise click.ClickException("\n".join(str(problem) for problem in error.problems)) from None
     template = template if isinstance(template, dict) else {}

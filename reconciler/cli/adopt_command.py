@@ -30,6 +30,7 @@ from reconciler.engine.repository_apply import submit_stack
 from reconciler.engine.stack_status import AT_REST
 from reconciler.templates import DirectorySource, TemplateError, load_repository_config
 from reconciler.templates.adopt_data import Adoption, load_adoption
+from reconciler.templates.limits import Limits
 from state.store import open_store
 from state.workers import WorkerIdentity
 from timekeeping import SystemClock
@@ -46,7 +47,7 @@ def command(stack: str, adopt_file: Path, repo: Path, database: str, timeout: fl
     commit = commit_of(repo, allow_dirty=True)
     try:
         config = load_repository_config(DirectorySource(repo))
-        adoption = _read(adopt_file)
+        adoption = _read(adopt_file, config.limits)
     except TemplateError as error:
         raise click.ClickException("\n".join(str(problem) for problem in error.problems)) from None
     if stack not in config.stacks:
@@ -81,6 +82,6 @@ def command(stack: str, adopt_file: Path, repo: Path, database: str, timeout: fl
     raise SystemExit(0 if report.status in AT_REST else 1)
 
 
-def _read(path: Path) -> Adoption:
-    adoption = load_adoption(DirectorySource(path.parent), path.name)
+def _read(path: Path, limits: Limits) -> Adoption:
+    adoption = load_adoption(DirectorySource(path.parent), path.name, limits)
     return Adoption(str(path), adoption.resources)

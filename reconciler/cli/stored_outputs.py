@@ -5,22 +5,19 @@ SQLAlchemy and Alembic alone takes longer than that. So this reader speaks to th
 its driver (`sqlite3`, or psycopg for PostgreSQL), reads two things and writes nothing: the schema
 revision Alembic recorded, which must be this code's (an older database is refused, never
 upgraded: a service of another version may be running on it), and the stack's `outputs` column.
-This code's revision is read from the migration files themselves (each names its `revision` and
-`down_revision`), so it cannot drift from them.
+This code's revision is read from the migration files themselves (`state/revisions.py`), so it
+cannot drift from them.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
-import re
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
-
-REVISION_LINE = re.compile(r'^(revision|down_revision)\b[^=]*=\s*"([^"]+)"', re.MULTILINE)
 
 
 class OutputsUnreadable(ValueError):
@@ -32,17 +29,18 @@ def schema_head() -> str:
     spec = importlib.util.find_spec("state")  # finds the package without importing it
     if spec is None or spec.origin is None:
         raise OutputsUnreadable("the state package's migrations are not installed")
-    revisions: set[str] = set()
-    revised: set[str | None] = set()
-    for script in (Path(spec.origin).parent / "migrations" / "versions").glob("*.py"):
-        found = dict(REVISION_LINE.findall(script.read_text(encoding="utf-8")))
-        if "revision" in found:
-            revisions.add(found["revision"])
-            revised.add(found.get("down_revision"))
-    heads = sorted(revisions - revised)
-    if len(heads) != 1:
-        raise OutputsUnreadable(f"the packaged migrations have {len(heads)} heads, expected one")
-    return str(heads[0])
+    # state/revisions.py is run from its file, as importing it would import the state package
+    loaded = importlib.util.spec_from_file_location(
+        "reconciler_schema_revisions", Path(spec.origin).with_name("revisions.py")
+    )
+    if loaded is None or loaded.loader is None:
+        raise OutputsUnreadable("the state package's revisions module is not installed")
+    revisions = importlib.util.module_from_spec(loaded)
+    loaded.loader.exec_module(revisions)
+    try:
+        return str(revisions.packaged_head())
+    except ValueError as unreadable:
+        raise OutputsUnreadable(str(unreadable)) from None
 
 
 def _masked(url: str) -> str:

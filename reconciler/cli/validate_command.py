@@ -23,6 +23,7 @@ from reconciler.templates import (
     Problem,
     StackDefinition,
     TemplateError,
+    load_repository_limits,
     load_stack,
 )
 
@@ -78,9 +79,12 @@ def _outputs(definition: StackDefinition) -> dict[str, Any]:
 def validation_report(
     root: Path, template: str, environments: Sequence[str], parameters: dict[str, str]
 ) -> tuple[dict[str, Any], list[Problem]]:
-    """The JSON report of validating `template` (repository paths) and the warnings found."""
+    """The JSON report of validating `template` (repository paths) and the warnings found, within
+    the `limits:` of the tree's `reconciler.yaml` when it has one."""
+    files = DirectorySource(root)
     try:
-        definition = load_stack(DirectorySource(root), template, environments, parameters)
+        limits = load_repository_limits(files) if (root / "reconciler.yaml").is_file() else None
+        definition = load_stack(files, template, environments, parameters, limits=limits)
     except TemplateError as error:
         errors = [{"file": p.file, "line": p.line, "message": p.message} for p in error.problems]
         return {"valid": False, "errors": errors, "resources": 0, "nested_stacks": 0, "outputs": {}}, []

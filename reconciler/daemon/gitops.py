@@ -466,7 +466,7 @@ class GitOps:
         if revision.spec.adopt_from is None:
             return None
         try:
-            return load_adoption(files, revision.spec.adopt_from)
+            return load_adoption(files, revision.spec.adopt_from, revision.spec.limits)
         except TemplateError as error:
             return error
 

@@ -64,7 +64,7 @@ def submit_stack(
     try:
         definition = load_stack(files, spec, parameters=resolution.values, blocks=blocks)
         if adoption is None and spec.adopt_from is not None:
-            adoption = load_adoption(files, spec.adopt_from)
+            adoption = load_adoption(files, spec.adopt_from, spec.limits)
     except TemplateError as error:
         engine.invalid(name, commit, [str(problem) for problem in error.problems])
         return None

@@ -7,7 +7,8 @@ tree (through a `FileSource`). The public contract the engine, plan and daemon c
   with content ids (a commit's blobs), whose parsed documents a `DocumentCache` keeps across loads;
 - `BlockKeeper`, `MemoryBlockKeeper`: a YAML template's resources kept parsed by the digest of their
   text, so a template changed in one resource parses that one;
-- `load_repository_config`, `RepositoryConfig`, `StackSpec`, `StackOutputRef`, `stack_order`;
+- `load_repository_config`, `load_repository_limits`, `RepositoryConfig`, `StackSpec`,
+  `StackOutputRef`, `stack_order`;
 - `load_stack` -> `StackDefinition` (with `ResourceDefinition`, `OutputDefinition`);
 - `AttributeSource`, `Unresolved`, `NoCloud`: live values for the resolver;
 - `nested_attribute`, `MemberValues`: attributes of groups and template resources;
@@ -33,6 +34,7 @@ from reconciler.templates.repository_config import (
     StackOutputRef,
     StackSpec,
     load_repository_config,
+    load_repository_limits,
     stack_order,
 )
 
@@ -59,6 +61,7 @@ __all__ = [
     "TemplateError",
     "Unresolved",
     "load_repository_config",
+    "load_repository_limits",
     "load_stack",
     "nested_attribute",
     "stack_order",

@@ -44,9 +44,9 @@ class Adoption:
     resources: AdoptMap
 
 
-def load_adoption(files: FileSource, path: str) -> Adoption:
+def load_adoption(files: FileSource, path: str, limits: Limits | None = None) -> Adoption:
     """Read the adopt file at `path`; `TemplateError` naming the file and each entry it cannot read."""
-    document = load_document(path, files.read(path), Limits())
+    document = load_document(path, files.read(path), limits or Limits())
     return parse_adoption(path, document.data)
 
 

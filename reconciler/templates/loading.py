@@ -253,10 +253,10 @@ def _load_stack(
     blocks: BlockKeeper | None,
     reuse: bool = True,
 ) -> StackDefinition:
-    limits = limits or Limits()
-    template_path, environments, values, stack_name = _inputs(
+    template_path, environments, values, stack_name, spec_limits = _inputs(
         spec_or_template_path, environments, parameters, stack_name
     )
+    limits = limits or spec_limits
     environment, _ = load_environments(files, environments, limits)
     context = LoadContext(files, limits, environment, documents, blocks)
     for path in environments:
@@ -312,13 +312,14 @@ def _inputs(
     environments: Sequence[str],
     parameters: Mapping[str, Any] | None,
     stack_name: str | None,
-) -> tuple[str, tuple[str, ...], Mapping[str, Any], str | None]:
+) -> tuple[str, tuple[str, ...], Mapping[str, Any], str | None, Limits]:
     if isinstance(spec_or_template_path, str):
-        return spec_or_template_path, tuple(environments), dict(parameters or {}), stack_name
+        return spec_or_template_path, tuple(environments), dict(parameters or {}), stack_name, Limits()
     spec = spec_or_template_path
     # Wiring not resolved by the caller is unknown here: enough to validate, not to apply.
     values = {
         key: UNKNOWN if isinstance(value, StackOutputRef) else value for key, value in spec.parameters.items()
     }
     values.update(parameters or {})
-    return spec.template, tuple(environments) or tuple(spec.environment), values, stack_name or spec.name
+    environments = tuple(environments) or tuple(spec.environment)
+    return spec.template, environments, values, stack_name or spec.name, spec.limits

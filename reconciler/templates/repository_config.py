@@ -7,9 +7,10 @@ parameter value `{from_stack: X, output: Y}` wires one stack's output into anoth
 
 from __future__ import annotations
 
+import dataclasses
 import graphlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
@@ -55,6 +56,7 @@ class StackSpec:
     require_approval: frozenset[str] = frozenset()  # actions that wait for `reconciler approve`
     state: str = "active"  # `suspended`: every server of the stack suspended (Heat's stack suspend)
     adopt_from: str | None = None  # a file of the repository: Heat abandon data or {resource: physical id}
+    limits: Limits = field(default_factory=Limits)  # `limits:` of reconciler.yaml, for every stack
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,7 @@ class RepositoryConfig:
     notes_ref: str
     stacks: Mapping[str, StackSpec]
     verify: VerifyConfig | None = None  # None: commits are applied whoever signed them
+    limits: Limits = field(default_factory=Limits)  # `limits:`, also in every StackSpec
 
 
 def load_repository_config(files: FileSource, path: str = "reconciler.yaml") -> RepositoryConfig:
@@ -81,17 +84,27 @@ def load_repository_config(files: FileSource, path: str = "reconciler.yaml") -> 
     _validate(document)
     data = document.data
     defaults = {**DEFAULT_POLICIES, **(data.get("defaults") or {})}
-    stacks = {name: _stack(name, raw, defaults) for name, raw in data["stacks"].items()}
+    limits = _limits(data.get("limits") or {})
+    stacks = {name: _stack(name, raw, defaults, limits) for name, raw in data["stacks"].items()}
     config = RepositoryConfig(
         branch=data.get("branch", DEFAULT_BRANCH),
         notes_ref=data.get("notes_ref", DEFAULT_NOTES_REF),
         stacks=MappingProxyType(stacks),
         verify=VerifyConfig(**data["verify"]) if data.get("verify") else None,
+        limits=limits,
     )
     _check_verify_files(document, config, files)
     _check_wiring(document, config)
     _check_clouds(document, config)
     return config
+
+
+def load_repository_limits(files: FileSource, path: str = "reconciler.yaml") -> Limits:
+    """The `limits:` of `reconciler.yaml` (Heat's defaults where it sets none), the file checked
+    against its schema; for commands reading one template of the repository."""
+    document = load_document(path, files.read(path), Limits())
+    _validate(document)
+    return _limits(document.data.get("limits") or {})
 
 
 def _validate(document: Document) -> None:
@@ -157,7 +170,19 @@ def _check_clouds(document: Document, config: RepositoryConfig) -> None:
         raise TemplateError(problems)
 
 
-def _stack(name: str, raw: Mapping[str, Any], defaults: Mapping[str, Any]) -> StackSpec:
+def _limits(raw: Mapping[str, int]) -> Limits:
+    default = Limits()
+    size = raw.get("max_template_size", default.max_template_bytes)
+    return dataclasses.replace(
+        default,
+        max_template_bytes=size,
+        # the densest YAML written without aliases has a node per two bytes: more is an expansion
+        max_yaml_nodes=max(default.max_yaml_nodes, size // 2),
+        max_nested_stack_depth=raw.get("max_nested_stack_depth", default.max_nested_stack_depth),
+    )
+
+
+def _stack(name: str, raw: Mapping[str, Any], defaults: Mapping[str, Any], limits: Limits) -> StackSpec:
     environment = raw.get("environment") or []
     if isinstance(environment, str):
         environment = [environment]
@@ -181,6 +206,7 @@ def _stack(name: str, raw: Mapping[str, Any], defaults: Mapping[str, Any]) -> St
         require_approval=frozenset(merged["require_approval"]),
         state=str(raw.get("state", "active")),
         adopt_from=raw.get("adopt_from"),
+        limits=limits,
     )
 
 

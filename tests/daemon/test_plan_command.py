@@ -114,3 +114,23 @@ def test_a_stack_the_daemon_converged_has_its_plan_memo_and_plans_of_changes_rea
         assert store.plan_memos().read("network") == kept  # the plan wrote no record: still the same memo
     finally:
         store.close()
+
+
+def test_plan_reads_a_template_over_heats_size_limit_once_reconciler_yaml_raises_it(tmp_path: Path) -> None:
+    repo, _first, database = _converged_sample(tmp_path)
+    path = Path(repo.working_dir) / "stacks" / "network" / "template.yaml"
+    grown = path.read_text().replace("outputs:", "  extra:\n    type: OS::Heat::None\n\noutputs:")
+    commit_files(repo, {"stacks/network/template.yaml": grown + "#" * (600 * 1024) + "\n"}, "Grow")
+    arguments = ["plan", "--repo", str(repo.working_dir), "--database", database, "--format", "json"]
+
+    refused = CliRunner().invoke(cli, arguments)
+    assert refused.exit_code == 1
+    assert "stacks/network/template.yaml" in refused.output
+    assert "over the limit of 524288 bytes" in refused.output
+
+    config = (Path(repo.working_dir) / "reconciler.yaml").read_text()
+    commit_files(repo, {"reconciler.yaml": config + "limits:\n  max_template_size: 2097152\n"}, "Raise")
+    shown = CliRunner().invoke(cli, arguments)
+    assert shown.exit_code == 2, shown.output
+    stacks = {stack["stack"]: stack for stack in json.loads(shown.output)["stacks"]}
+    assert stacks["network"]["plan"]["create"] == [{"resource": "extra", "type": "OS::Heat::None"}]

@@ -9,10 +9,11 @@ from pathlib import Path
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 
 from state.database import create_database_engine
 from state.lease_settings import LeaseSettings
-from state.migrate import current_revision, head_revision, upgrade
+from state.migrate import alembic_config, current_revision, head_revision, upgrade
 from state.models import metadata
 from state.store import open_store
 from timekeeping.testing import SteppedClock
@@ -46,6 +47,23 @@ def test_upgrading_again_keeps_the_data(database_url: str) -> None:
     finally:
         reopened.close()
     assert generation is not None and generation.inputs == {"k": "v"}
+
+
+def test_the_head_read_from_the_migration_files_is_alembics() -> None:
+    assert head_revision() == ScriptDirectory.from_config(alembic_config()).get_current_head()
+
+
+def test_opening_a_database_at_the_head_leaves_alembic_unimported(sqlite_url: str) -> None:
+    upgrade(sqlite_url)
+    program = (
+        "import sys, state.migrate; "
+        "outcome = state.migrate.upgrade(sys.argv[1]); "
+        "print(outcome.before, outcome.changed, 'alembic' in sys.modules)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", program, sqlite_url], check=True, capture_output=True, text=True
+    )
+    assert result.stdout.split() == [head_revision(), "False", "False"]
 
 
 def test_an_empty_database_has_no_revision_until_upgraded(sqlite_url: str) -> None:

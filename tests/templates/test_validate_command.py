@@ -131,3 +131,34 @@ def test_text_format_reports_validity(tmp_path: Path) -> None:
     )
     result = CliRunner().invoke(cli, ["validate", path])
     assert result.exit_code == 0 and "valid (1 resources, 0 nested stacks)" in result.output
+
+
+def test_a_template_over_heats_size_limit_is_valid_within_the_repositorys_own_limit(tmp_path: Path) -> None:
+    template = _repository(tmp_path, {"heat_template_version": "2021-04-16", "resources": {}})
+    template.write_text(template.read_text() + "#" * (600 * 1024) + "\n", encoding="utf-8")
+    code, report = _validate(str(template))
+    assert code == 1
+    assert report["errors"] == [
+        {
+            "file": "t.yaml",
+            "line": 0,
+            "message": f"is {template.stat().st_size} bytes, over the limit of 524288 bytes",
+        }
+    ]
+
+    (tmp_path / "reconciler.yaml").write_text(
+        "stacks: {}\nlimits:\n  max_template_size: 1048576\n", encoding="utf-8"
+    )
+    assert _validate(str(template))[0] == 0
+
+
+def test_a_limit_reconciler_yaml_cannot_hold_is_named_with_its_line(tmp_path: Path) -> None:
+    template = _repository(tmp_path, {"heat_template_version": "2021-04-16", "resources": {}})
+    (tmp_path / "reconciler.yaml").write_text(
+        "stacks: {}\nlimits:\n  max_template_size: 10\n", encoding="utf-8"
+    )
+    code, report = _validate(str(template))
+    assert code == 1
+    [error] = report["errors"]
+    assert (error["file"], error["line"]) == ("reconciler.yaml", 3)
+    assert "10 is less than the minimum of 1024" in error["message"]
