@@ -3,11 +3,13 @@
 Bodies are stored as the API shows them. Lookups by id are a dict access; lists filtered by tag or
 name read an index instead of scanning, and keep creation order (a sequence number per item) so
 marker pagination is stable. Bodies are replaced wholesale on change, never mutated in place,
-so a body handed out earlier stays a consistent snapshot.
+so a body handed out earlier stays a consistent snapshot. Each change takes a new `version` from
+one counter of the process, so a version is never seen twice, even across worlds.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -24,6 +26,7 @@ def body_tags(body: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 INDEXED_FIELDS = ("name", "tags", "metadata")
+_VERSIONS = itertools.count(1)  # next() is atomic: inventories of every world draw from it
 
 
 def _same_keys(previous: Body, body: Body) -> bool:
@@ -45,6 +48,7 @@ class Inventory:
         self._by_tag: dict[str, set[str]] = {}
         self._by_name: dict[str, set[str]] = {}
         self._sequence = 0
+        self.version = next(_VERSIONS)  # another whenever an item is added, replaced or removed
 
     def __len__(self) -> int:
         return len(self._items)
@@ -63,6 +67,7 @@ class Inventory:
         item_id = body["id"]
         previous = self._items.get(item_id)
         self._items[item_id] = body
+        self.version = next(_VERSIONS)
         if previous is None:
             self._sequence += 1
             self._order[item_id] = self._sequence
@@ -75,6 +80,7 @@ class Inventory:
     def pop(self, item_id: str) -> Body | None:
         body = self._items.pop(item_id, None)
         if body is not None:
+            self.version = next(_VERSIONS)
             self._unindex(item_id, body)
             del self._order[item_id]
         return body

@@ -47,16 +47,23 @@ class RemoteHypervisor:
         self._link = link
         self.changed = changed
         self._servers: dict[str, BootedServer] = {}
+        self._stamp: list[int] | None = None  # the machines' stamp the daemon last announced
+        self._machines: dict[str, tuple[list[int], Machine]] = {}  # each with the stamp it was made at
+        self._prepared: set[str] = set()  # servers whose disks the daemon readied (it keeps them so)
         self._lock = threading.Lock()
 
     def receive(self, message: Message) -> None:
-        """A message of the daemon's: servers booted and gone."""
+        """A message of the daemon's: servers booted and gone, and the machines' stamp."""
         booted = message.get("servers") or {}
         with self._lock:
             for server_id, (user_data, config_drive) in booted.items():
                 self._servers[server_id] = BootedServer(user_data, bool(config_drive))
             for server_id in message.get("gone") or ():
                 self._servers.pop(server_id, None)
+                self._machines.pop(server_id, None)
+                self._prepared.discard(server_id)
+            if "stamp" in message:
+                self._stamp = message["stamp"]
         if booted or message.get("gone"):
             self.changed()
 
@@ -65,10 +72,25 @@ class RemoteHypervisor:
             return dict(self._servers)
 
     def machine(self, server_id: str) -> Machine | None:
+        """The server's machine as last made, while nothing it is made of changed since; else asked."""
+        with self._lock:
+            known = self._machines.get(server_id)
+            if known is not None and known[0] == self._stamp:
+                return known[1]
         try:
-            return machine_from(self._link.ask({"machine": server_id}, QUESTION_TIMEOUT))
+            answer = self._link.ask({"machine": server_id}, QUESTION_TIMEOUT)
         except (LinkLost, TimeoutError):
             return None
+        machine, stamp = machine_from(answer["machine"]), answer["stamp"]
+        if machine is not None and stamp is not None:
+            with self._lock:
+                if server_id in self._servers:  # not one gone meanwhile
+                    self._machines[server_id] = (stamp, machine)
+        return machine
+
+    def machine_stamp(self) -> list[int] | None:
+        with self._lock:
+            return self._stamp
 
     def route(self, source_id: str, address: str, port: int) -> str | None:
         try:
@@ -82,7 +104,16 @@ class RemoteHypervisor:
         return None if reason is None else str(reason)
 
     def prepare_disks(self, server_id: str) -> None:
-        self._disks({"prepare": server_id})
+        with self._lock:
+            if server_id in self._prepared:
+                return
+        try:
+            self._link.ask({"disks": {"prepare": server_id}}, QUESTION_TIMEOUT)
+        except (LinkLost, TimeoutError):
+            return  # asked again before the next script
+        with self._lock:
+            if server_id in self._servers:
+                self._prepared.add(server_id)
 
     def converge_disks(self, equipped: Collection[str]) -> None:
         self._disks({"converge": sorted(equipped)})

@@ -3,10 +3,10 @@
 `AgentsProcess` starts one process (`sim_agents_main`) that runs every simulated server's agent
 and their sandboxes; it reaches the daemon's agent API over HTTP only, like a VM. What a
 hypervisor knows, the daemon tells it over a socket pair (`sim_agents_link`): every scan interval,
-the servers booted since (with their user data) and those deleted; and it answers the process's
-questions (a server as a machine, whom a connection reaches) and requests (its servers' disks) from
-the simulated cloud (`sim_hypervisor.CloudHypervisor`). The agents' log records come back and are
-logged here.
+the servers booted since (with their user data) and those deleted, and the machines' stamp when it
+changed; and it answers the process's questions (a server as a machine, with the stamp it was made
+at; whom a connection reaches) and requests (its servers' disks) from the simulated cloud
+(`sim_hypervisor.CloudHypervisor`). The agents' log records come back and are logged here.
 
 The loop devices of the servers' disks are this process's: they are released when the agents'
 process ends (before another is started, which plugs them anew) and when the daemon stops.
@@ -70,6 +70,7 @@ class AgentsProcess:
         self._process: subprocess.Popen[bytes] | None = None
         self._link: Link | None = None
         self._told: Mapping[str, BootedServer] = {}  # what the process was told runs
+        self._told_stamp: list[int] | None = None  # the machines' stamp it was told
         self._fresh = False  # a process started since: tell it everything
         self._supervisor = threading.Thread(target=self._supervise, name="sim-agents-process", daemon=True)
         self._publisher = threading.Thread(target=self._publish_forever, name="sim-agents-boots", daemon=True)
@@ -160,7 +161,9 @@ class AgentsProcess:
                 level, name, text = message["log"]
                 logging.getLogger(str(name)).log(int(level), "%s", text)
             elif "machine" in message:
-                link.answer(message, machine_document(self._hypervisor.machine(str(message["machine"]))))
+                stamp = self._hypervisor.machine_stamp()  # before: a change meanwhile leaves it behind
+                machine = machine_document(self._hypervisor.machine(str(message["machine"])))
+                link.answer(message, {"machine": machine, "stamp": stamp})
             elif "route" in message:
                 source_id, address, port = message["route"]
                 link.answer(message, self._hypervisor.route(str(source_id), str(address), int(port)))
@@ -198,6 +201,7 @@ class AgentsProcess:
             link, fresh = self._link, self._fresh
         if link is None:
             return
+        stamp = self._hypervisor.machine_stamp()
         running = self._hypervisor.booted()
         told = {} if fresh else self._told
         booted = {
@@ -206,9 +210,10 @@ class AgentsProcess:
             if told.get(server_id) != server
         }
         gone = [server_id for server_id in self._told if server_id not in running]
-        if (booted or gone or fresh) and not link.send({"servers": booted, "gone": gone}):
+        restamped = fresh or stamp != self._told_stamp
+        if (booted or gone or restamped) and not link.send({"servers": booted, "gone": gone, "stamp": stamp}):
             return  # the process is gone: its successor is told everything
         with self._lock:
-            self._told = running
+            self._told, self._told_stamp = running, stamp
             if self._link is link:
                 self._fresh = False

@@ -9,6 +9,10 @@ volumes attached to its servers as their disks (`sim_disks`). `CloudHypervisor` 
 simulated cloud of this process and holds the loop devices of its disks; the agents' own process
 asks the daemon's over its link (`sim_agents_process`), which answers with a `CloudHypervisor`, so
 the loop devices stay the daemon's to release.
+
+A machine is asked for before every script its server runs. Its `machine_stamp` changes whenever
+anything a machine is made of may have (servers, ports, key pairs, images), so the agents' process
+keeps each server's machine while the stamp the daemon last announced is the one it was made at.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from reconciler.daemon.sim_disks import FleetDisks
 from reconciler.daemon.sim_machines import Attachments, machine_of, reachable
 
 ACTIVE = "ACTIVE"
+MACHINE_COLLECTIONS = ("servers", "ports", "keypairs", "images")  # what `machine_of` reads
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,10 @@ class Hypervisor(Protocol):
 
     def machine(self, server_id: str) -> Machine | None:
         """The server as a machine now, or None when it is gone."""
+
+    def machine_stamp(self) -> list[int] | None:
+        """What every machine is made of, stamped: read before `machine`, an equal stamp later
+        says its answer holds still (None: no stamp, ask every time)."""
 
     def route(self, source_id: str, address: str, port: int) -> str | None:
         """The server a TCP connection from `source_id` to `address`:`port` reaches, if any."""
@@ -88,6 +97,13 @@ class CloudHypervisor:
             return None
         server = next((body for body in cloud.items("servers") if body.get("id") == server_id), None)
         return None if server is None else machine_of(cloud, server, self._attachments.of(cloud))
+
+    def machine_stamp(self) -> list[int] | None:
+        cloud = self._cloud()
+        if cloud is None:
+            return None
+        world = cloud.world  # replaced whole when the cloud's file is read again: new versions then
+        return [world.inventory(collection).version for collection in MACHINE_COLLECTIONS]
 
     def route(self, source_id: str, address: str, port: int) -> str | None:
         cloud = self._cloud()

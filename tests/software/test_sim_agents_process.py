@@ -20,7 +20,10 @@ from pathlib import Path
 
 import pytest
 
+from reconciler.agent.sandbox_machine import Machine, hostname_of
+from reconciler.agent.sandbox_users import users_switchable
 from reconciler.daemon.sim_agents_process import AgentsProcess
+from reconciler.daemon.sim_hypervisor import CloudHypervisor
 from reconciler.engine import StackStatus
 from tests.software.software_world import SoftwareWorld
 from tests.software.test_sim_agents import SCRIPTED, converge_in_real_time, quick_fleet, wait_until
@@ -94,6 +97,73 @@ def test_a_deleted_servers_state_goes_with_it(world: SoftwareWorld, tmp_path: Pa
         assert server_dir.is_dir()
         world.cloud.vanish("servers", server_dir.name)
         wait_until(lambda: not server_dir.exists(), 30)
+    finally:
+        agents.stop()
+
+
+HOSTNAMED = """
+heat_template_version: 2018-08-31
+parameters:
+  round: {type: string}
+resources:
+  config:
+    type: OS::Heat::SoftwareConfig
+    properties:
+      group: script
+      inputs: [{name: round}]
+      outputs: [{name: host}]
+      config: |
+        #!/bin/sh
+        hostname > "$heat_outputs_path.host"
+  server:
+    type: OS::Nova::Server
+    properties: {image: cirros-0.6.2-x86_64-disk, flavor: m1.small, user_data_format: SOFTWARE_CONFIG}
+  deployment:
+    type: OS::Heat::SoftwareDeployment
+    properties:
+      config: {get_resource: config}
+      server: {get_resource: server}
+      input_values: {round: {get_param: round}}
+outputs:
+  host: {value: {get_attr: [deployment, host]}}
+  server: {value: {get_resource: server}}
+"""
+
+
+class CountingHypervisor(CloudHypervisor):
+    """The daemon's hypervisor, counting the machines the agents' process asks it for."""
+
+    asked = 0
+
+    def machine(self, server_id: str) -> Machine | None:
+        self.asked += 1
+        return super().machine(server_id)
+
+
+@pytest.mark.skipif(not users_switchable(), reason="machines need the sandbox to switch users")
+def test_a_servers_machine_is_asked_again_only_once_what_it_is_made_of_changed(
+    world: SoftwareWorld, tmp_path: Path
+) -> None:
+    hypervisor = CountingHypervisor(lambda: world.cloud, tmp_path / "agents")
+    agents = AgentsProcess(hypervisor, tmp_path / "agents", **quick_fleet(world))
+    agents.start()
+
+    def deployed(round_: str) -> str:
+        world.submit("named", "named.yaml", {"round": round_})
+        assert converge_in_real_time(world, "named") is StackStatus.CONVERGED
+        return str(world.outputs("named")["host"]).strip()
+
+    try:
+        world.commit({"named.yaml": HOSTNAMED})
+        first = deployed("1")
+        server_id = world.outputs("named")["server"]
+        asked = hypervisor.asked
+        assert deployed("2") == first  # run again, nothing of its machine changed: not asked
+        assert hypervisor.asked == asked
+
+        world.cloud.change("servers", server_id, {"name": "renamed-by-hand"})
+        assert deployed("3") == hostname_of("renamed-by-hand")
+        assert hypervisor.asked > asked
     finally:
         agents.stop()
 
