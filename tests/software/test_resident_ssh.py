@@ -94,3 +94,21 @@ def test_a_machine_logs_in_to_a_neighbour_it_met_after_it_booted(machines: TwoMa
     assert logged_in["deploy_stdout"] == "server-a\n", logged_in
     unreachable = machines.run(SSH.format(target=ABSENT), "b")
     assert "Network is unreachable" in unreachable["deploy_stderr"]
+
+
+def test_a_running_machine_takes_its_new_neighbours_hosts_file_as_first_boot_writes_it(
+    machines: TwoMachines,
+) -> None:
+    shown = "cat /etc/hosts /etc/hostname; hostname; stat -c '%a %u %n' /etc/hosts /etc/hostname"
+    assert "server-a" not in machines.run(shown, "b")["deploy_stdout"]  # b boots knowing no neighbour
+    machines.introduce()
+    assert machines.run(shown, "b")["deploy_stdout"].splitlines() == [
+        "127.0.0.1 localhost",
+        "127.0.1.1 server-b",
+        "::1 localhost ip6-localhost ip6-loopback",
+        f"{A} server-a",
+        "server-b",
+        "server-b",
+        "644 0 /etc/hosts",
+        "644 0 /etc/hostname",
+    ]
