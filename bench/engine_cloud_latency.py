@@ -39,6 +39,7 @@ import threading
 import time
 from pathlib import Path
 
+from bench.machine_cpu import MachineCpu
 from providers.interface import Marker
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.provider import SimulatedProvider
@@ -65,14 +66,8 @@ def template(servers: int) -> str:
 
 def stolen_seconds() -> float | None:
     """CPU seconds the hypervisor has taken from this machine since boot (None: not Linux)."""
-    try:
-        with open("/proc/stat", encoding="ascii") as stat:
-            fields = stat.readline().split()
-    except OSError:
-        return None
-    if len(fields) < 9 or fields[0] != "cpu":
-        return None
-    return int(fields[8]) / os.sysconf("SC_CLK_TCK")
+    counters = MachineCpu.now()
+    return None if counters is None else counters.stolen
 
 
 def _collector_time() -> list[float]:

@@ -26,6 +26,10 @@ The floor is the longest of three bounds no engine can beat:
   `active`: the load balancer, its listener, its pool, its health monitor and the masters' members
   (one change when they are added together) are 5 x (latency + active).
 
+Beside the first convergence's time: the CPU of this process (the engine, the cloud, the agent
+API) and how busy the whole machine's CPUs were meanwhile (`machine_cpu`): a run whose cores are
+all busy is bounded by the machine, its agents' machines booting beside the daemon.
+
 Then a commit sets the minions to `--workers + 100`. Printed: the calls that commit made, per
 operation and collection, and whether exactly the 100 new minions' resources were made (creates
 and attachments only for them: no update, delete or get of anything that was there, and list calls
@@ -48,6 +52,7 @@ from pathlib import Path
 
 from bench.kube_cluster_probe import AnswerProbe
 from bench.kube_cluster_templates import files
+from bench.machine_cpu import MachineCpu
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.provider import SimulatedProvider
 from providers.simulated.settings import CloudSettings, Latency
@@ -246,9 +251,9 @@ def main() -> None:
         tune_process()
         cluster.agents.start()
         cluster.probe.start()
-        cpu = time.process_time()
+        cpu, machine = time.process_time(), MachineCpu.now()
         elapsed, status = cluster.converge("c1", arguments.workers)
-        cpu = time.process_time() - cpu
+        cpu, machine_after = time.process_time() - cpu, MachineCpu.now()
         first = calls_since(cluster.cloud, cluster.setup_calls)
         floor = floor_of(arguments, sum(first.values()))
         print(
@@ -266,6 +271,8 @@ def main() -> None:
             f"CPU {cpu:.2f} s in this process (the agents' process and their sandboxes apart); "
             f"load average {os.getloadavg()[0]:.2f}"
         )
+        if machine is not None and machine_after is not None:
+            print(f"  {machine_after.busy_since(machine)}")
         print(f"  calls: {shown(first)}")
         print(f"  {cluster.probe.summary()}")
         if arguments.no_scale:

@@ -13,7 +13,8 @@ A server's floor is the time its agent cannot beat once its deployments are publ
 poll interval, then its scripts one after the other. Printed: each server's time from its last
 deployment's publication to its last signal (p50, p99, max) against that floor, the stack's
 time to CONVERGED, the CPU of this process (engine and agent API: the daemon's) and of its
-children (the agents' process and the scripts' sandboxes), and the load average around the run.
+children (the agents' process and the scripts' sandboxes), the load average around the run, and
+how busy the whole machine's CPUs were from the agents' start to the convergence (`machine_cpu`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from typing import Any
 
 import yaml
 
+from bench.machine_cpu import MachineCpu
 from providers.heat.agent_links import AgentLinks
 from providers.heat.software_records import IN_PROGRESS, Deployment
 from providers.simulated.cloud import SimulatedCloud
@@ -159,7 +161,7 @@ def measure(
     tune_process()  # as `reconciler run` runs the daemon, whose process this stands for
     cpu_before = resource.getrusage(resource.RUSAGE_SELF)
     children_before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    load_before = os.getloadavg()[0]
+    load_before, machine_before = os.getloadavg()[0], MachineCpu.now()
     agents.start()
     started = time.time()
     # renewed on a thread of their own, as the daemon's shard keeper does: a pass over a thousand
@@ -173,7 +175,7 @@ def measure(
             # the engine's own convergence returns when it has nothing to wake for, while the
             # agents are still on their way: keep turning
             report = engine.converge(["fleet"], clock.now() + 1)["fleet"]
-        converged = time.time() - started
+        converged, machine_converged = time.time() - started, MachineCpu.now()
     finally:
         renewal.__exit__(None, None, None)
         agents_cpu = own_cpu(agents.pid)
@@ -219,7 +221,16 @@ def measure(
         + (children_after.ru_stime - children_before.ru_stime),
         "load_average_before": load_before,
         "load_average_after": load_after,
+        **_machine_spent(machine_before, machine_converged),
     }
+
+
+def _machine_spent(before: MachineCpu | None, after: MachineCpu | None) -> dict[str, float]:
+    """The whole machine's CPU from the agents' start to the stack's convergence."""
+    if before is None or after is None:
+        return {}
+    busy, whole, stolen = after.spent_since(before)
+    return {"machine_busy_core_s": busy, "machine_core_s": whole, "machine_stolen_s": stolen}
 
 
 def own_cpu(pid: int | None) -> float:
