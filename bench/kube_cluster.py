@@ -53,6 +53,7 @@ from pathlib import Path
 from bench.kube_cluster_probe import AnswerProbe
 from bench.kube_cluster_templates import files
 from bench.machine_cpu import MachineCpu
+from bench.sim_agents_fleet import own_cpu
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.provider import SimulatedProvider
 from providers.simulated.settings import CloudSettings, Latency
@@ -272,7 +273,8 @@ def main() -> None:
             f"load average {os.getloadavg()[0]:.2f}"
         )
         if machine is not None and machine_after is not None:
-            print(f"  {machine_after.busy_since(machine)}")
+            agents_cpu = own_cpu(cluster.agents.pid)
+            print(f"  {machine_after.busy_since(machine)}; the agents' process {agents_cpu:.1f} s of them")
         print(f"  calls: {shown(first)}")
         print(f"  {cluster.probe.summary()}")
         if arguments.no_scale:
