@@ -81,7 +81,9 @@ class RemoteHypervisor:
             answer = self._link.ask({"machine": server_id}, QUESTION_TIMEOUT)
         except (LinkLost, TimeoutError):
             return None
-        machine, stamp = machine_from(answer["machine"]), answer["stamp"]
+        if not isinstance(answer, dict):  # the daemon could not answer (it said so in its log)
+            return None
+        machine, stamp = machine_from(answer.get("machine")), answer.get("stamp")
         if machine is not None and stamp is not None:
             with self._lock:
                 if server_id in self._servers:  # not one gone meanwhile

@@ -102,8 +102,11 @@ class CloudHypervisor:
         cloud = self._cloud()
         if cloud is None:
             return None
-        world = cloud.world  # replaced whole when the cloud's file is read again: new versions then
-        return [world.inventory(collection).version for collection in MACHINE_COLLECTIONS]
+        inventories = cloud.world.inventories  # a world read again from its file: new versions
+        return [
+            inventories[collection].version if collection in inventories else 0
+            for collection in MACHINE_COLLECTIONS
+        ]
 
     def route(self, source_id: str, address: str, port: int) -> str | None:
         cloud = self._cloud()
