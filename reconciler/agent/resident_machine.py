@@ -17,7 +17,7 @@ ways out) costs far more than the script it runs, and tearing it down costs the 
   mount, UTS, network and PID namespaces, its root and the run's directory, a fork and an exec;
   whatever the script leaves running stays in the machine, as on a VM;
 - `update` gives a running machine what changed in its spec (`sandbox_machine`: /etc/hosts, new
-  neighbours' addresses) by entering it once, with no reboot;
+  neighbours' addresses made local by routes, as at boot) by entering it once, with no reboot;
 - `stop` kills its first process: the kernel then kills every process of the machine and frees
   its namespaces, mounts and listeners. The machine also dies, by the launcher's death signal,
   when the thread that started it ends (`resident_machines` starts every machine from one thread
@@ -37,7 +37,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from reconciler.agent import sandbox_first_boot, sandbox_listeners, sandbox_users
+from reconciler.agent import sandbox_first_boot, sandbox_listeners, sandbox_loopback, sandbox_users
 from reconciler.agent.agent_gateway import AgentGateway
 from reconciler.agent.output_tails import file_tail
 from reconciler.agent.process_exits import exit_status
@@ -52,14 +52,15 @@ NAMESPACES = ("--user", "--mount", "--uts", "--net")
 Spawn = Callable[[Callable[[], subprocess.Popen[bytes]]], subprocess.Popen[bytes]]
 Listened = list[tuple[str, socket.socket]]  # (ADDRESS:PORT, its listener)
 
-# $1: Python; $2: the first-boot script; $3: the host name; then the new neighbours' addresses;
-# the spec on stdin. The machine's one listener for its neighbours is bound to every address
-# (`machine_command`): a new neighbour needs its address on the loopback, no listener.
+# $1: Python; $2: the first-boot script; $3: the host name; then the prefixes holding the new
+# neighbours' addresses (`sandbox_loopback.prefixes`); the spec on stdin. The machine's one
+# listener for its neighbours is bound to every address (`machine_command`): a new neighbour needs
+# its address local, no listener.
 UPDATE = """
 python=$1; boot=$2; name=$3; shift 3
 "$python" -I -S "$boot" / - && hostname "$name" || exit 125
 if [ $# -gt 0 ]; then
-  for peer in "$@"; do echo "address add $peer/32 dev lo"; done | ip -batch - || exit 125
+  for prefix in "$@"; do echo "route add local $prefix dev lo table local"; done | ip -batch - || exit 125
 fi
 """
 
@@ -152,7 +153,10 @@ class ResidentMachine:
         command = [
             *self.prefix("/", pid=False),
             *("/bin/sh", "-c", UPDATE, "update", sys.executable, sandbox_first_boot.__file__),
-            *(way.hostname, *new_peers),
+            *(
+                way.hostname,
+                *(f"{network}/{length}" for network, length in sandbox_loopback.prefixes(new_peers)),
+            ),
         ]
         done = run_apart(command, input=spec or b"", timeout=BOOT_TIMEOUT)
         if done.returncode != 0:

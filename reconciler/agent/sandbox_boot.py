@@ -13,8 +13,9 @@ each module keeping its own idea:
 - with `--name NAME`, its host name; with `--hide DIRECTORY`, the fleet's state hidden, the run
   bound back in (`sandbox_entry`);
 - the tree made the root, the host's detached (`sandbox_entry.enter`);
-- with `--loopback ADDRESSES ADDRESS`, loopback up holding the comma-separated ADDRESSES and
-  ADDRESS (either may be empty; an address of 127/8 is loopback's already) (`sandbox_loopback`).
+- with `--loopback ADDRESSES ADDRESS`, loopback up holding ADDRESS, the comma-separated
+  ADDRESSES (its neighbours') local by routes (either may be empty; an address of 127/8 is
+  loopback's already) (`sandbox_loopback`).
 
 Run by path with the standard library only (`python -I -S sandbox_boot.py ROOT RUN [--bind
 SOCKET]... [--boot SPEC BOOTED] [--name NAME] [--hide DIRECTORY] [--loopback ADDRESSES ADDRESS]
@@ -66,6 +67,7 @@ class Options:
         self.listening: list[str] = []
         self.name, self.hidden = "", ""
         self.loopback: list[str] | None = None
+        self.neighbours: list[str] = []
         while rest:
             if rest[0] == "--bind":
                 self.sockets.append(rest[1])
@@ -77,8 +79,9 @@ class Options:
             elif rest[0] == "--hide":
                 self.hidden, rest = rest[1], rest[2:]
             elif rest[0] == "--loopback":
-                listed = [*rest[1].split(","), "" if rest[2].startswith("127.") else rest[2]]
-                self.loopback, rest = [address for address in listed if address], rest[3:]
+                self.neighbours = [address for address in rest[1].split(",") if address]
+                self.loopback = [] if not rest[2] or rest[2].startswith("127.") else [rest[2]]
+                rest = rest[3:]
             elif rest[0] == "--listen":
                 self.listening, rest = rest[1:], []
             else:
@@ -93,7 +96,7 @@ def start(options: Options, tree: str) -> None:
         sandbox_entry.hide(tree, options.hidden, options.root, options.run)
     sandbox_entry.enter(tree, options.root)
     if options.loopback is not None:
-        sandbox_loopback.set_up(options.loopback)
+        sandbox_loopback.set_up(options.loopback, options.neighbours)
 
 
 def main(arguments: list[str]) -> int:

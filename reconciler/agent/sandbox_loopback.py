@@ -1,10 +1,16 @@
 """A sandbox's loopback set up and given its addresses, over rtnetlink, as `ip` would.
 
 A sandbox's network namespace has only loopback, down. Where its scripts reach the agent API or
-their neighbours, loopback is brought up and holds the addresses they are reached at (each a
-/32, as `ip address add ADDRESS/32 dev lo` gives it). Every machine's boot does this, so it is
-done from the boot's own interpreter (`sandbox_boot`) with one netlink request, not by starting
-`ip`. Standard library's C modules only: this runs inside the sandbox by path.
+their neighbours, loopback is brought up, holds the agent API's address (a /32, as `ip address
+add ADDRESS/32 dev lo` gives it), and its neighbours' addresses are made local by routes in the
+local table (`ip route add local NETWORK dev lo table local`), one for each of the fewest
+prefixes that hold those addresses and no other (`prefixes`): a thousand neighbours numbered in
+a row are a dozen routes, where an address each cost the kernel some 30 ms a machine to add and
+tear down. An address outside them stays unreachable. A connection to a neighbour's address
+leaves from that address and is accepted at it, as it was when loopback held it. Every
+machine's boot does this, so it is done from the boot's own interpreter (`sandbox_boot`) with
+netlink requests, not by starting `ip`. Standard library's C modules only: this runs inside the
+sandbox by path.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import struct
 NETLINK_ROUTE = 0
 RTM_NEWLINK = 16
 RTM_NEWADDR = 20
+RTM_NEWROUTE = 24
 NLMSG_ERROR = 2
 NLM_F_REQUEST = 0x1
 NLM_F_ACK = 0x4
@@ -24,6 +31,12 @@ NLM_F_CREATE = 0x400
 IFF_UP = 0x1
 IFA_ADDRESS = 1
 IFA_LOCAL = 2
+RTA_DST = 1
+RTA_OIF = 4
+RT_TABLE_LOCAL = 255
+RTPROT_BOOT = 3
+RT_SCOPE_HOST = 254
+RTN_LOCAL = 2
 HEADER = struct.Struct("=IHHII")  # nlmsghdr: length, type, flags, sequence, port
 
 
@@ -51,6 +64,39 @@ def address_added(index: int, address: str, sequence: int) -> bytes:
     return _message(RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL, sequence, body)
 
 
+def local_route_added(index: int, network: str, length: int, sequence: int) -> bytes:
+    """RTM_NEWROUTE: `network`/`length` local through the interface `index` (rtmsg: family,
+    lengths of destination and source, tos, table, protocol, scope, type, flags)."""
+    head = struct.pack(
+        "=BBBBBBBBI", _socket.AF_INET, length, 0, 0, RT_TABLE_LOCAL, RTPROT_BOOT, RT_SCOPE_HOST, RTN_LOCAL, 0
+    )
+    body = (
+        head + _attribute(RTA_DST, _socket.inet_aton(network)) + _attribute(RTA_OIF, struct.pack("=i", index))
+    )
+    return _message(RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL, sequence, body)
+
+
+def prefixes(addresses: list[str]) -> list[tuple[str, int]]:
+    """The fewest (network, length) that hold every IPv4 address of `addresses` and no other."""
+    numbers = sorted({int.from_bytes(_socket.inet_aton(address), "big") for address in addresses})
+    found = []
+    start = 0
+    while start < len(numbers):
+        first = numbers[start]
+        size = 1
+        # the largest block aligned at `first` whose every address is in the (sorted, unique) list
+        while (
+            size < 1 << 32
+            and first % (size * 2) == 0
+            and start + size * 2 - 1 < len(numbers)
+            and numbers[start + size * 2 - 1] == first + size * 2 - 1
+        ):
+            size *= 2
+        found.append((_socket.inet_ntoa(first.to_bytes(4, "big")), 32 - size.bit_length() + 1))
+        start += size
+    return found
+
+
 def _acknowledged(channel: _socket.socket, requests: int) -> None:
     """Read one acknowledgement per request; raise on the first refusal."""
     while requests:
@@ -71,11 +117,16 @@ def _acknowledged(channel: _socket.socket, requests: int) -> None:
 REQUESTS_PER_SEND = 64
 
 
-def set_up(addresses: list[str]) -> None:
-    """Loopback up, holding `addresses`."""
+def set_up(addresses: list[str], neighbours: list[str]) -> None:
+    """Loopback up, holding `addresses`, `neighbours` made local by the fewest routes."""
     index = _socket.if_nametoindex("lo")
-    requests = [link_up(index, 1)] + [
-        address_added(index, address, number) for number, address in enumerate(addresses, 2)
+    routes = prefixes(neighbours)
+    requests = [link_up(index, 1)]
+    requests += [address_added(index, address, number) for number, address in enumerate(addresses, 2)]
+    first_route = len(requests) + 1
+    requests += [
+        local_route_added(index, network, length, number)
+        for number, (network, length) in enumerate(routes, first_route)
     ]
     channel = _socket.socket(_socket.AF_NETLINK, _socket.SOCK_RAW, NETLINK_ROUTE)
     try:
