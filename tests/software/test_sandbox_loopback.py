@@ -78,5 +78,5 @@ def test_the_prefixes_hold_the_addresses_and_no_other_and_are_the_fewest(numbers
     addresses = [str(ipaddress.IPv4Address(number)) for number in numbers]
     found = sandbox_loopback.prefixes(addresses)
     networks = [ipaddress.IPv4Network(f"{network}/{length}") for network, length in found]
-    expected = list(ipaddress.collapse_addresses(ipaddress.IPv4Address(number) for number in numbers))
+    expected = list(ipaddress.collapse_addresses(ipaddress.IPv4Network(number) for number in numbers))
     assert sorted(networks) == sorted(expected)
