@@ -3,7 +3,7 @@ and whom a connection from one reaches.
 
 `Hypervisor` is the question asked by the agents' fleet (`sim_agents`): the ACTIVE servers of every
 region with their user data (a server gone from it is deleted), a server as a machine
-(`sim_machines.machine_of`: host name, default user, keys, neighbours), and the simulated
+(`sim_machines.Neighbourhood`: host name, default user, keys, neighbours), and the simulated
 network's verdict on one TCP connection (`sim_machines.reachable`). A hypervisor also exposes the
 volumes attached to its servers as their disks (`sim_disks`). `CloudHypervisor` answers from the
 simulated cloud of this process and holds the loop devices of its disks; the agents' own process
@@ -12,7 +12,8 @@ the loop devices stay the daemon's to release.
 
 A machine is asked for before every script its server runs. Its `machine_stamp` changes whenever
 anything a machine is made of may have (servers, ports, key pairs, images), so the agents' process
-keeps each server's machine while the stamp the daemon last announced is the one it was made at.
+keeps each server's machine while the stamp the daemon last announced is the one it was made at,
+and the daemon answers every question asked at one stamp from one `Neighbourhood`.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any, Protocol
 from providers.simulated.cloud import SimulatedCloud
 from reconciler.agent.sandbox_machine import Machine
 from reconciler.daemon.sim_disks import FleetDisks
-from reconciler.daemon.sim_machines import Attachments, machine_of, reachable
+from reconciler.daemon.sim_machines import Attachments, Neighbourhood, reachable
 
 ACTIVE = "ACTIVE"
 MACHINE_COLLECTIONS = ("servers", "ports", "keypairs", "images")  # what `machine_of` reads
@@ -79,6 +80,7 @@ class CloudHypervisor:
         self._cloud = cloud
         self._disks = FleetDisks(state_dir)
         self._attachments = Attachments()
+        self._neighbourhood: tuple[list[int], Neighbourhood] | None = None  # and the stamp it was made at
 
     def booted(self) -> Mapping[str, BootedServer]:
         cloud = self._cloud()
@@ -95,8 +97,15 @@ class CloudHypervisor:
         cloud = self._cloud()
         if cloud is None:
             return None
-        server = next((body for body in cloud.items("servers") if body.get("id") == server_id), None)
-        return None if server is None else machine_of(cloud, server, self._attachments.of(cloud))
+        cloud.count("servers")  # the world settled first: a server due to be ACTIVE by now is
+        stamp = (
+            self.machine_stamp()
+        )  # read before the neighbourhood is made: a change meanwhile leaves it behind
+        kept = self._neighbourhood
+        if stamp is None or kept is None or kept[0] != stamp:
+            kept = self._neighbourhood = (stamp or [], Neighbourhood(cloud, self._attachments.of(cloud)))
+        server = kept[1].server(server_id)
+        return None if server is None else kept[1].machine(server)
 
     def machine_stamp(self) -> list[int] | None:
         cloud = self._cloud()

@@ -81,37 +81,68 @@ def _attachment(port: Mapping[str, Any]) -> Attachment:
 
 
 def machine_of(cloud: SimulatedCloud, server: Mapping[str, Any], ports: list[Attachment]) -> Machine:
-    """The machine `server` is, its neighbours found among `ports`.
+    """The machine `server` is, its neighbours found among `ports`."""
+    return Neighbourhood(cloud, ports).machine(server)
 
-    Every machine of a network of thousands asks this, each naming all the others: the work per
-    neighbour is kept to a lookup (host names cached by display name, IPv4 told by its form).
+
+class Neighbourhood:
+    """Who every server is, and its neighbours, at one state of the cloud: its servers and
+    `ports` (the ACTIVE servers' attachments) indexed once, so a fleet of thousands asking for
+    its machines between two changes of the cloud costs a lookup and its own neighbours each,
+    not a walk through every server and port. Each machine is made once; a new state of the
+    cloud's servers, ports, key pairs or images needs a new neighbourhood.
     """
-    server_id = str(server["id"])
-    networks = {port.network_id for port in ports if port.server_id == server_id}
-    neighbours = [port for port in ports if port.network_id in networks and port.server_id != server_id]
-    names = _host_names(cloud, {port.server_id for port in neighbours})
-    hosts = tuple(
-        (address, names[port.server_id])
-        for port in neighbours
-        if port.server_id in names
-        for address in port.addresses
-        if ":" not in address  # IPv4: every IPv6 address has a colon, no IPv4 one does
-    )
-    return Machine(
-        hostname=hostname_of(str(server.get("name") or "")),
-        default_user=_default_user(cloud, server),
-        authorized_keys=_public_keys(cloud, server),
-        hosts=hosts,
-        peers=tuple(sorted({address for address, _ in hosts})),
-    )
 
+    def __init__(self, cloud: SimulatedCloud, ports: list[Attachment]) -> None:
+        self._cloud = cloud
+        self._ports = ports
+        self._servers = {str(body["id"]): body for body in cloud.items("servers")}
+        self._on_network: dict[str, list[int]] = {}  # a network's ports, by their place in `ports`
+        self._networks_of: dict[str, set[str]] = {}
+        for index, port in enumerate(ports):
+            self._on_network.setdefault(port.network_id, []).append(index)
+            self._networks_of.setdefault(port.server_id, set()).add(port.network_id)
+        self._names: dict[str, str | None] = {}
+        self._made: dict[str, Machine] = {}
 
-def _host_names(cloud: SimulatedCloud, server_ids: set[str]) -> dict[str, str]:
-    """The host names of these servers (only theirs: a fleet asks this for each of its thousands)."""
-    if not server_ids:
-        return {}
-    bodies = (body for body in cloud.items("servers") if str(body["id"]) in server_ids)
-    return {str(body["id"]): _cached_hostname(str(body.get("name") or "")) for body in bodies}
+    def server(self, server_id: str) -> Mapping[str, Any] | None:
+        return self._servers.get(server_id)
+
+    def machine(self, server: Mapping[str, Any]) -> Machine:
+        server_id = str(server["id"])
+        made = self._made.get(server_id)
+        if made is None:
+            made = self._made[server_id] = self._make(server, server_id)
+        return made
+
+    def _make(self, server: Mapping[str, Any], server_id: str) -> Machine:
+        networks = self._networks_of.get(server_id, set())
+        places = (
+            self._on_network[next(iter(networks))]
+            if len(networks) == 1
+            else sorted(place for network in networks for place in self._on_network[network])
+        )
+        hosts = tuple(
+            (address, name)
+            for port in (self._ports[place] for place in places)
+            if port.server_id != server_id and (name := self._name(port.server_id)) is not None
+            for address in port.addresses
+            if ":" not in address  # IPv4: every IPv6 address has a colon, no IPv4 one does
+        )
+        return Machine(
+            hostname=hostname_of(str(server.get("name") or "")),
+            default_user=_default_user(self._cloud, server),
+            authorized_keys=_public_keys(self._cloud, server),
+            hosts=hosts,
+            peers=tuple(sorted({address for address, _ in hosts})),
+        )
+
+    def _name(self, server_id: str) -> str | None:
+        """The host name of a server of the cloud, None for one it no longer holds."""
+        if server_id not in self._names:
+            body = self._servers.get(server_id)
+            self._names[server_id] = None if body is None else _cached_hostname(str(body.get("name") or ""))
+        return self._names[server_id]
 
 
 @functools.lru_cache(maxsize=1 << 16)

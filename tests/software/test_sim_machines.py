@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 
 from providers.simulated.cloud import SimulatedCloud
+from providers.simulated.settings import CloudSettings
+from reconciler.daemon.sim_hypervisor import CloudHypervisor
 from reconciler.daemon.sim_machines import Attachments, attachments, machine_of, reachable
 
 KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl test"
@@ -126,3 +128,44 @@ def test_neighbours_asked_again_follow_every_change_of_the_network(network: Netw
     network.cloud.update("ports", port["id"], {"security_groups": []})
     assert kept.of(network.cloud) == attachments(network.cloud)
     assert [p.groups for p in kept.of(network.cloud) if p.server_id == newcomer["id"]] == [()]
+
+
+def test_the_hypervisor_answers_from_one_neighbourhood_until_the_cloud_changes(
+    network: Network, tmp_path: Path
+) -> None:
+    hypervisor = CloudHypervisor(lambda: network.cloud, tmp_path / "fleet")
+    first, second = network.server("server-a"), network.server("server-b")
+    asked = hypervisor.machine(first["id"])
+    assert asked is not None and asked.hosts == ((network.address(second), "server-b"),)
+    assert hypervisor.machine(first["id"]) is asked  # nothing changed: the same answer
+    other = hypervisor.machine(second["id"])
+    assert other is not None and other.hosts == ((network.address(first), "server-a"),)
+
+    network.cloud.update("servers", second["id"], {"name": "renamed"})
+    third = network.server("server-c", "other")
+    asked = hypervisor.machine(first["id"])
+    assert asked is not None and asked.hosts == ((network.address(second), "renamed"),)
+    on_other = hypervisor.machine(third["id"])
+    assert on_other is not None and on_other.hosts == () and on_other.hostname == "server-c"
+    network.cloud.delete("servers", second["id"])
+    assert hypervisor.machine(second["id"]) is None
+    asked = hypervisor.machine(first["id"])
+    assert asked is not None and asked.hosts == ()
+
+
+def test_a_server_due_to_be_active_is_a_neighbour_once_its_time_has_come(tmp_path: Path) -> None:
+    clock = [0.0]
+    cloud = SimulatedCloud.open(
+        tmp_path / "cloud.json", CloudSettings(time_to_active=2.0), clock=lambda: clock[0]
+    )
+    network = Network(cloud)
+    hypervisor = CloudHypervisor(lambda: cloud, tmp_path / "fleet")
+    first = network.server("server-a")
+    image = next(iter(cloud.items("images")))["id"]
+    request = {"name": "server-b", "flavorRef": "2", "imageRef": image}
+    booting = cloud.create("servers", {**request, "networks": [{"uuid": network.networks["private"]}]})
+    asked = hypervisor.machine(first["id"])
+    assert asked is not None and asked.hosts == ()
+    clock[0] = 5.0  # no call to the cloud meanwhile: the server became ACTIVE on its own time
+    asked = hypervisor.machine(first["id"])
+    assert asked is not None and [name for _, name in asked.hosts] == ["server-b"], booting
