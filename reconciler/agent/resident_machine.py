@@ -32,7 +32,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,13 +51,18 @@ NAMESPACES = ("--user", "--mount", "--uts", "--net")
 Spawn = Callable[[Callable[[], subprocess.Popen[bytes]]], subprocess.Popen[bytes]]
 Listened = list[tuple[str, socket.socket]]  # (ADDRESS:PORT, its listener)
 
-# $1: Python; $2: the first-boot script; $3: the host name; then the prefixes holding the new
-# neighbours' addresses (`sandbox_loopback.prefixes`); the spec on stdin. The machine's one
-# listener for its neighbours is bound to every address (`machine_command`): a new neighbour needs
-# its address local, no listener.
+# $1: `hosts` when the new /etc/hosts is on stdin, else `-`; $2: the new host name, or nothing when
+# it is unchanged; then the prefixes holding the new neighbours' addresses
+# (`sandbox_loopback.prefixes`). As the first boot does (`sandbox_first_boot.set_identity`), files
+# are written beside and renamed. The machine's one listener for its neighbours is bound to every
+# address (`machine_command`): a new neighbour needs its address local, no listener. A shell and
+# the commands it starts, not the first boot's interpreter, which cost three times as much.
 UPDATE = """
-python=$1; boot=$2; name=$3; shift 3
-"$python" -I -S "$boot" / - && hostname "$name" || exit 125
+umask 022; hosts=$1; name=$2; shift 2
+if [ "$hosts" = hosts ]; then cat > /etc/.hosts.new && mv -f /etc/.hosts.new /etc/hosts || exit 125; fi
+if [ -n "$name" ]; then
+  echo "$name" > /etc/.hostname.new && mv -f /etc/.hostname.new /etc/hostname && hostname "$name" || exit 125
+fi
 if [ $# -gt 0 ]; then
   for prefix in "$@"; do echo "route add local $prefix dev lo table local"; done | ip -batch - || exit 125
 fi
@@ -150,15 +154,24 @@ class ResidentMachine:
         new_peers = sorted(set(way.peers) - self.peers) if way.peer_socket is not None else []
         if spec == self.spec and not new_peers:
             return
+        hosts, name = b"", ""
+        if spec is not None and spec != self.spec:
+            try:
+                applied = _spec(spec)
+                name = (
+                    ""
+                    if self.spec is not None and _spec(self.spec).hostname == applied.hostname
+                    else applied.hostname
+                )
+            except ValueError as error:
+                raise MachineFailed(f"the machine's spec: {error}") from error
+            hosts = sandbox_first_boot.etc_hosts(applied).encode()
+        prefixes = [f"{network}/{length}" for network, length in sandbox_loopback.prefixes(new_peers)]
         command = [
             *self.prefix("/", pid=False),
-            *("/bin/sh", "-c", UPDATE, "update", sys.executable, sandbox_first_boot.__file__),
-            *(
-                way.hostname,
-                *(f"{network}/{length}" for network, length in sandbox_loopback.prefixes(new_peers)),
-            ),
+            *("/bin/sh", "-c", UPDATE, "update", "hosts" if hosts else "-", name, *prefixes),
         ]
-        done = run_apart(command, input=spec or b"", timeout=BOOT_TIMEOUT)
+        done = run_apart(command, input=hosts, timeout=BOOT_TIMEOUT)
         if done.returncode != 0:
             raise MachineFailed(done.stderr.decode(errors="replace")[-500:] or "the machine took no update")
         self.spec, self.peers = spec, self.peers | set(new_peers)
@@ -204,6 +217,10 @@ def receive(channel: socket.socket) -> Listened:
                 raise OSError("the machine ended before handing its listeners over")
             return listened
         listened += zip(text.decode("ascii").split(), received, strict=True)
+
+
+def _spec(text: bytes) -> sandbox_first_boot.Spec:
+    return sandbox_first_boot.Spec(text.decode("utf-8", errors="replace"))
 
 
 def _read(path: Path) -> bytes | None:

@@ -4,9 +4,8 @@ Run inside the sandbox's namespaces, on the server's tree before it becomes the 
 `sandbox_boot`, or `python -I -S sandbox_first_boot.py TREE SPEC BOOTED`, SPEC the lines
 `sandbox_machine` writes; `os` alone, since every machine's boot runs it), whenever SPEC differs
 from BOOTED, the copy of the spec last applied (`sandbox_entry` sets the UTS namespace's host name
-itself, every time). A machine already running is given a spec
-that changed on stdin (`python -I -S sandbox_first_boot.py / -`, TREE its root, no BOOTED: the
-host keeps that copy, `resident_machine`). As cloud-init's `set_hostname` and
+itself, every time). A machine already running is given what changed in its spec by the host
+(`resident_machine`: these same files, from `etc_hosts`). As cloud-init's `set_hostname` and
 `manage_etc_hosts` do at each boot:
 
 - `/etc/hostname` is the server's name;
@@ -150,12 +149,16 @@ def remove_host_keys(tree: str) -> None:
     os.makedirs(os.path.join(tree, "run", "sshd"), exist_ok=True)
 
 
-def set_identity(tree: str, spec: Spec) -> None:
-    name = spec.hostname
-    replace(f"{tree}/etc/hostname", f"{name}\n", 0o644)
-    hosts = ["127.0.0.1 localhost", f"127.0.1.1 {name}", "::1 localhost ip6-localhost ip6-loopback"]
+def etc_hosts(spec: Spec) -> str:
+    """The machine's `/etc/hosts`: itself, then its neighbours."""
+    hosts = ["127.0.0.1 localhost", f"127.0.1.1 {spec.hostname}", "::1 localhost ip6-localhost ip6-loopback"]
     hosts += [f"{address} {peer}" for address, peer in spec.hosts]
-    replace(f"{tree}/etc/hosts", "\n".join(hosts) + "\n", 0o644)
+    return "\n".join(hosts) + "\n"
+
+
+def set_identity(tree: str, spec: Spec) -> None:
+    replace(f"{tree}/etc/hostname", f"{spec.hostname}\n", 0o644)
+    replace(f"{tree}/etc/hosts", etc_hosts(spec), 0o644)
 
 
 def first_boot(tree: str, spec: Spec) -> None:
@@ -172,11 +175,8 @@ def first_boot(tree: str, spec: Spec) -> None:
 def main(arguments: list[str]) -> int:
     tree, spec_path, booted = arguments[0], arguments[1], arguments[2:]
     try:
-        if spec_path == "-":
-            text = sys.stdin.read()
-        else:
-            with open(spec_path, encoding="utf-8") as file:
-                text = file.read()
+        with open(spec_path, encoding="utf-8") as file:
+            text = file.read()
         spec = Spec(text)
         set_identity(tree, spec)
         first_boot(tree, spec)
