@@ -33,6 +33,7 @@ class ReadinessWaits:
         self._waiting: dict[str, float] = {}  # resource -> its ready deadline
         self._types: dict[str, tuple[str, bool]] = {}  # resource waiting -> its type, whether paced
         self._paced_waiting = 0  # how many of them are of paced types (`readiness_polls`)
+        self._waiting_types: dict[str, int] = {}  # type -> how many of its resources wait
         self._paced_ids: dict[str, str] = {}  # physical id -> name, of the paced resources waiting
         self._paced_id_of: dict[str, str] = {}  # the other way round
         self._signalled: dict[str, set[str]] = {}  # type -> resources whose signal was kept, to poll
@@ -56,7 +57,7 @@ class ReadinessWaits:
             return self._signalled_at
         if self._paced_waiting < len(self._waiting):
             return self.next_poll_at
-        quiet = min(self._polls.quiet_until(type_name) for type_name, _ in set(self._types.values()))
+        quiet = min(self._polls.quiet_until(type_name) for type_name in self._waiting_types)
         return max(self.next_poll_at, quiet)
 
     def signals_kept(self, now: float, waiters: Collection[str] | None) -> None:
@@ -94,6 +95,7 @@ class ReadinessWaits:
         type_name = state.type if state is not None else ""
         paced = self._paced(type_name)
         self._types[name] = (type_name, paced)
+        self._waiting_types[type_name] = self._waiting_types.get(type_name, 0) + 1
         self._paced_waiting += paced
         if paced and state is not None and state.physical_id is not None:
             self._paced_ids[state.physical_id] = name
@@ -101,7 +103,11 @@ class ReadinessWaits:
 
     def _forget(self, name: str) -> None:
         if self._waiting.pop(name, None) is not None:
-            self._paced_waiting -= self._types.pop(name)[1]
+            type_name, paced = self._types.pop(name)
+            self._paced_waiting -= paced
+            left = self._waiting_types.pop(type_name) - 1
+            if left:
+                self._waiting_types[type_name] = left
             physical_id = self._paced_id_of.pop(name, None)
             if physical_id is not None and self._paced_ids.get(physical_id) == name:
                 del self._paced_ids[physical_id]
