@@ -87,10 +87,10 @@ def machine_of(cloud: SimulatedCloud, server: Mapping[str, Any], ports: list[Att
 
 class Neighbourhood:
     """Who every server is, and its neighbours, at one state of the cloud: its servers and
-    `ports` (the ACTIVE servers' attachments) indexed once, so a fleet of thousands asking for
-    its machines between two changes of the cloud costs a lookup and its own neighbours each,
-    not a walk through every server and port. Each machine is made once; a new state of the
-    cloud's servers, ports, key pairs or images needs a new neighbourhood.
+    `ports` (the ACTIVE servers' attachments) indexed once, each port's entries for /etc/hosts
+    made once, so a fleet of thousands asking for its machines between two changes of the cloud
+    costs a lookup and its own neighbours each, not a walk through every server and port. A new
+    state of the cloud's servers, ports, key pairs or images needs a new neighbourhood.
     """
 
     def __init__(self, cloud: SimulatedCloud, ports: list[Attachment]) -> None:
@@ -99,35 +99,28 @@ class Neighbourhood:
         self._servers = {str(body["id"]): body for body in cloud.items("servers")}
         self._on_network: dict[str, list[int]] = {}  # a network's ports, by their place in `ports`
         self._networks_of: dict[str, set[str]] = {}
-        for index, port in enumerate(ports):
-            self._on_network.setdefault(port.network_id, []).append(index)
+        for place, port in enumerate(ports):
+            self._on_network.setdefault(port.network_id, []).append(place)
             self._networks_of.setdefault(port.server_id, set()).add(port.network_id)
-        self._names: dict[str, str | None] = {}
-        self._made: dict[str, Machine] = {}
+        self._entries: dict[int, tuple[tuple[str, str], ...]] = {}  # a port's (address, host name)
 
     def server(self, server_id: str) -> Mapping[str, Any] | None:
         return self._servers.get(server_id)
 
     def machine(self, server: Mapping[str, Any]) -> Machine:
         server_id = str(server["id"])
-        made = self._made.get(server_id)
-        if made is None:
-            made = self._made[server_id] = self._make(server, server_id)
-        return made
-
-    def _make(self, server: Mapping[str, Any], server_id: str) -> Machine:
         networks = self._networks_of.get(server_id, set())
         places = (
             self._on_network[next(iter(networks))]
             if len(networks) == 1
             else sorted(place for network in networks for place in self._on_network[network])
         )
+        ports, entries = self._ports, self._entries
         hosts = tuple(
-            (address, name)
-            for port in (self._ports[place] for place in places)
-            if port.server_id != server_id and (name := self._name(port.server_id)) is not None
-            for address in port.addresses
-            if ":" not in address  # IPv4: every IPv6 address has a colon, no IPv4 one does
+            entry
+            for place in places
+            if ports[place].server_id != server_id
+            for entry in (entries[place] if place in entries else self._entry(place))
         )
         return Machine(
             hostname=hostname_of(str(server.get("name") or "")),
@@ -137,12 +130,17 @@ class Neighbourhood:
             peers=tuple(sorted({address for address, _ in hosts})),
         )
 
-    def _name(self, server_id: str) -> str | None:
-        """The host name of a server of the cloud, None for one it no longer holds."""
-        if server_id not in self._names:
-            body = self._servers.get(server_id)
-            self._names[server_id] = None if body is None else _cached_hostname(str(body.get("name") or ""))
-        return self._names[server_id]
+    def _entry(self, place: int) -> tuple[tuple[str, str], ...]:
+        """The port's IPv4 addresses with its server's host name (none for a server gone)."""
+        port = self._ports[place]
+        body = self._servers.get(port.server_id)
+        made: tuple[tuple[str, str], ...] = ()
+        if body is not None:
+            name = _cached_hostname(str(body.get("name") or ""))
+            # IPv4 only: every IPv6 address has a colon, no IPv4 one does
+            made = tuple((address, name) for address in port.addresses if ":" not in address)
+        self._entries[place] = made
+        return made
 
 
 @functools.lru_cache(maxsize=1 << 16)

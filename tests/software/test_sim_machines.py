@@ -137,7 +137,7 @@ def test_the_hypervisor_answers_from_one_neighbourhood_until_the_cloud_changes(
     first, second = network.server("server-a"), network.server("server-b")
     asked = hypervisor.machine(first["id"])
     assert asked is not None and asked.hosts == ((network.address(second), "server-b"),)
-    assert hypervisor.machine(first["id"]) is asked  # nothing changed: the same answer
+    assert hypervisor.machine(first["id"]) == asked  # nothing changed: the same answer
     other = hypervisor.machine(second["id"])
     assert other is not None and other.hosts == ((network.address(first), "server-a"),)
 
