@@ -97,10 +97,9 @@ class CloudHypervisor:
         cloud = self._cloud()
         if cloud is None:
             return None
-        cloud.count("servers")  # the world settled first: a server due to be ACTIVE by now is
-        stamp = (
-            self.machine_stamp()
-        )  # read before the neighbourhood is made: a change meanwhile leaves it behind
+        cloud.count("servers")  # the world settled first: a server due to be ACTIVE by now is one
+        # the stamp read before the neighbourhood is made: a change meanwhile leaves it behind
+        stamp = self.machine_stamp()
         kept = self._neighbourhood
         if stamp is None or kept is None or kept[0] != stamp:
             kept = self._neighbourhood = (stamp or [], Neighbourhood(cloud, self._attachments.of(cloud)))
