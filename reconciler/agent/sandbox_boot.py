@@ -29,10 +29,11 @@ import gc
 import os
 import sys
 
-gc.disable()  # a short life making few cycles: collecting them would cost more than they hold
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+if __name__ == "__main__":  # run by path; imported (for its path, its functions), it changes nothing
+    gc.disable()  # a short life making few cycles: collecting them would cost more than they hold
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
-from reconciler.agent import (  # noqa: E402 (after the path it needs)
+from reconciler.agent import (
     sandbox_entry,
     sandbox_first_boot,
     sandbox_listeners,
