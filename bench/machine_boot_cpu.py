@@ -5,8 +5,9 @@
 
 Machines booted one after another as the fleet boots them (`Machines`, a way to the agent API
 and a neighbour's address, the fleet's state hidden, their directories spread as the fleet's
-are), each read on its live processes once it runs (the launcher's own CPU and its first
-process's, with everything that process reaped: the boot's interpreter and commands). Then one
+are), each read on its live processes once it runs (its keeper's own CPU and its first
+process's, the boot included, with everything that process reaped), the machines' starter's
+added once all booted (the forks and the user maps). Then one
 script each (`echo`, as the fleet's script hook enters it), and one each after a thousand new
 neighbours joined their network (the machine's update first: /etc/hosts, their addresses made
 local), both counted with everything they started. Then all stopped, and the CPU of every
@@ -98,7 +99,9 @@ def measure(workdir: Path, machines_count: int, neighbours: int) -> dict[str, fl
             way = booted_as(neighbourhood(number, neighbours), server, LISTENED_BY_HOST, workdir)
             running = machines.machine(server.name, (server / "runs").absolute(), way)
             time.sleep(SETTLE)
-            booting += process_cpu(running.process.pid, reaped=False) + process_cpu(running.init, reaped=True)
+            booting += process_cpu(running.keeper.pid, reaped=False) + process_cpu(running.init, reaped=True)
+        starter = machines.starter_pid()
+        booting += process_cpu(starter, reaped=False) if starter is not None else 0.0  # forks and maps
         host = own_cpu(resource.RUSAGE_SELF) - host_before
         scripts = [run_scripts(machines, workdir, machines_count, grown) for grown in (0, GROWN)]
     finally:

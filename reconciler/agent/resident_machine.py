@@ -4,24 +4,24 @@ Building a sandbox (namespaces, the server's writable root of some seventy mount
 ways out) costs far more than the script it runs, and tearing it down costs the kernel more again
 (the overlays' sync, the network namespace's RCU grace periods). A resident machine pays that once:
 
-- `boot` runs the sandbox's launcher (`sandbox.machine_command`) in resident mode: the namespaces,
-  the root with every run of the server written straight through, first boot and host name, the
-  machine's addresses on its loopback, and its listeners (the agent API's address; its
-  neighbours' port, on every address: one listener however many neighbours it has) handed to the
-  host over a socket pair (`sandbox_listeners`) instead of a relay process in every machine. A
-  connection to the neighbours' port at an address that is no neighbour's (its own loopback) is
-  closed by the host, where a listener per neighbour would have left it refused. The launcher's
-  shell then stays as the PID namespace's first process, reaping what scripts leave running, as
-  a VM's init does;
+- `boot` has the machines' starter (`machine_starts`, `sandbox_starter`) fork the machine: the
+  namespaces, the root with every run of the server written straight through
+  (`sandbox.boot_arguments`), first boot and host name, the machine's addresses on its loopback,
+  and its listeners (the agent API's address; its neighbours' port, on every address: one
+  listener however many neighbours it has) handed to the host over a socket pair
+  (`sandbox_listeners`) instead of a relay process in every machine. A connection to the
+  neighbours' port at an address that is no neighbour's (its own loopback) is closed by the host,
+  where a listener per neighbour would have left it refused. A shell then stays as the PID
+  namespace's first process, reaping what scripts leave running, as a VM's init does;
 - `prefix` is what is put before a script to run it in the machine: `nsenter` into its user,
   mount, UTS, network and PID namespaces, its root and the run's directory, a fork and an exec;
   whatever the script leaves running stays in the machine, as on a VM;
 - `update` gives a running machine what changed in its spec (`sandbox_machine`: /etc/hosts, new
   neighbours' addresses made local by routes, as at boot) by entering it once, with no reboot;
 - `stop` kills its first process: the kernel then kills every process of the machine and frees
-  its namespaces, mounts and listeners. The machine also dies, by the launcher's death signal,
-  when the thread that started it ends (`resident_machines` starts every machine from one thread
-  that lives as long as the machines do) or its process dies.
+  its namespaces, mounts and listeners. The machine also dies with its starter, which dies when
+  the thread that started it ends (`resident_machines` starts it from one thread that lives as
+  long as the machines do) or its process dies.
 """
 
 from __future__ import annotations
@@ -31,31 +31,29 @@ import os
 import shutil
 import signal
 import socket
-import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from reconciler.agent import sandbox_first_boot, sandbox_listeners, sandbox_loopback, sandbox_users
 from reconciler.agent.agent_gateway import AgentGateway
+from reconciler.agent.machine_starts import Keeper, MachineStarter
 from reconciler.agent.output_tails import file_tail
-from reconciler.agent.process_exits import exit_status
 from reconciler.agent.process_starts import run_apart
-from reconciler.agent.sandbox import machine_command, root_of
+from reconciler.agent.sandbox import boot_arguments, root_of
 from reconciler.agent.sandbox_machine import MachineWay
 
 BOOT_TIMEOUT = 120.0
 STOP_TIMEOUT = 30.0
 LOG_NAME = "machine.log"  # in the server's root directory, hidden from the machine itself
 NAMESPACES = ("--user", "--mount", "--uts", "--net")
-Spawn = Callable[[Callable[[], subprocess.Popen[bytes]]], subprocess.Popen[bytes]]
 Listened = list[tuple[str, socket.socket]]  # (ADDRESS:PORT, its listener)
 
 # $1: `hosts` when the new /etc/hosts is on stdin, else `-`; $2: the new host name, or nothing when
 # it is unchanged; then the prefixes holding the new neighbours' addresses
 # (`sandbox_loopback.prefixes`). As the first boot does (`sandbox_first_boot.set_identity`), files
 # are written beside and renamed. The machine's one listener for its neighbours is bound to every
-# address (`machine_command`): a new neighbour needs its address local, no listener. A shell and
+# address (`sandbox.boot_arguments`): a new neighbour needs its address local, no listener. A shell and
 # the commands it starts, not the first boot's interpreter, which cost three times as much.
 UPDATE = """
 umask 022; hosts=$1; name=$2; shift 2
@@ -78,7 +76,7 @@ class ResidentMachine:
     """One running machine: its launcher's process, its first process, what it was given."""
 
     runs_dir: Path
-    process: subprocess.Popen[bytes]
+    keeper: Keeper  # the process the machine's first process dies with (`sandbox_starter`)
     init: int  # the machine's first process, as the host numbers it
     spec: bytes | None  # the spec applied
     peers: frozenset[str]  # the neighbours listened for
@@ -86,55 +84,44 @@ class ResidentMachine:
 
     @classmethod
     def boot(
-        cls, runs_dir: Path, gateway: AgentGateway | None, way: MachineWay | None, spawn: Spawn
+        cls, runs_dir: Path, gateway: AgentGateway | None, way: MachineWay | None, starter: MachineStarter
     ) -> tuple[ResidentMachine, Listened]:
         """Boot the machine whose runs are under `runs_dir` (its root beside them, `root_of`),
-        `spawn` starting its process; the machine and the listeners it handed over."""
+        forked by `starter`; the machine and the listeners it handed over."""
         root = root_of(runs_dir)
         root.mkdir(parents=True, exist_ok=True)
         runs_dir.mkdir(parents=True, exist_ok=True)
         spec = _read(way.spec) if way is not None else None
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        command = machine_command(str(runs_dir), str(root), theirs.fileno(), gateway, way)
+        arguments = boot_arguments(str(runs_dir), str(root), gateway, way)
+        keeper: Keeper | None = None
         with ours, theirs, (root / LOG_NAME).open("wb") as log:
-
-            def start() -> subprocess.Popen[bytes]:
-                return subprocess.Popen(
-                    command,
-                    cwd=root,
-                    stdin=subprocess.PIPE if sandbox_users.users_switchable() else subprocess.DEVNULL,
-                    stdout=subprocess.PIPE,
-                    stderr=log,
-                    pass_fds=(theirs.fileno(),),
-                )
-
-            process = spawn(start)
-            theirs.close()
             try:
-                if sandbox_users.users_switchable():
-                    _map_users(process)
+                keeper = starter.launch(arguments, log, theirs)
+                theirs.close()
                 listened = receive(ours)
-                ready = process.stdout.readline() if process.stdout is not None else b""
+                ready = keeper.stdout.readline()
             except OSError as error:
                 ready = b""
                 listened = []
                 reason = str(error)
             else:
                 reason = ""
-        init = _first_child(process.pid) if ready.strip() == b"ready" else None
-        if init is None:
-            process.kill()  # its first process is killed with it
-            _end(process)
+        init = _first_child(keeper.pid) if keeper is not None and ready.strip() == b"ready" else None
+        if keeper is None or init is None:
+            if keeper is not None:
+                keeper.kill()  # its first process is killed with it
+                _end(keeper)
             for _, listener in listened:
                 listener.close()
-            raise MachineFailed(reason or file_tail(root / LOG_NAME)[-500:] or "the machine did not boot")
-        if process.stdout is not None:
-            process.stdout.close()  # it says nothing more once ready
+            said = file_tail(root / LOG_NAME)[-500:].strip()  # what the boot said, else what we saw
+            raise MachineFailed(said or reason or "the machine did not boot")
+        keeper.stdout.close()  # it says nothing more once ready
         peers = frozenset(way.peers) if way is not None and way.peer_socket is not None else frozenset()
-        return cls(runs_dir, process, init, spec, peers), listened
+        return cls(runs_dir, keeper, init, spec, peers), listened
 
     def alive(self) -> bool:
-        return not self.stopped and self.process.poll() is None
+        return not self.stopped and not self.keeper.ended()
 
     def prefix(self, run_dir: str, *, pid: bool = True) -> Sequence[str]:
         """What is put before a command to run it in the machine, in `run_dir`."""
@@ -181,24 +168,14 @@ class ResidentMachine:
     def kill(self) -> None:
         """Kill the machine's first process: the kernel then kills every other of its processes."""
         self.stopped = True
-        if self.process.poll() is None:  # else its first process is gone, and its number free
+        if not self.keeper.ended():  # else its first process is gone, and its number free
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.init, signal.SIGKILL)
 
     def stop(self) -> None:
         """Kill the machine and wait until it is gone, its namespaces and mounts with it."""
         self.kill()
-        _end(self.process)
-
-
-def _map_users(process: subprocess.Popen[bytes]) -> None:
-    """Map the ids of the user namespace the launcher entered, once it says so; then let it go on."""
-    assert process.stdin is not None and process.stdout is not None
-    with process.stdin:
-        if process.stdout.readline() != sandbox_users.UNSHARED:
-            raise OSError("the machine entered no user namespace")
-        sandbox_users.map_users(process.pid)
-        process.stdin.write(sandbox_users.MAPPED)
+        _end(self.keeper)
 
 
 def receive(channel: socket.socket) -> Listened:
@@ -231,8 +208,8 @@ def _read(path: Path) -> bytes | None:
 
 
 def _first_child(process: int) -> int | None:
-    """The machine's first process: the only child of the launcher's `unshare` (found among all
-    processes where the kernel lists no children)."""
+    """The machine's first process: the only child of its keeper (found among all processes where
+    the kernel lists no children)."""
     try:
         children = Path(f"/proc/{process}/task/{process}/children").read_text(encoding="ascii").split()
     except OSError:
@@ -252,12 +229,9 @@ def _children_by_parent(parent: int) -> list[int]:
     return found
 
 
-def _end(process: subprocess.Popen[bytes]) -> None:
-    """Wait for the launcher's process, killing it if it outlives its first process for long."""
-    try:
-        exit_status(process, STOP_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-    if process.stdout is not None:
-        process.stdout.close()
+def _end(keeper: Keeper) -> None:
+    """Wait for the keeper, killing it if it outlives its machine's first process for long."""
+    if not keeper.ended(STOP_TIMEOUT):
+        keeper.kill()
+        keeper.ended(STOP_TIMEOUT)
+    keeper.close()

@@ -3,9 +3,10 @@
 A server's machine (`resident_machine`) is booted the first time one of its scripts or an ssh
 connection to it needs it, and given what changed in its spec at every later entry. It is stopped
 when its server goes (`remove`), when the fleet stops (`stop`), and found dead and booted again
-if it died on its own. Every machine is started from one thread of this registry, which lives
-until `stop`: a machine's launcher dies with the thread that started it, so machines never
-outlive the process holding them, whichever thread needed them first.
+if it died on its own. Every machine is forked by the machines' starter (`machine_starts`),
+itself started from one thread of this registry, which lives until `stop`: the starter dies with
+that thread and every machine with the starter, so machines never outlive the process holding
+them, whichever thread needed them first. A starter found dead is started again.
 
 Connections a machine's scripts make reach the host through its listeners, all served by one
 thread (`machine_listeners`): the agent API's address goes to the agent gateway's relay, the
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import os
 import socket
-import subprocess
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -27,6 +27,7 @@ from typing import Any
 from reconciler.agent.agent_gateway import AgentGateway
 from reconciler.agent.hooks import Hook, RunInterrupted, script_hook
 from reconciler.agent.machine_listeners import Handler, MachineListeners
+from reconciler.agent.machine_starts import MachineStarter
 from reconciler.agent.peer_gateway import PeerGateway
 from reconciler.agent.process_starts import started_apart
 from reconciler.agent.resident_machine import Listened, MachineFailed, ResidentMachine
@@ -47,6 +48,7 @@ class Machines:
         self._peers = peers
         self._listeners = MachineListeners()
         self._spawner = ThreadPoolExecutor(1, thread_name_prefix="machines")
+        self._starter: MachineStarter | None = None
         self._running: dict[str, ResidentMachine] = {}
         self._booting: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
@@ -63,7 +65,7 @@ class Machines:
                 self._forget(server_id)
                 running = None
             if running is None:
-                running, listened = ResidentMachine.boot(runs_dir, self._gateway, way, self._spawn)
+                running, listened = ResidentMachine.boot(runs_dir, self._gateway, way, self._started())
                 with self._lock:
                     if self._stopped:
                         running.stop()
@@ -74,6 +76,11 @@ class Machines:
             else:
                 running.update(way)
             return running
+
+    def starter_pid(self) -> int | None:
+        """The machines' starter's process id, while it runs (what a benchmark reads its CPU by)."""
+        with self._lock:
+            return self._starter.pid if self._starter is not None and self._starter.alive() else None
 
     def running(self) -> list[str]:
         """The servers whose machine runs now."""
@@ -97,6 +104,10 @@ class Machines:
             machine.kill()  # all at once: the kernel tears them down side by side
         for machine in machines:
             machine.stop()
+        with self._lock:
+            starter, self._starter = self._starter, None
+        if starter is not None:
+            starter.stop()
         self._listeners.stop()
         self._spawner.shutdown(wait=False)
 
@@ -113,11 +124,20 @@ class Machines:
             machine.stop()
         self._listeners.drop(server_id)
 
-    def _spawn(self, start: Callable[[], subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
-        try:
-            return self._spawner.submit(started_apart, start).result()
-        except RuntimeError as error:  # shut down: the machines are stopping
-            raise MachinesStopped("the machines are stopped") from error
+    def _started(self) -> MachineStarter:
+        """The machines' starter, started (again, if it died) from the registry's one thread."""
+        with self._lock:
+            if self._stopped:
+                raise MachinesStopped("the machines are stopped")
+            if self._starter is not None and self._starter.alive():
+                return self._starter
+            if self._starter is not None:
+                self._starter.stop()  # died: its machines died with it
+            try:
+                self._starter = self._spawner.submit(started_apart, MachineStarter.started).result()
+            except RuntimeError as error:  # shut down: the machines are stopping
+                raise MachinesStopped("the machines are stopped") from error
+            return self._starter
 
     def _adopt(self, server_id: str, listened: Listened) -> None:
         for endpoint, listener in listened:

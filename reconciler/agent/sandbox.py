@@ -26,10 +26,11 @@ when the daemon runs as root, root alone otherwise). A sandbox started as a mach
 user, /etc/hosts, ssh host keys), sees nothing of the fleet's state but its own run, and, given
 the peer gateway's socket, finds its neighbours at their addresses (`sandbox_relay --named`).
 
-The same launcher boots a resident machine (`machine_command`, `resident_machine`): built once for
-a server, given no command, its shell staying as the PID namespace's first process, its ways out
-listened for by the host (`sandbox_listeners`) rather than by relays inside; the fleet enters its
-scripts into it. `sandbox_prefix` builds a sandbox for one command, which ends with it.
+A resident machine (`resident_machine`) is the same sandbox built once for a server and given no
+command: the machines' starter (`sandbox_starter`) makes its namespaces and runs the same boot
+(`boot_arguments`), its ways out listened for by the host (`sandbox_listeners`) rather than by
+relays inside; the fleet enters its scripts into it. `sandbox_prefix` builds a sandbox for one
+command, which ends with it.
 
 Where the kernel or the container refuses user namespaces, scripts run unconfined, and
 `isolation_available()` says so (logged once by whoever builds the hooks).
@@ -51,55 +52,36 @@ from reconciler.agent import sandbox_boot, sandbox_relay, sandbox_users
 from reconciler.agent.agent_gateway import AgentGateway
 from reconciler.agent.hooks import Hook, HookChooser, script_hook, stand_in_hook
 from reconciler.agent.process_starts import run_apart
-from reconciler.agent.sandbox_machine import MachineWay
+from reconciler.agent.sandbox_machine import SSH_PORT, MachineWay
+from reconciler.agent.sandbox_starter import LISTENERS
 
 
-def unshare_command(resident: bool = False) -> list[str]:
-    """The command that makes the sandbox's namespaces (users: `sandbox_users`) and runs the rest;
-    a `resident` machine's user namespace mapped by the host booting it, where it maps many ids."""
+def unshare_command() -> list[str]:
+    """The command that makes the sandbox's namespaces (users: `sandbox_users`) and runs the rest."""
     # setpriv: the sandbox is killed with the thread that started it (a daemon killed, or stopped
     # without waiting, leaves no script running on); unshare's --kill-child then takes its namespace.
     namespaces = ("--mount", "--net", "--pid", "--uts", "--kill-child", "--")
-    mapped_by_host = sandbox_users.host_mapped_command() if resident else None
-    if mapped_by_host is not None:
-        return [*mapped_by_host, "unshare", *namespaces]
     return ["setpriv", "--pdeathsig", "KILL", *sandbox_users.namespace_command(), *namespaces]
 
 
-# $1: the run's directory (a resident machine's: the directory its runs are made in); $2: the
-# server's root directory; $3: Python; $4: the boot script (`sandbox_boot`); optionally `resident`
-# with the descriptor of the channel its listeners are handed over (`sandbox_listeners`);
-# optionally `machine` with the server's spec (`sandbox_machine`: booted again only when it
-# changed), its host name and a directory to hide (the fleet's state; none: ''); optionally
-# `peers` with the peer gateway's socket, the port, the neighbours' addresses (comma-separated)
-# and the peers' relay; then either `relay` with the address, port, socket and relay script, or
-# `closed`; then the command (none for a resident machine). The boot script does every step up
-# to the tree becoming the root and loopback holding its addresses. The shell is the PID
-# namespace's first process: when it exits, whatever else runs there is killed. A resident
-# machine's shell stays, reaping what its scripts leave, once it has said `ready` on stdout; its
-# neighbours' socket and relay and the agent API's are then `-`: the host listens for them.
+# $1: the run's directory; $2: the server's root directory; $3: Python; $4: the boot script
+# (`sandbox_boot`); optionally `machine` with the server's spec (`sandbox_machine`: booted again
+# only when it changed), its host name and a directory to hide (the fleet's state; none: '');
+# optionally `peers` with the peer gateway's socket, the port, the neighbours' addresses
+# (comma-separated) and the peers' relay; then either `relay` with the address, port, socket and
+# relay script, or `closed`; then the command. The boot script does every step up to the tree
+# becoming the root and loopback holding its addresses. The shell is the PID namespace's first
+# process: when it exits, whatever else runs there is killed.
 LAUNCHER = """
 run=$1; root=$2; python=$3; booter=$4; shift 4
-channel=; if [ "$1" = resident ]; then channel=$2; shift 2; fi
 spec=; hidden=; if [ "$1" = machine ]; then spec=$2; name=$3; hidden=$4; shift 4; fi
 peers=; if [ "$1" = peers ]; then peers=$2; peer_port=$3; addresses=$4; peer_relay=$5; shift 5; fi
 if [ "$1" = relay ]; then address=$2; port=$3; socket=$4; relay=$5; shift 5; else socket=; shift; fi
-bind_api=; bind_peers=; endpoints=
-if [ -n "$channel" ]; then
-  endpoints="${socket:+$address:$port} ${peers:+0.0.0.0:$peer_port}"
-else
-  bind_api=$socket; bind_peers=$peers
-fi
 networked=; if [ -n "$socket$peers" ]; then networked=1; fi
-"$python" -I -S "$booter" "$root" "$run" ${bind_api:+--bind} ${bind_api:+"$bind_api"} \\
-  ${bind_peers:+--bind} ${bind_peers:+"$bind_peers"} \\
+"$python" -I -S "$booter" "$root" "$run" ${socket:+--bind} ${socket:+"$socket"} \\
+  ${peers:+--bind} ${peers:+"$peers"} \\
   ${spec:+--boot} ${spec:+"$spec"} ${spec:+"$root/booted.spec"} ${spec:+--name} ${spec:+"$name"} \\
-  ${hidden:+--hide} ${hidden:+"$hidden"} ${networked:+--loopback "$addresses" "$address"} \\
-  ${channel:+--listen $channel $endpoints} || exit 125
-if [ -n "$channel" ]; then
-  cd / && echo ready && exec </dev/null >/dev/null 2>&1 || exit 125
-  while :; do sleep 2147483647 & wait; done
-fi
+  ${hidden:+--hide} ${hidden:+"$hidden"} ${networked:+--loopback "$addresses" "$address"} || exit 125
 if [ -n "$peers" ]; then
   "$python" -I -S "$peer_relay" --named "$peers" "$peer_port" $(echo "$addresses" | tr , ' ') \\
     </dev/null >/dev/null 2>&1 || exit 125
@@ -128,12 +110,10 @@ def relay_available() -> bool:
     return shutil.which("ip") is not None
 
 
-def _way_out(gateway: AgentGateway | None, resident: bool = False) -> list[str]:
+def _way_out(gateway: AgentGateway | None) -> list[str]:
     if gateway is None or not relay_available():
         return ["closed"]
     host, port = gateway.address.reached_at
-    if resident:
-        return ["relay", host, str(port), "-", "-"]  # the host listens for it (`machine_listeners`)
     return ["relay", host, str(port), gateway.socket_path, sandbox_relay.__file__]
 
 
@@ -157,23 +137,30 @@ def sandbox_prefix(
     ]
 
 
-def machine_command(
-    runs_dir: str,
-    root_dir: str,
-    channel: int,
-    gateway: AgentGateway | None = None,
-    machine: MachineWay | None = None,
-) -> Sequence[str]:
-    """The command that boots a resident machine (`resident_machine`): the sandbox of
-    `sandbox_prefix`, every run under `runs_dir` written straight through, its listeners handed
-    over descriptor `channel`, then kept running with no command until it is killed."""
-    return [
-        *unshare_command(resident=True),
-        *("/bin/sh", "-c", LAUNCHER, "sandbox", runs_dir, root_dir, sys.executable, sandbox_boot.__file__),
-        *("resident", str(channel)),
-        *(machine.launcher_arguments(resident=True) if machine is not None else ()),
-        *_way_out(gateway, resident=True),
-    ]
+def boot_arguments(
+    runs_dir: str, root_dir: str, gateway: AgentGateway | None = None, machine: MachineWay | None = None
+) -> list[str]:
+    """`sandbox_boot`'s arguments for a resident machine (`sandbox_starter`): the sandbox of
+    `sandbox_prefix`, every run under `runs_dir` written straight through, its listeners (the
+    agent API's address, its neighbours' port on every address) handed to the host."""
+    arguments = [root_dir, runs_dir]
+    endpoints, address, networked = [], "", False
+    if gateway is not None and relay_available():
+        host, port = gateway.address.reached_at
+        endpoints.append(f"{host}:{port}")
+        address, networked = host, True
+    if machine is not None:
+        arguments += ["--boot", str(machine.spec), os.path.join(root_dir, "booted.spec")]
+        arguments += ["--name", machine.hostname]
+        if machine.hidden is not None:
+            arguments += ["--hide", str(machine.hidden.absolute())]
+        if machine.peer_socket is not None:  # neighbours to come are listened for too
+            endpoints.append(f"0.0.0.0:{SSH_PORT}")
+            networked = True
+    if networked:
+        peers = ",".join(machine.peers) if machine is not None and machine.peer_socket is not None else ""
+        arguments += ["--loopback", peers, address]
+    return [*arguments, "--listen", str(LISTENERS), *endpoints]
 
 
 def root_of(workdir: Path) -> Path:

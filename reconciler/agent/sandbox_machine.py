@@ -74,15 +74,12 @@ class MachineWay:
     peers: tuple[str, ...] = ()
     hidden: Path | None = None  # hidden from the sandbox: the state of every server (its runs' bound in)
 
-    def launcher_arguments(self, resident: bool = False) -> list[str]:
-        """The sandbox launcher's `machine` and `peers` sections (a `resident` machine's
-        neighbours are listened for by the host: no socket, no relay)."""
+    def launcher_arguments(self) -> list[str]:
+        """The sandbox launcher's `machine` and `peers` sections."""
         hidden = str(self.hidden.absolute()) if self.hidden is not None else ""
         arguments = ["machine", str(self.spec), self.hostname, hidden]
-        addresses = ",".join(self.peers)
-        if resident and self.peer_socket is not None:  # neighbours to come are listened for too
-            arguments += ["peers", LISTENED_BY_HOST, str(SSH_PORT), addresses, LISTENED_BY_HOST]
-        elif self.peer_socket is not None and self.peers:
+        if self.peer_socket is not None and self.peers:
+            addresses = ",".join(self.peers)
             arguments += ["peers", self.peer_socket, str(SSH_PORT), addresses, sandbox_relay.__file__]
         return arguments
 

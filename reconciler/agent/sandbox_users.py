@@ -17,10 +17,8 @@ the ids it maps. How far the map reaches depends on who runs the daemon:
 Only a process outside the namespace may map more than its own id. For a sandbox run once, the
 root-run maps are written by a helper forked before `unshare(CLONE_NEWUSER)`; the process then
 runs COMMAND in the namespace (the rest of the sandbox's `unshare`), still dying with the thread
-that started it. A resident machine's are written by the host process booting it (`map_users`),
-starting no interpreter: its launcher enters the namespace, says `unshared` on stdout and waits
-for `mapped` on stdin (`host_mapped_command`), then runs the rest, asking for its death signal
-again (the capabilities it gains at that exec clear it).
+that started it. A resident machine's are written by the machines' starter that forked it
+(`sandbox_starter`, with `map_users`).
 """
 
 from __future__ import annotations
@@ -53,25 +51,8 @@ def namespace_command() -> list[str]:
     return ["unshare", "--user", "--map-root-user"]
 
 
-# $@: the command to run once the maps are written, its stdin /dev/null
-AWAIT_MAPS = 'echo unshared && read -r said && [ "$said" = mapped ] && exec "$@" </dev/null; exit 125'
-UNSHARED = b"unshared\n"
-MAPPED = b"mapped\n"
-
-
-def host_mapped_command() -> list[str] | None:
-    """What enters a resident machine's user namespace, its maps written by the host
-    (`map_users`); None where only the daemon's own id is mapped (`namespace_command`)."""
-    if not users_switchable():
-        return None
-    return [
-        *("setpriv", "--pdeathsig", "KILL", "--clear-groups", "unshare", "--user", "--"),
-        *("/bin/sh", "-c", AWAIT_MAPS, "users", "setpriv", "--pdeathsig", "KILL"),
-    ]
-
-
 def map_users(process: int) -> None:
-    """Map the ids of the user namespace `process` entered (`host_mapped_command`)."""
+    """Map the ids of the user namespace `process` entered, from outside it."""
     for name in ("uid_map", "gid_map"):
         with open(f"/proc/{process}/{name}", "w", encoding="ascii") as file:
             file.write(id_map())

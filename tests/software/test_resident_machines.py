@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from reconciler.agent.hooks import TIMED_OUT
-from reconciler.agent.resident_machines import Machines, resident_script_hook
+from reconciler.agent.resident_machines import NOT_STARTED, Machines, resident_script_hook
 from reconciler.agent.sandbox import isolation_available
 from reconciler.agent.sandbox_machine import Machine, MachineWay, booted_as
 from reconciler.agent.sandbox_users import users_switchable
@@ -125,10 +125,42 @@ def test_a_script_past_its_time_limit_is_stopped_and_its_machine_stays(
     assert run(machines, server, "#!/bin/sh\necho up")["deploy_stdout"] == "up\n"
 
 
+def test_a_killed_starter_takes_its_machines_with_it_and_the_next_script_boots_a_new_one(
+    machines: Machines, tmp_path: Path
+) -> None:
+    server, sleeping = tmp_path / "server", marker()
+    run(machines, server, f"#!/bin/sh\nsleep {sleeping} >/dev/null 2>&1 &")
+    wait_until(lambda: len(running_with(sleeping)) == 1, 10)
+    starter = machines.starter_pid()
+    assert starter is not None
+    os.kill(starter, signal.SIGKILL)
+    wait_until(lambda: running_with(sleeping) == [] and machines.running() == [], 10)
+    again = run(machines, server, "#!/bin/sh\necho up")
+    assert again["deploy_stdout"] == "up\n", again
+    assert machines.starter_pid() not in (None, starter)
+    assert machines.running() == ["server"]
+
+
+def test_a_machine_that_cannot_boot_fails_its_script_with_the_reason_and_leaves_nothing(
+    machines: Machines, tmp_path: Path
+) -> None:
+    server = tmp_path / "server"
+    (server / "root").mkdir(parents=True)
+    (server / "root" / "tree").write_text("a file where the machine's root must go")
+    failed = run(machines, server, "#!/bin/sh\necho never")
+    assert failed["deploy_status_code"] == NOT_STARTED
+    assert "tree" in failed["deploy_stderr"] and "File exists" in failed["deploy_stderr"], failed
+    assert machines.running() == []
+    starter = machines.starter_pid()
+    assert starter is not None
+    children = Path(f"/proc/{starter}/task/{starter}/children")
+    wait_until(lambda: children.read_text().split() == [], 10)  # its keeper reaped, nothing left
+
+
 HOLDER = """
 import sys, time
 from pathlib import Path
-from reconciler.agent.resident_machines import Machines, resident_script_hook
+from reconciler.agent.resident_machines import NOT_STARTED, Machines, resident_script_hook
 machines = Machines()
 machines.start()
 server = Path(sys.argv[1])
@@ -247,3 +279,14 @@ def test_a_script_cut_short_by_the_agents_stopping_is_not_recorded(
     assert running_with(sleeping) == []
     recorded = [json.loads(path.read_text()) for path in (tmp_path / "agents").glob("*/deployed.json")]
     assert [runs for runs in recorded if runs] == []  # the next agent runs it again
+
+
+def test_importing_the_boots_modules_leaves_the_importing_process_as_it_was() -> None:
+    # run by path, they turn the collector off and put the package on the path: imported, neither
+    probe = (
+        "import gc, sys; path = list(sys.path)\n"
+        "import reconciler.agent.sandbox, reconciler.agent.sandbox_starter, reconciler.agent.sandbox_boot\n"
+        "print(gc.isenabled(), sys.path == path)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout == "True True\n"

@@ -1,0 +1,213 @@
+"""Where every resident machine of a fleet is started: one interpreter, its boot's modules loaded
+once, forking a machine at each request.
+
+A machine's boot used to start seven programs one after the other (`setpriv`, `unshare` and a
+shell twice each, then an interpreter that loads the boot's modules) before its first mount. Here
+the host (`machine_starts`) starts this once; for each machine it sends the boot's arguments
+(`sandbox_boot`) with three descriptors: the machine's stdout, its log, and the channel its
+listeners are handed over (`sandbox_listeners`). For each, this process forks:
+
+- the machine's keeper, which asks to be killed with this process, enters a new user namespace
+  (its ids mapped as `sandbox_users` says: here, where the host's root may map many, or by itself,
+  its own id to root), then new mount, network, UTS and PID namespaces, and forks
+- the machine's first process, which asks to be killed with the keeper (so a machine never
+  outlives this process, which never outlives the thread of the host that started it), makes its
+  mounts private, does the boot (`sandbox_boot.main`, its listeners given as descriptor 3), and
+  becomes the shell that says `ready` and reaps whatever its scripts leave, as a VM's init does.
+
+The keeper waits for the first process and ends with its status. The host is answered with a pidfd
+of the keeper (`os.pidfd_open`: Linux 5.3 and later), so it can watch a process it did not start;
+the machine's first process is the keeper's only child. An error before the boot goes to the log
+and the keeper's status is 125, as the boot's own errors do.
+
+Run by path with the standard library only (`python -I -S sandbox_starter.py HOST_PID`), its
+requests on descriptor 0, a Unix socket of sequenced packets: the arguments separated by NUL, the
+three descriptors with them; answered with `ok PID` and the keeper's pidfd, or with `!` and the
+reason it could not fork.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import signal
+import socket
+import sys
+
+if __name__ == "__main__":  # run by path; imported (for its path, its functions), it changes nothing
+    gc.disable()  # the forks would copy the pages a collection touches; this process makes few cycles
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+from reconciler.agent import sandbox_boot, sandbox_users
+from reconciler.agent.sandbox_libc import LIBC, UnsignedLong
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+MS_REC = 16384
+MS_PRIVATE = 1 << 18
+PR_SET_PDEATHSIG = 1
+LISTENERS = 3  # the channel's descriptor in the machine's first process
+STATUS = 125  # the keeper's status when it could not start the machine, as the launcher's was
+# The machine's first process once booted: as the launcher's shell was, it says it is ready, lets go
+# of the host's descriptors, and reaps what is left running until the machine is killed.
+INIT = """cd / && echo ready && exec </dev/null >/dev/null 2>&1 || exit 125
+while :; do sleep 2147483647 & wait; done
+"""
+
+
+def die_with_parent(parent: int) -> None:
+    """Be killed when `parent` ends (or at once, if it already did)."""
+    LIBC.call("prctl", PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(STATUS)
+
+
+def map_own_ids() -> None:
+    """This process's own ids, and only them, as the new user namespace's root."""
+    uid, gid = os.getuid(), os.getgid()
+    LIBC.call("unshare", sandbox_users.CLONE_NEWUSER)
+    for name, text in (("setgroups", "deny"), ("uid_map", f"0 {uid} 1"), ("gid_map", f"0 {gid} 1")):
+        with open(f"/proc/self/{name}", "w", encoding="ascii") as file:
+            file.write(text)
+
+
+def enter_mapped(unshared: int, mapped: int) -> None:
+    """A new user namespace whose ids this process's parent maps, as it says over the pipes."""
+    os.setgroups([])
+    LIBC.call("unshare", sandbox_users.CLONE_NEWUSER)
+    os.write(unshared, b"1")
+    if os.read(mapped, 1) != b"1":
+        raise OSError("the machine's user ids could not be mapped")
+    os.setresgid(0, 0, 0)
+    os.setresuid(0, 0, 0)
+    os.setgroups([])
+
+
+def first_process(arguments: list[str], stdout: int, log: int, listeners: int) -> int:
+    """The machine's first process: its boot, then its init (no return unless the boot failed)."""
+    null = os.open(os.devnull, os.O_RDONLY)
+    for descriptor, number in ((null, 0), (stdout, 1), (log, 2), (listeners, LISTENERS)):
+        os.dup2(descriptor, number)
+    os.closerange(LISTENERS + 1, os.sysconf("SC_OPEN_MAX"))
+    LIBC.call("mount", b"none", b"/", None, UnsignedLong(MS_REC | MS_PRIVATE), None)
+    status = sandbox_boot.main(arguments)
+    sys.stderr.flush()
+    if status != 0:
+        return status
+    os.closerange(LISTENERS, LISTENERS + 1)  # closed already once its listeners were handed over
+    os.execv("/bin/sh", ["sh", "-c", INIT])
+
+
+def keeper(arguments: list[str], descriptors: list[int], pipes: tuple[int, int] | None) -> int:
+    """The machine's keeper: its namespaces (its ids mapped by the starter over `pipes`, when
+    given), its first process forked and waited for; the first process's status."""
+    stdout, log, listeners = descriptors
+    if pipes is not None:
+        enter_mapped(*pipes)
+    else:
+        map_own_ids()
+    LIBC.call("prctl", PR_SET_PDEATHSIG, signal.SIGKILL)  # new credentials may have cleared it
+    LIBC.call("unshare", CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWUTS | CLONE_NEWPID)
+    child = os.fork()
+    if child == 0:
+        LIBC.call("prctl", PR_SET_PDEATHSIG, signal.SIGKILL)  # killed with the keeper
+        os._exit(first_process(arguments, stdout, log, listeners))
+    for descriptor in descriptors:
+        os.close(descriptor)
+    _, status = os.waitpid(child, 0)
+    return os.WEXITSTATUS(status) if os.WIFEXITED(status) else STATUS
+
+
+def start(request: bytes, descriptors: list[int], channel: socket.socket) -> tuple[int, int]:
+    """Fork the machine `request` asks for; the keeper's process id and pidfd."""
+    arguments = request.decode("utf-8", "surrogateescape").split("\0")
+    starter = os.getpid()
+    pipes = (os.pipe(), os.pipe()) if sandbox_users.users_switchable() else None
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})  # not reaped before its pidfd is open
+    try:
+        pid = os.fork()
+        if pid == 0:
+            status = STATUS
+            try:
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
+                channel.close()
+                if pipes is not None:  # the starter's ends: else a read here would never see it end
+                    os.close(pipes[0][0])
+                    os.close(pipes[1][1])
+                die_with_parent(starter)
+                os.dup2(descriptors[1], 2)
+                status = keeper(
+                    arguments, descriptors, (pipes[0][1], pipes[1][0]) if pipes is not None else None
+                )
+            except OSError as error:
+                print(f"sandbox: {error}", file=sys.stderr, flush=True)
+            finally:
+                os._exit(status)
+        pidfd = os.pidfd_open(pid)
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
+        for descriptor in descriptors:
+            os.close(descriptor)
+    if pipes is not None:
+        (unshared_read, unshared_write), (mapped_read, mapped_write) = pipes
+        os.close(unshared_write)
+        os.close(mapped_read)
+        try:
+            if os.read(unshared_read, 1) == b"1":
+                try:
+                    sandbox_users.map_users(pid)
+                    os.write(mapped_write, b"1")
+                except OSError:
+                    pass  # the keeper reads no "1", says so and ends
+        finally:
+            os.close(unshared_read)
+            os.close(mapped_write)
+    return pid, pidfd
+
+
+def reap(*_: object) -> None:
+    """Reap every keeper that ended (the host watches them by their pidfds)."""
+    while True:
+        try:
+            pid, _status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def serve(channel: socket.socket) -> None:
+    """Answer requests until the host closes its end."""
+    while True:
+        request, descriptors, _, _ = socket.recv_fds(channel, 1 << 20, 3)
+        if not request:
+            return
+        if len(descriptors) != 3:
+            for descriptor in descriptors:
+                os.close(descriptor)
+            channel.send(b"!the request came without its three descriptors")
+            continue
+        try:
+            pid, pidfd = start(request, descriptors, channel)
+        except OSError as error:
+            channel.send(f"!{error}".encode("utf-8", "replace"))
+            continue
+        try:
+            socket.send_fds(channel, [f"ok {pid}".encode("ascii")], [pidfd])
+        finally:
+            os.close(pidfd)
+
+
+def main(arguments: list[str]) -> int:
+    die_with_parent(int(arguments[0]))
+    signal.signal(signal.SIGCHLD, reap)
+    gc.freeze()  # what the forks share stays shared
+    serve(socket.socket(fileno=0))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
