@@ -33,6 +33,7 @@ import os
 import signal
 import socket
 import sys
+from typing import NoReturn
 
 if __name__ == "__main__":  # run by path; imported (for its path, its functions), it changes nothing
     gc.disable()  # the forks would copy the pages a collection touches; this process makes few cycles
@@ -120,51 +121,67 @@ def keeper(arguments: list[str], descriptors: list[int], pipes: tuple[int, int] 
     return os.WEXITSTATUS(status) if os.WIFEXITED(status) else STATUS
 
 
+def forked(
+    arguments: list[str], descriptors: list[int], channel: socket.socket, ours: list[int], theirs: list[int]
+) -> NoReturn:
+    """In the keeper, just forked by the starter: its life, then its end with the machine's."""
+    status = STATUS
+    try:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
+        starter = os.getppid()
+        channel.close()
+        for descriptor in ours:  # else a read here would never see the starter's end close
+            os.close(descriptor)
+        die_with_parent(starter)
+        os.dup2(descriptors[1], 2)
+        status = keeper(arguments, descriptors, (theirs[0], theirs[1]) if theirs else None)
+    except OSError as error:
+        print(f"sandbox: {error}", file=sys.stderr, flush=True)
+    finally:
+        os._exit(status)
+
+
+def map_keeper(pid: int, unshared: int, mapped: int) -> None:
+    """Map the ids of keeper `pid` once it says it entered its user namespace, and say so."""
+    try:
+        if os.read(unshared, 1) == b"1":
+            try:
+                sandbox_users.map_users(pid)
+                os.write(mapped, b"1")
+            except OSError:
+                pass  # the keeper reads no "1", says so and ends
+    finally:
+        os.close(unshared)
+        os.close(mapped)
+
+
 def start(request: bytes, descriptors: list[int], channel: socket.socket) -> tuple[int, int]:
     """Fork the machine `request` asks for; the keeper's process id and pidfd."""
     arguments = request.decode("utf-8", "surrogateescape").split("\0")
-    starter = os.getpid()
     pipes = (os.pipe(), os.pipe()) if sandbox_users.users_switchable() else None
+    ours = [pipes[0][0], pipes[1][1]] if pipes is not None else []
+    theirs = [pipes[0][1], pipes[1][0]] if pipes is not None else []
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})  # not reaped before its pidfd is open
     try:
         pid = os.fork()
         if pid == 0:
-            status = STATUS
-            try:
-                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
-                channel.close()
-                if pipes is not None:  # the starter's ends: else a read here would never see it end
-                    os.close(pipes[0][0])
-                    os.close(pipes[1][1])
-                die_with_parent(starter)
-                os.dup2(descriptors[1], 2)
-                status = keeper(
-                    arguments, descriptors, (pipes[0][1], pipes[1][0]) if pipes is not None else None
-                )
-            except OSError as error:
-                print(f"sandbox: {error}", file=sys.stderr, flush=True)
-            finally:
-                os._exit(status)
-        pidfd = os.pidfd_open(pid)
+            forked(arguments, descriptors, channel, ours, theirs)
+        try:
+            pidfd = os.pidfd_open(pid)
+        except OSError:
+            os.kill(pid, signal.SIGKILL)  # a machine the host cannot watch is no machine
+            raise
+    except OSError:
+        for descriptor in ours:
+            os.close(descriptor)
+        raise
     finally:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
-        for descriptor in descriptors:
+        for descriptor in [*descriptors, *theirs]:
             os.close(descriptor)
-    if pipes is not None:
-        (unshared_read, unshared_write), (mapped_read, mapped_write) = pipes
-        os.close(unshared_write)
-        os.close(mapped_read)
-        try:
-            if os.read(unshared_read, 1) == b"1":
-                try:
-                    sandbox_users.map_users(pid)
-                    os.write(mapped_write, b"1")
-                except OSError:
-                    pass  # the keeper reads no "1", says so and ends
-        finally:
-            os.close(unshared_read)
-            os.close(mapped_write)
+    if ours:
+        map_keeper(pid, *ours)
     return pid, pidfd
 
 
