@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import functools
 import ipaddress
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from itertools import filterfalse
 from typing import Any
 
 from providers.simulated.cloud import SimulatedCloud
@@ -85,12 +87,38 @@ def machine_of(cloud: SimulatedCloud, server: Mapping[str, Any], ports: list[Att
     return Neighbourhood(cloud, ports).machine(server)
 
 
+@dataclass(frozen=True)
+class Listing:
+    """One network's /etc/hosts entries, every port's in one run (in the ports' order), and where
+    each port's are: a server's neighbours are the run without its own, cut out by slicing."""
+
+    hosts: tuple[tuple[str, str], ...]  # (address, host name)
+    spans: Mapping[int, tuple[int, int]]  # a port's entries, by its place: [start, end) in `hosts`
+    addresses: tuple[str, ...]  # sorted, each once
+    counts: Mapping[str, int]  # how many entries hold each address
+
+    def without(self, places: list[int]) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
+        """The entries and the sorted addresses of every port but those at `places` (on this network)."""
+        cuts = sorted(self.spans[place] for place in places)
+        if not cuts:
+            return self.hosts, self.addresses
+        hosts: tuple[tuple[str, str], ...] = ()
+        start = 0
+        for first, end in cuts:
+            hosts += self.hosts[start:first]
+            start = end
+        hosts += self.hosts[start:]
+        own = Counter(address for first, end in cuts for address, _ in self.hosts[first:end])
+        gone = {address for address, count in own.items() if count == self.counts[address]}
+        return hosts, tuple(filterfalse(gone.__contains__, self.addresses)) if gone else self.addresses
+
+
 class Neighbourhood:
     """Who every server is, and its neighbours, at one state of the cloud: its servers and
-    `ports` (the ACTIVE servers' attachments) indexed once, each port's entries for /etc/hosts
-    made once, so a fleet of thousands asking for its machines between two changes of the cloud
-    costs a lookup and its own neighbours each, not a walk through every server and port. A new
-    state of the cloud's servers, ports, key pairs or images needs a new neighbourhood.
+    `ports` (the ACTIVE servers' attachments) indexed once, each network's entries for /etc/hosts
+    made once (`Listing`), so a fleet of thousands asking for its machines between two changes of
+    the cloud costs a lookup and a few slices each, not a walk through every server and port. A
+    new state of the cloud's servers, ports, key pairs or images needs a new neighbourhood.
     """
 
     def __init__(self, cloud: SimulatedCloud, ports: list[Attachment]) -> None:
@@ -98,11 +126,13 @@ class Neighbourhood:
         self._ports = ports
         self._servers = {str(body["id"]): body for body in cloud.items("servers")}
         self._on_network: dict[str, list[int]] = {}  # a network's ports, by their place in `ports`
+        self._places_of: dict[str, list[int]] = {}  # a server's ports, by their place
         self._networks_of: dict[str, set[str]] = {}
         for place, port in enumerate(ports):
             self._on_network.setdefault(port.network_id, []).append(place)
+            self._places_of.setdefault(port.server_id, []).append(place)
             self._networks_of.setdefault(port.server_id, set()).add(port.network_id)
-        self._entries: dict[int, tuple[tuple[str, str], ...]] = {}  # a port's (address, host name)
+        self._listings: dict[str, Listing] = {}
 
     def server(self, server_id: str) -> Mapping[str, Any] | None:
         return self._servers.get(server_id)
@@ -110,37 +140,47 @@ class Neighbourhood:
     def machine(self, server: Mapping[str, Any]) -> Machine:
         server_id = str(server["id"])
         networks = self._networks_of.get(server_id, set())
-        places = (
-            self._on_network[next(iter(networks))]
-            if len(networks) == 1
-            else sorted(place for network in networks for place in self._on_network[network])
-        )
-        ports, entries = self._ports, self._entries
-        hosts = tuple(
-            entry
-            for place in places
-            if ports[place].server_id != server_id
-            for entry in (entries[place] if place in entries else self._entry(place))
-        )
+        if len(networks) == 1:
+            hosts, peers = self._listing(next(iter(networks))).without(self._places_of[server_id])
+        else:  # on no network, or on several: their entries in the ports' order
+            places = sorted(place for network in networks for place in self._on_network[network])
+            hosts = tuple(
+                entry
+                for place in places
+                if self._ports[place].server_id != server_id
+                for entry in self._entries(place)
+            )
+            peers = tuple(sorted({address for address, _ in hosts}))
         return Machine(
             hostname=hostname_of(str(server.get("name") or "")),
             default_user=_default_user(self._cloud, server),
             authorized_keys=_public_keys(self._cloud, server),
             hosts=hosts,
-            peers=tuple(sorted({address for address, _ in hosts})),
+            peers=peers,
         )
 
-    def _entry(self, place: int) -> tuple[tuple[str, str], ...]:
+    def _listing(self, network: str) -> Listing:
+        listing = self._listings.get(network)
+        if listing is None:
+            hosts: list[tuple[str, str]] = []
+            spans: dict[int, tuple[int, int]] = {}
+            for place in self._on_network[network]:
+                start = len(hosts)
+                hosts += self._entries(place)
+                spans[place] = (start, len(hosts))
+            counts = Counter(address for address, _ in hosts)
+            listing = self._listings[network] = Listing(tuple(hosts), spans, tuple(sorted(counts)), counts)
+        return listing
+
+    def _entries(self, place: int) -> tuple[tuple[str, str], ...]:
         """The port's IPv4 addresses with its server's host name (none for a server gone)."""
         port = self._ports[place]
         body = self._servers.get(port.server_id)
-        made: tuple[tuple[str, str], ...] = ()
-        if body is not None:
-            name = _cached_hostname(str(body.get("name") or ""))
-            # IPv4 only: every IPv6 address has a colon, no IPv4 one does
-            made = tuple((address, name) for address in port.addresses if ":" not in address)
-        self._entries[place] = made
-        return made
+        if body is None:
+            return ()
+        name = _cached_hostname(str(body.get("name") or ""))
+        # IPv4 only: every IPv6 address has a colon, no IPv4 one does
+        return tuple((address, name) for address in port.addresses if ":" not in address)
 
 
 @functools.lru_cache(maxsize=1 << 16)

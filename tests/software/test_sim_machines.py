@@ -10,16 +10,27 @@ another) with its key pair's key, and its neighbours by name.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.settings import CloudSettings
-from reconciler.daemon.sim_hypervisor import CloudHypervisor
-from reconciler.daemon.sim_machines import Attachments, attachments, machine_of, reachable
+from reconciler.agent.sandbox_machine import Machine, hostname_of
+from reconciler.daemon.sim_hypervisor import CloudHypervisor, machine_document, machine_from
+from reconciler.daemon.sim_machines import (
+    Attachment,
+    Attachments,
+    Neighbourhood,
+    attachments,
+    machine_of,
+    reachable,
+)
 
 KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl test"
 
@@ -105,6 +116,58 @@ def test_a_server_is_its_host_name_its_images_default_user_its_key_and_its_neigh
     assert machine.default_user == "ec2-user"  # the images seeded name no user of their own
     assert machine.authorized_keys == (KEY,)
     assert machine.hosts == ((network.address(neighbour), "stack-server-b-x2"),)
+
+
+def test_every_servers_neighbours_are_the_entries_of_every_other_port_on_its_networks(
+    network: Network,
+) -> None:
+    names = ("alpha", "Beta_1", "gamma", "delta")
+    servers = [network.server(name) for name in names]
+    ports = st.tuples(
+        st.sampled_from([str(server["id"]) for server in servers]),
+        st.sampled_from(["n1", "n2", "n3"]),
+        st.lists(st.sampled_from(["10.0.0.5", "10.0.0.6", "10.0.0.7", "fd00::5"]), max_size=3),
+    )
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(ports, max_size=12))
+    def check(drawn: list[tuple[str, str, list[str]]]) -> None:
+        ports = [Attachment(server_id, net, tuple(addresses), ()) for server_id, net, addresses in drawn]
+        neighbourhood = Neighbourhood(network.cloud, ports)
+        for server in servers:
+            server_id = str(server["id"])
+            networks = {port.network_id for port in ports if port.server_id == server_id}
+            hosts = tuple(
+                (address, hostname_of(str(server_of[port.server_id]["name"])))
+                for port in ports
+                if port.network_id in networks and port.server_id != server_id
+                for address in port.addresses
+                if ":" not in address
+            )
+            machine = neighbourhood.machine(server)
+            assert machine.hosts == hosts
+            assert machine.peers == tuple(sorted({address for address, _ in hosts}))
+
+    server_of = {str(server["id"]): server for server in servers}
+    check()
+
+
+@pytest.mark.parametrize(
+    "machine",
+    [
+        Machine("lonely"),
+        Machine(
+            "minion-7",
+            "debian",
+            (KEY,),
+            (("10.0.0.5", "minion-1"), ("10.0.0.6", "kube-master.0"), ("10.0.0.6", "alias")),
+            ("10.0.0.5", "10.0.0.6"),
+        ),
+    ],
+)
+def test_a_machine_crosses_to_the_agents_process_as_it_is(machine: Machine) -> None:
+    wire = json.loads(json.dumps(machine_document(machine)))
+    assert machine_from(wire) == machine
 
 
 def test_an_image_names_its_default_user(network: Network) -> None:
