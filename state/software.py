@@ -116,6 +116,14 @@ _METADATA_VERSION = (
     .where(AGENT_TOKENS.c.digest == sa.bindparam("digest"))
 )
 _GRANT = sa.select(AGENT_TOKENS).where(AGENT_TOKENS.c.digest == sa.bindparam("digest"))
+_PUBLISHED_ENTRIES = (
+    sa.select(SOFTWARE_DEPLOYMENTS.c.entry)
+    .where(
+        SOFTWARE_DEPLOYMENTS.c.server_id == sa.bindparam("server_id"),
+        SOFTWARE_DEPLOYMENTS.c.published.is_(True),
+    )
+    .order_by(SOFTWARE_DEPLOYMENTS.c.id)
+)
 
 
 def _deployment(row: sa.Row[Any]) -> DeploymentRow:
@@ -374,7 +382,12 @@ class SoftwareStore:
 
     def server_metadata(self, server_id: str) -> ServerMetadata:
         """The `deployments` entries of a server, by resource name, and when they last changed."""
-        return self._tx.read("server metadata", lambda connection: _server_metadata(connection, server_id))
+
+        def work(connection: sa.Connection) -> ServerMetadata:
+            modified_at = connection.execute(SERVER_MODIFIED, {"server_id": server_id}).scalar()
+            return _server_metadata(connection, server_id, modified_at)
+
+        return self._tx.read("server metadata", work)
 
     def metadata_document(self, digest: str) -> tuple[MetadataVersion, ServerMetadata] | None:
         """For a server token's digest: its version and its server's metadata, both read afresh in
@@ -385,7 +398,9 @@ class SoftwareStore:
 
         def work(connection: sa.Connection) -> tuple[MetadataVersion, ServerMetadata] | None:
             version = _version_of(connection.execute(_METADATA_VERSION, {"digest": digest}).first())
-            return None if version is None else (version, _server_metadata(connection, version.server_id))
+            if version is None:
+                return None
+            return version, _server_metadata(connection, version.server_id, version.modified_at)
 
         found = self._tx.read("metadata document", work)
         if found is None:
@@ -445,22 +460,20 @@ def _version_of(row: sa.Row[Any] | tuple[Any, ...] | None) -> MetadataVersion | 
     return MetadataVersion(server_id, modified_at)
 
 
-def _server_metadata(connection: sa.Connection, server_id: str) -> ServerMetadata:
-    table = SOFTWARE_DEPLOYMENTS
-    rows = connection.execute(
-        sa.select(table.c.entry)
-        .where(table.c.server_id == server_id, table.c.published.is_(True))
-        .order_by(table.c.id)
-    )
+def _server_metadata(connection: sa.Connection, server_id: str, modified_at: float | None) -> ServerMetadata:
+    """The server's published entries, read after `modified_at` was: a change between the two
+    reads leaves the time older than the entries, never newer, so no poll keeps stale entries."""
     # Heat lists a server's deployments in the order of their names, which applies them so; a
     # deployment not run for any action yet has no entry
     entries = sorted(
-        (dict(row.entry) for row in rows if row.entry), key=lambda entry: str(entry.get("name", ""))
+        (
+            dict(row.entry)
+            for row in connection.execute(_PUBLISHED_ENTRIES, {"server_id": server_id})
+            if row.entry
+        ),
+        key=lambda entry: str(entry.get("name", "")),
     )
-    modified = connection.execute(
-        sa.select(AGENT_SERVERS.c.modified_at).where(AGENT_SERVERS.c.server_id == server_id)
-    ).scalar()
-    return ServerMetadata(entries, modified)
+    return ServerMetadata(entries, modified_at)
 
 
 def _replace_tokens(connection: sa.Connection, subject: str, digest: str, now: float) -> None:
