@@ -1,9 +1,10 @@
 """A sandbox's boot inside its namespaces, in one interpreter: its root, first boot, listeners,
 identity, and its entry into the root.
 
-Every machine's boot starts Python inside its namespaces before its root becomes the root; each
-interpreter or command started costs as much as the work it does. So one start does every step,
-each module keeping its own idea:
+Every boot runs Python inside its namespaces before its root becomes the root; each interpreter
+or command started costs as much as the work it does. So one interpreter does every step (a
+sandbox for one command starts it; a resident machine's is forked from the machines' starter,
+`sandbox_starter`, which calls `main`), each module keeping its own idea:
 
 - the server's root (`sandbox_root.build`), with the Unix sockets to bind in (`--bind`);
 - with `--boot SPEC BOOTED`, the first boot (`sandbox_first_boot`) when SPEC differs from BOOTED,
