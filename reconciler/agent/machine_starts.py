@@ -1,5 +1,5 @@
 """The host's side of the machines' starter (`sandbox_starter`): one process, started once, that
-forks each resident machine where a boot used to start seven programs and an interpreter.
+forks each resident machine, so that a boot starts no program but the machine's own shell.
 
 `MachineStarter.started()` starts it (from the thread the machines must not outlive: the starter
 dies with that thread, and every machine with the starter); `launch` asks it for one machine and

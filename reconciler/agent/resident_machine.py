@@ -73,7 +73,7 @@ class MachineFailed(Exception):
 
 @dataclass
 class ResidentMachine:
-    """One running machine: its launcher's process, its first process, what it was given."""
+    """One running machine: its keeper, its first process, what it was given."""
 
     runs_dir: Path
     keeper: Keeper  # the process the machine's first process dies with (`sandbox_starter`)

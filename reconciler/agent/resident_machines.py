@@ -33,7 +33,7 @@ from reconciler.agent.process_starts import started_apart
 from reconciler.agent.resident_machine import Listened, MachineFailed, ResidentMachine
 from reconciler.agent.sandbox_machine import MachineWay
 
-NOT_STARTED = 125  # a script's status when its machine could not boot, as the launcher's
+NOT_STARTED = 125  # a script's status when its machine could not boot, as the boot's own
 
 
 class MachinesStopped(MachineFailed):

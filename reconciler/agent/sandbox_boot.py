@@ -60,7 +60,7 @@ def boot(tree: str, spec_path: str, booted: str) -> int:
 
 
 class Options:
-    """The boot's arguments, as the launcher gives them."""
+    """The boot's arguments, as the launcher or the machines' starter gives them."""
 
     def __init__(self, arguments: list[str]) -> None:
         self.root, self.run, rest = arguments[0], arguments[1], arguments[2:]

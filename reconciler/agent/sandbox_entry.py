@@ -6,7 +6,7 @@ as a command each (every machine's boot does them):
 - `name`: the UTS namespace's host name, set at every boot (first boot writes /etc/hostname);
 - `hide`: the fleet's state directory beneath an empty file system, the run's directory bound
   back in at its own path, so a machine sees nothing of the fleet's state but its own run;
-- `enter`: the tree made the root (`pivot_root`, which moves the launcher's shell too: every
+- `enter`: the tree made the root (`pivot_root`, which moves the launcher's shell or the keeper too: every
   process of the mount namespace whose root was the host's), the host's root detached.
 """
 

@@ -1,7 +1,7 @@
 """A resident machine's ways out, made inside its network namespace and handed to the host.
 
 A machine's network namespace has only loopback, holding the agent API's address and its
-neighbours' (`sandbox`'s launcher adds them). Rather than a relay process in every machine, this
+neighbours' (its boot adds them, `sandbox_boot`). Rather than a relay process in every machine, this
 script binds a TCP listener at each `ADDRESS:PORT` asked for, inside the namespace it runs in, and
 passes the listening sockets to the host over a Unix socket (`SCM_RIGHTS`): the host's one thread
 (`machine_listeners`) then accepts for every machine. A listener keeps the namespace it was made
@@ -20,7 +20,7 @@ import sys
 
 BATCH = 200  # the kernel takes at most 253 descriptors in one message
 END = b"."
-IP_FREEBIND = 15  # bound before the launcher gives the loopback its addresses
+IP_FREEBIND = 15  # bound before the boot gives the loopback its addresses
 
 
 def listening(endpoint: str) -> _socket.socket:

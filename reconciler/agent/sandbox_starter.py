@@ -1,9 +1,9 @@
 """Where every resident machine of a fleet is started: one interpreter, its boot's modules loaded
 once, forking a machine at each request.
 
-A machine's boot used to start seven programs one after the other (`setpriv`, `unshare` and a
-shell twice each, then an interpreter that loads the boot's modules) before its first mount. Here
-the host (`machine_starts`) starts this once; for each machine it sends the boot's arguments
+Starting a program, and an interpreter above all, costs a machine's boot more than its mounts do:
+a fork of an interpreter that has the boot's modules loaded costs a fraction of either. The host
+(`machine_starts`) starts this once; for each machine it sends the boot's arguments
 (`sandbox_boot`) with three descriptors: the machine's stdout, its log, and the channel its
 listeners are handed over (`sandbox_listeners`). For each, this process forks:
 
