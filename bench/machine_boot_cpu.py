@@ -7,9 +7,9 @@ Machines booted one after another as the fleet boots them (`Machines`, a way to 
 and a neighbour's address, the fleet's state hidden, their directories spread as the fleet's
 are), each read on its live processes once it runs (its keeper's own CPU and its first
 process's, the boot included, with everything that process reaped), the machines' starter's
-added once all booted (the forks and the user maps). Then one
-script each (`echo`, as the fleet's script hook enters it), and one each after a thousand new
-neighbours joined their network (the machine's update first: /etc/hosts, their addresses made
+added once all booted (the forks and the user maps). Then one script each (`echo`, as the
+fleet's script hook enters it), and one each after a thousand new neighbours joined their
+network (the machine's update first, forked by the starter: /etc/hosts, their addresses made
 local), both counted with everything they started. Then all stopped, and the CPU of every
 process of theirs counted (boot and teardown). Printed per machine, with the CPU this process
 spent booting them (the host's side) and the load average.
@@ -60,8 +60,10 @@ def neighbourhood(number: int, neighbours: int) -> Machine:
 
 def run_scripts(machines: Machines, workdir: Path, machines_count: int, grown: int) -> float:
     """One script entered into each machine, after `grown` new neighbours joined: its CPU, all
-    its processes', the host's side included."""
+    its processes', the host's side and the machine's update (forked by the starter) included."""
+    starter = machines.starter_pid()
     before = own_cpu(resource.RUSAGE_SELF) + own_cpu(resource.RUSAGE_CHILDREN)
+    before += process_cpu(starter, reaped=True) if starter is not None else 0.0
     for number in range(machines_count):
         server = workdir / f"server-{number}"
         way = booted_as(
@@ -72,7 +74,8 @@ def run_scripts(machines: Machines, workdir: Path, machines_count: int, grown: i
         )
         if result["deploy_status_code"] != 0:
             raise SystemExit(f"a script failed: {result['deploy_stderr']}")
-    return own_cpu(resource.RUSAGE_SELF) + own_cpu(resource.RUSAGE_CHILDREN) - before
+    after = own_cpu(resource.RUSAGE_SELF) + own_cpu(resource.RUSAGE_CHILDREN)
+    return after + (process_cpu(starter, reaped=True) if starter is not None else 0.0) - before
 
 
 def same(way: MachineWay) -> MachineWay:

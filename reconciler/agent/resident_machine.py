@@ -16,8 +16,9 @@ ways out) costs far more than the script it runs, and tearing it down costs the 
 - `prefix` is what is put before a script to run it in the machine: `nsenter` into its user,
   mount, UTS, network and PID namespaces, its root and the run's directory, a fork and an exec;
   whatever the script leaves running stays in the machine, as on a VM;
-- `update` gives a running machine what changed in its spec (`sandbox_machine`: /etc/hosts, new
-  neighbours' addresses made local by routes, as at boot) by entering it once, with no reboot;
+- `update` gives a running machine what changed in its spec (`sandbox_machine`: /etc/hosts, the
+  host name, new neighbours' addresses made local by routes, as at boot) with no reboot, through a
+  process the starter forks into its namespaces and root: no program is started for it;
 - `stop` kills its first process: the kernel then kills every process of the machine and frees
   its namespaces, mounts and listeners. The machine also dies with its starter, which dies when
   the thread that started it ends (`resident_machines` starts it from one thread that lives as
@@ -35,11 +36,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from reconciler.agent import sandbox_first_boot, sandbox_listeners, sandbox_loopback, sandbox_users
+from reconciler.agent import sandbox_listeners, sandbox_loopback, sandbox_users
 from reconciler.agent.agent_gateway import AgentGateway
 from reconciler.agent.machine_starts import Keeper, MachineStarter
 from reconciler.agent.output_tails import file_tail
-from reconciler.agent.process_starts import run_apart
 from reconciler.agent.sandbox import boot_arguments, root_of
 from reconciler.agent.sandbox_machine import MachineWay
 
@@ -48,23 +48,6 @@ STOP_TIMEOUT = 30.0
 LOG_NAME = "machine.log"  # in the server's root directory, hidden from the machine itself
 NAMESPACES = ("--user", "--mount", "--uts", "--net")
 Listened = list[tuple[str, socket.socket]]  # (ADDRESS:PORT, its listener)
-
-# $1: `hosts` when the new /etc/hosts is on stdin, else `-`; $2: the new host name, or nothing when
-# it is unchanged; then the prefixes holding the new neighbours' addresses
-# (`sandbox_loopback.prefixes`). As the first boot does (`sandbox_first_boot.set_identity`), files
-# are written beside and renamed. The machine's one listener for its neighbours is bound to every
-# address (`sandbox.boot_arguments`): a new neighbour needs its address local, no listener. A shell and
-# the commands it starts, not the first boot's interpreter, which cost three times as much.
-UPDATE = """
-umask 022; hosts=$1; name=$2; shift 2
-if [ "$hosts" = hosts ]; then cat > /etc/.hosts.new && mv -f /etc/.hosts.new /etc/hosts || exit 125; fi
-if [ -n "$name" ]; then
-  echo "$name" > /etc/.hostname.new && mv -f /etc/.hostname.new /etc/hostname && hostname "$name" || exit 125
-fi
-if [ $# -gt 0 ]; then
-  for prefix in "$@"; do echo "route add local $prefix dev lo table local"; done | ip -batch - || exit 125
-fi
-"""
 
 
 class MachineFailed(Exception):
@@ -133,34 +116,29 @@ class ResidentMachine:
             *("--root", f"--wdns={run_dir}", *credentials, "--"),
         ]
 
-    def update(self, way: MachineWay | None) -> None:
-        """Give the machine `way`'s spec and neighbours, if they changed since it last took them."""
+    def update(self, way: MachineWay | None, starter: MachineStarter) -> None:
+        """Give the machine `way`'s spec and neighbours, if they changed since it last took them,
+        through a process `starter` forks into it."""
         if way is None:
             return
-        spec = _read(way.spec)
         new_peers = sorted(set(way.peers) - self.peers) if way.peer_socket is not None else []
-        if spec == self.spec and not new_peers:
-            return
-        hosts, name = b"", ""
-        if spec is not None and spec != self.spec:
+        try:
+            spec_file = open(way.spec, "rb")  # noqa: SIM115  # its descriptor goes to the update
+        except OSError:
+            spec_file = None
+        with spec_file or contextlib.nullcontext():
+            spec = spec_file.read() if spec_file is not None else None
+            if spec == self.spec and not new_peers:
+                return
+            given = None
+            if spec_file is not None and spec != self.spec:
+                spec_file.seek(0)  # the update reads the very spec compared here, whatever replaces it
+                given = spec_file.fileno()
+            prefixes = [f"{network}/{length}" for network, length in sandbox_loopback.prefixes(new_peers)]
             try:
-                applied = _spec(spec)
-                name = (
-                    ""
-                    if self.spec is not None and _spec(self.spec).hostname == applied.hostname
-                    else applied.hostname
-                )
-            except ValueError as error:
-                raise MachineFailed(f"the machine's spec: {error}") from error
-            hosts = sandbox_first_boot.etc_hosts(applied).encode()
-        prefixes = [f"{network}/{length}" for network, length in sandbox_loopback.prefixes(new_peers)]
-        command = [
-            *self.prefix("/", pid=False),
-            *("/bin/sh", "-c", UPDATE, "update", "hosts" if hosts else "-", name, *prefixes),
-        ]
-        done = run_apart(command, input=hosts, timeout=BOOT_TIMEOUT)
-        if done.returncode != 0:
-            raise MachineFailed(done.stderr.decode(errors="replace")[-500:] or "the machine took no update")
+                starter.update(self.keeper, given, prefixes, BOOT_TIMEOUT)
+            except OSError as error:
+                raise MachineFailed(f"the machine took no update: {error}") from error
         self.spec, self.peers = spec, self.peers | set(new_peers)
         with contextlib.suppress(OSError):
             (root_of(self.runs_dir) / "booted.spec").write_bytes(spec or b"")
@@ -194,10 +172,6 @@ def receive(channel: socket.socket) -> Listened:
                 raise OSError("the machine ended before handing its listeners over")
             return listened
         listened += zip(text.decode("ascii").split(), received, strict=True)
-
-
-def _spec(text: bytes) -> sandbox_first_boot.Spec:
-    return sandbox_first_boot.Spec(text.decode("utf-8", errors="replace"))
 
 
 def _read(path: Path) -> bytes | None:

@@ -5,7 +5,7 @@ Run inside the sandbox's namespaces, on the server's tree before it becomes the 
 `sandbox_machine` writes; `os` alone, since every machine's boot runs it), whenever SPEC differs
 from BOOTED, the copy of the spec last applied (`sandbox_entry` sets the UTS namespace's host name
 itself, every time). A machine already running is given what changed in its spec by the host
-(`resident_machine`: these same files, from `etc_hosts`). As cloud-init's `set_hostname` and
+(`sandbox_starter`: these same files, from `etc_hosts`). As cloud-init's `set_hostname` and
 `manage_etc_hosts` do at each boot:
 
 - `/etc/hostname` is the server's name;

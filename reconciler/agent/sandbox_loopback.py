@@ -120,14 +120,24 @@ REQUESTS_PER_SEND = 64
 def set_up(addresses: list[str], neighbours: list[str]) -> None:
     """Loopback up, holding `addresses`, `neighbours` made local by the fewest routes."""
     index = _socket.if_nametoindex("lo")
-    routes = prefixes(neighbours)
     requests = [link_up(index, 1)]
     requests += [address_added(index, address, number) for number, address in enumerate(addresses, 2)]
-    first_route = len(requests) + 1
-    requests += [
+    _send(requests + _routes(index, prefixes(neighbours), len(requests) + 1))
+
+
+def routes_added(networks: list[tuple[str, int]]) -> None:
+    """`networks` (network, length) made local through loopback, already up: new neighbours."""
+    _send(_routes(_socket.if_nametoindex("lo"), networks, 1))
+
+
+def _routes(index: int, networks: list[tuple[str, int]], first: int) -> list[bytes]:
+    return [
         local_route_added(index, network, length, number)
-        for number, (network, length) in enumerate(routes, first_route)
+        for number, (network, length) in enumerate(networks, first)
     ]
+
+
+def _send(requests: list[bytes]) -> None:
     channel = _socket.socket(_socket.AF_NETLINK, _socket.SOCK_RAW, NETLINK_ROUTE)
     try:
         channel.bind((0, 0))

@@ -20,14 +20,24 @@ of the keeper (`os.pidfd_open`: Linux 5.3 and later), so it can watch a process 
 the machine's first process is the keeper's only child. An error before the boot goes to the log
 and the keeper's status is 125, as the boot's own errors do.
 
+A running machine is given what changed in its spec the same way: for an update, this process
+opens the keeper's namespaces and root while the keeper cannot have been reaped (it is this
+process's child, and reaping waits), then forks a process that enters them (`update`): its
+`/etc/hosts` and `/etc/hostname` written anew from the spec and its host name set when it
+changed (`sandbox_first_boot`), new neighbours' prefixes made local (`sandbox_loopback`). It
+writes `done`, or the reason it failed, to the descriptor it was given, and ends.
+
 Run by path with the standard library only (`python -I -S sandbox_starter.py HOST_PID`), its
-requests on descriptor 0, a Unix socket of sequenced packets: the arguments separated by NUL, the
-three descriptors with them; answered with `ok PID` and the keeper's pidfd, or with `!` and the
-reason it could not fork.
+requests on descriptor 0, a Unix socket of sequenced packets, their fields separated by NUL:
+`boot` and the boot's arguments, with the three descriptors; or `update`, the keeper's process id
+and the new neighbours' prefixes (`NETWORK/LENGTH`), with the descriptor the update answers on
+and, when the spec changed, the spec's. Answered with `ok PID` and a pidfd of the process forked,
+or with `!` and the reason it could not fork.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import signal
@@ -39,7 +49,7 @@ if __name__ == "__main__":  # run by path; imported (for its path, its functions
     gc.disable()  # the forks would copy the pages a collection touches; this process makes few cycles
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
-from reconciler.agent import sandbox_boot, sandbox_users
+from reconciler.agent import sandbox_boot, sandbox_first_boot, sandbox_loopback, sandbox_users
 from reconciler.agent.sandbox_libc import LIBC, UnsignedLong
 
 CLONE_NEWNS = 0x00020000
@@ -50,6 +60,7 @@ MS_REC = 16384
 MS_PRIVATE = 1 << 18
 PR_SET_PDEATHSIG = 1
 LISTENERS = 3  # the channel's descriptor in the machine's first process
+NAMESPACES = ("user", "mnt", "uts", "net")  # the user namespace first: it owns the others
 STATUS = 125  # the keeper's status when it could not start the machine, as the launcher's was
 # The machine's first process once booted: as the launcher's shell was, it says it is ready, lets go
 # of the host's descriptors, and reaps what is left running until the machine is killed.
@@ -156,9 +167,8 @@ def map_keeper(pid: int, unshared: int, mapped: int) -> None:
         os.close(mapped)
 
 
-def start(request: bytes, descriptors: list[int], channel: socket.socket) -> tuple[int, int]:
-    """Fork the machine `request` asks for; the keeper's process id and pidfd."""
-    arguments = request.decode("utf-8", "surrogateescape").split("\0")
+def start(arguments: list[str], descriptors: list[int], channel: socket.socket) -> tuple[int, int]:
+    """Fork the machine booted with `arguments`; the keeper's process id and pidfd."""
     pipes = (os.pipe(), os.pipe()) if sandbox_users.users_switchable() else None
     ours = [pipes[0][0], pipes[1][1]] if pipes is not None else []
     theirs = [pipes[0][1], pipes[1][0]] if pipes is not None else []
@@ -185,8 +195,83 @@ def start(request: bytes, descriptors: list[int], channel: socket.socket) -> tup
     return pid, pidfd
 
 
+def update(fields: list[str], descriptors: list[int], channel: socket.socket) -> tuple[int, int]:
+    """Fork the process that gives keeper `fields[0]`'s machine its new spec (read from
+    `descriptors[1]`, when given) and the prefixes `fields[1:]`; its process id and pidfd."""
+    keeper, prefixes = int(fields[0]), fields[1:]
+    opened: list[int] = []
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})  # the keeper stays unreaped meanwhile
+    try:
+        if os.waitid(os.P_PID, keeper, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+            raise OSError("the machine ended")
+        for name in NAMESPACES:
+            opened.append(os.open(f"/proc/{keeper}/ns/{name}", os.O_RDONLY | os.O_CLOEXEC))
+        opened.append(os.open(f"/proc/{keeper}/root", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
+        pid = os.fork()
+        if pid == 0:
+            updating(opened, descriptors, prefixes, channel)
+        try:
+            return pid, os.pidfd_open(pid)
+        except OSError:
+            os.kill(pid, signal.SIGKILL)
+            raise
+    except ChildProcessError as error:
+        raise OSError("no machine of this starter's has that keeper") from error
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
+        for descriptor in [*opened, *descriptors]:
+            os.close(descriptor)
+
+
+def updating(
+    opened: list[int], descriptors: list[int], prefixes: list[str], channel: socket.socket
+) -> NoReturn:
+    """In the process forked for an update: the machine's namespaces and root entered, its spec and
+    routes applied, `done` or the reason written to the answer's descriptor."""
+    status, answer = STATUS, descriptors[0]
+    try:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        channel.close()
+        die_with_parent(os.getppid())
+        text = _read_all(descriptors[1]) if len(descriptors) > 1 else None
+        switch = sandbox_users.users_switchable()
+        *namespaces, root = opened
+        for descriptor in namespaces:
+            LIBC.call("setns", descriptor, 0)
+        if switch:  # the machine's root, as a script entered into it is
+            os.setgroups([])
+            os.setresgid(0, 0, 0)
+            os.setresuid(0, 0, 0)
+        os.fchdir(root)
+        os.chroot(".")
+        os.chdir("/")
+        os.umask(0o022)
+        if text is not None:
+            spec = sandbox_first_boot.Spec(text)
+            sandbox_first_boot.replace("/etc/hosts", sandbox_first_boot.etc_hosts(spec), 0o644)
+            if socket.gethostname() != spec.hostname:
+                sandbox_first_boot.replace("/etc/hostname", f"{spec.hostname}\n", 0o644)
+                socket.sethostname(spec.hostname)
+        networks = [prefix.split("/") for prefix in prefixes]
+        sandbox_loopback.routes_added([(network, int(length)) for network, length in networks])
+        os.write(answer, b"done")
+        status = 0
+    except (OSError, ValueError) as error:
+        with contextlib.suppress(OSError):
+            os.write(answer, str(error).encode("utf-8", "replace"))
+    finally:
+        os._exit(status)
+
+
+def _read_all(descriptor: int) -> str:
+    chunks = []
+    while chunk := os.read(descriptor, 1 << 16):
+        chunks.append(chunk)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
 def reap(*_: object) -> None:
-    """Reap every keeper that ended (the host watches them by their pidfds)."""
+    """Reap every process forked that ended (the host watches them by their pidfds)."""
     while True:
         try:
             pid, _status = os.waitpid(-1, os.WNOHANG)
@@ -196,19 +281,26 @@ def reap(*_: object) -> None:
             return
 
 
+# what each request is, the descriptors it comes with, and what serves it
+REQUESTS = {"boot": ((3,), start), "update": ((1, 2), update)}
+
+
 def serve(channel: socket.socket) -> None:
     """Answer requests until the host closes its end."""
     while True:
         request, descriptors, _, _ = socket.recv_fds(channel, 1 << 20, 3)
         if not request:
             return
-        if len(descriptors) != 3:
+        verb, *fields = request.decode("utf-8", "surrogateescape").split("\0")
+        counts, serving = REQUESTS.get(verb, ((), None))
+        if serving is None or len(descriptors) not in counts:
             for descriptor in descriptors:
                 os.close(descriptor)
-            channel.send(b"!the request came without its three descriptors")
+            refused = f"!no {verb!r} request with {len(descriptors)} descriptor(s)"
+            channel.send(refused.encode("utf-8", "replace"))
             continue
         try:
-            pid, pidfd = start(request, descriptors, channel)
+            pid, pidfd = serving(fields, descriptors, channel)
         except OSError as error:
             channel.send(f"!{error}".encode("utf-8", "replace"))
             continue

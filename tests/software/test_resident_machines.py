@@ -12,6 +12,7 @@ not recorded as run.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -26,6 +27,7 @@ from typing import Any
 import pytest
 
 from reconciler.agent.hooks import TIMED_OUT
+from reconciler.agent.machine_starts import Keeper, MachineStarter
 from reconciler.agent.resident_machines import NOT_STARTED, Machines, resident_script_hook
 from reconciler.agent.sandbox import isolation_available
 from reconciler.agent.sandbox_machine import Machine, MachineWay, booted_as
@@ -155,6 +157,56 @@ def test_a_machine_that_cannot_boot_fails_its_script_with_the_reason_and_leaves_
     assert starter is not None
     children = Path(f"/proc/{starter}/task/{starter}/children")
     wait_until(lambda: children.read_text().split() == [], 10)  # its keeper reaped, nothing left
+
+
+def test_a_running_machine_takes_a_new_name_and_hosts_through_its_starter_leaving_no_process(
+    machines: Machines, tmp_path: Path
+) -> None:
+    if not users_switchable():
+        pytest.skip("a machine is given its spec only where its users are mapped (as root)")
+    server, shown = tmp_path / "server", "#!/bin/sh\nhostname; cat /etc/hostname; grep -c db- /etc/hosts"
+    assert run(machines, server, shown)["deploy_stdout"] == "server\nserver\n0\n"
+    hosts = (("10.0.0.7", "db-1"), ("10.0.0.8", "db-2"))
+    renamed = booted_as(Machine("renamed", hosts=hosts), server)
+    hook = resident_script_hook(machines, server.name, lambda: renamed)
+    updated = hook({"config": shown}, server / "runs", 30)
+    assert updated["deploy_stdout"] == "renamed\nrenamed\n2\n", updated
+    starter = machines.starter_pid()
+    assert starter is not None
+    children = Path(f"/proc/{starter}/task/{starter}/children")
+    wait_until(lambda: len(children.read_text().split()) == 1, 10)  # the keeper; the update reaped
+
+
+def test_a_spec_a_running_machine_cannot_take_fails_the_script_with_the_reason_and_the_machine_stays(
+    machines: Machines, tmp_path: Path
+) -> None:
+    if not users_switchable():
+        pytest.skip("a machine is given its spec only where its users are mapped (as root)")
+    server = tmp_path / "server"
+    assert run(machines, server, "#!/bin/sh\necho up")["deploy_stdout"] == "up\n"
+    way = booted_as(Machine("server"), server)
+    way.spec.write_text("default_user ec2-user\n")  # no host name
+    failed = resident_script_hook(machines, server.name, lambda: way)(
+        {"config": "#!/bin/sh"}, server / "runs", 30
+    )
+    assert failed["deploy_status_code"] == NOT_STARTED
+    assert "the machine took no update: the spec names no host name" in failed["deploy_stderr"], failed
+    assert machines.running() == ["server"]
+    assert run(machines, server, "#!/bin/sh\nhostname")["deploy_stdout"] == "server\n"
+
+
+def test_the_starter_enters_no_process_but_a_machine_it_started() -> None:
+    starter = MachineStarter.started()
+    stranger = subprocess.Popen(["sleep", "30"])
+    keeper = Keeper(stranger.pid, os.pidfd_open(stranger.pid), io.BytesIO())
+    try:
+        with pytest.raises(OSError, match="no machine of this starter's has that keeper"):
+            starter.update(keeper, None, ["10.0.0.0/8"], 10)
+    finally:
+        keeper.close()
+        stranger.kill()
+        stranger.wait()
+        starter.stop()
 
 
 HOLDER = """
