@@ -9,7 +9,7 @@ are), each read on its live processes once it runs (its keeper's own CPU and its
 process's, the boot included, with everything that process reaped), the machines' starter's
 added once all booted (the forks and the user maps). Then one script each (`echo`, as the
 fleet's script hook enters it), and one each after a thousand new neighbours joined their
-network (the machine's update first, forked by the starter: /etc/hosts, their addresses made
+network (the machine's update first, forked by its keeper: /etc/hosts, their addresses made
 local), both counted with everything they started. Then all stopped, and the CPU of every
 process of theirs counted (boot and teardown). Printed per machine, with the CPU this process
 spent booting them (the host's side) and the load average.
@@ -58,13 +58,16 @@ def neighbourhood(number: int, neighbours: int) -> Machine:
     return Machine(f"server-{number}", hosts=hosts, peers=tuple(address for address, _ in hosts))
 
 
-def run_scripts(machines: Machines, workdir: Path, machines_count: int, grown: int) -> float:
+def run_scripts(machines: Machines, workdir: Path, keepers: list[int], grown: int) -> float:
     """One script entered into each machine, after `grown` new neighbours joined: its CPU, all
-    its processes', the host's side and the machine's update (forked by the starter) included."""
-    starter = machines.starter_pid()
-    before = own_cpu(resource.RUSAGE_SELF) + own_cpu(resource.RUSAGE_CHILDREN)
-    before += process_cpu(starter, reaped=True) if starter is not None else 0.0
-    for number in range(machines_count):
+    its processes', the host's side and the machine's update (its keeper's work) included."""
+
+    def spent() -> float:
+        ours = own_cpu(resource.RUSAGE_SELF) + own_cpu(resource.RUSAGE_CHILDREN)
+        return ours + sum(process_cpu(keeper, reaped=True) for keeper in keepers)
+
+    before = spent()
+    for number in range(len(keepers)):
         server = workdir / f"server-{number}"
         way = booted_as(
             neighbourhood(number, len(read_peers(server)) + grown), server, LISTENED_BY_HOST, workdir
@@ -74,8 +77,7 @@ def run_scripts(machines: Machines, workdir: Path, machines_count: int, grown: i
         )
         if result["deploy_status_code"] != 0:
             raise SystemExit(f"a script failed: {result['deploy_stderr']}")
-    after = own_cpu(resource.RUSAGE_SELF) + own_cpu(resource.RUSAGE_CHILDREN)
-    return after + (process_cpu(starter, reaped=True) if starter is not None else 0.0) - before
+    return spent() - before
 
 
 def same(way: MachineWay) -> MachineWay:
@@ -96,6 +98,7 @@ def measure(workdir: Path, machines_count: int, neighbours: int) -> dict[str, fl
     load_before = os.getloadavg()[0]
     host_before, children_before = own_cpu(resource.RUSAGE_SELF), own_cpu(resource.RUSAGE_CHILDREN)
     booting = 0.0
+    keepers: list[int] = []
     try:
         for number in range(machines_count):
             server = workdir / f"server-{number}"
@@ -103,10 +106,11 @@ def measure(workdir: Path, machines_count: int, neighbours: int) -> dict[str, fl
             running = machines.machine(server.name, (server / "runs").absolute(), way)
             time.sleep(SETTLE)
             booting += process_cpu(running.keeper.pid, reaped=False) + process_cpu(running.init, reaped=True)
+            keepers.append(running.keeper.pid)
         starter = machines.starter_pid()
         booting += process_cpu(starter, reaped=False) if starter is not None else 0.0  # forks and maps
         host = own_cpu(resource.RUSAGE_SELF) - host_before
-        scripts = [run_scripts(machines, workdir, machines_count, grown) for grown in (0, GROWN)]
+        scripts = [run_scripts(machines, workdir, keepers, grown) for grown in (0, GROWN)]
     finally:
         machines.stop()
         gateway.stop()

@@ -3,10 +3,10 @@ forks each resident machine, so that a boot starts no program but the machine's 
 
 `MachineStarter.started()` starts it (from the thread the machines must not outlive: the starter
 dies with that thread, and every machine with the starter); `launch` asks it for one machine and
-gives back its `Keeper`, watched by a pidfd since it is the starter's child, not ours; `update`
-gives a running machine its new spec and neighbours through a process the starter forks into it.
-Requests are answered one at a time: the starter forks (and maps a machine's ids) in about a
-millisecond, and what it forked works on its own while the next is asked for.
+gives back its `Keeper`, watched by a pidfd since it is the starter's child, not ours; the
+keeper serves its machine's updates on the control channel given at launch. Requests are
+answered one at a time: the starter forks and maps a machine's ids in about a millisecond, and
+the machine boots on its own while the next is asked for.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from typing import BinaryIO
 
 from reconciler.agent import sandbox_starter
@@ -28,9 +27,8 @@ STOP_TIMEOUT = 10.0
 
 
 class Keeper:
-    """A process the starter forked, watched by a pidfd: a machine's keeper, which ends when the
-    machine's first process does (`stdout` is the first process's, where it says `ready`), or an
-    update's process (`stdout` is where it answers)."""
+    """A machine's keeper process (`sandbox_starter`): ends when the machine's first process
+    does; `stdout` is the first process's, where it says `ready`."""
 
     def __init__(self, pid: int, pidfd: int, stdout: BinaryIO) -> None:
         self.pid, self._pidfd, self.stdout = pid, pidfd, stdout
@@ -77,51 +75,31 @@ class MachineStarter:
     def alive(self) -> bool:
         return self._process.poll() is None
 
-    def launch(self, arguments: list[str], log: BinaryIO, listeners: socket.socket) -> Keeper:
+    def launch(
+        self, arguments: list[str], log: BinaryIO, listeners: socket.socket, control: socket.socket
+    ) -> Keeper:
         """Start a machine booted with `sandbox_boot`'s `arguments` (its listeners handed over
-        `listeners`, given to it as `sandbox_starter.LISTENERS`), its errors written to `log`."""
+        `listeners`, given to it as `sandbox_starter.LISTENERS`; its updates asked for on
+        `control`), its errors written to `log`."""
         readable, writable = os.pipe()
         try:
-            pid, pidfd = self._ask(["boot", *arguments], [writable, log.fileno(), listeners.fileno()])
+            with self._lock:
+                request = "\0".join(arguments).encode("utf-8", "surrogateescape")
+                descriptors = [writable, log.fileno(), listeners.fileno(), control.fileno()]
+                socket.send_fds(self._channel, [request], descriptors)
+                reply, received, _, _ = socket.recv_fds(self._channel, 65536, 1)
         except OSError:
             os.close(readable)
             raise
         finally:
             os.close(writable)  # the machine's is its only one: its end is the end of its stdout
-        return Keeper(pid, pidfd, os.fdopen(readable, "rb"))
-
-    def update(self, keeper: Keeper, spec: int | None, prefixes: list[str], timeout: float) -> None:
-        """Give the machine of `keeper` the spec open at `spec` (when it changed) and the new
-        neighbours' `prefixes` (`NETWORK/LENGTH`); OSError with the reason if it could not take
-        them within `timeout` s."""
-        readable, writable = os.pipe()
-        try:
-            try:
-                pid, pidfd = self._ask(
-                    ["update", str(keeper.pid), *prefixes], [writable, *([spec] if spec is not None else [])]
-                )
-            finally:
-                os.close(writable)  # the update's is its only one: its end is the end of the answer
-            updated = Keeper(pid, pidfd, os.fdopen(readable, "rb"))
-        except OSError:
-            os.close(readable)
-            raise
-        with contextlib.closing(updated):
-            answer = _read_until_end(updated, timeout)
-        if answer != b"done":
-            raise OSError(answer.decode("utf-8", "replace") or "the machine's update ended without a word")
-
-    def _ask(self, fields: list[str], descriptors: list[int]) -> tuple[int, int]:
-        """The process id and pidfd of what the starter forked for the request."""
-        with self._lock:
-            request = "\0".join(fields).encode("utf-8", "surrogateescape")
-            socket.send_fds(self._channel, [request], descriptors)
-            reply, received, _, _ = socket.recv_fds(self._channel, 65536, 1)
         if not reply.startswith(b"ok ") or len(received) != 1:
+            os.close(readable)
             for descriptor in received:
                 os.close(descriptor)
-            raise OSError(reply[1:].decode("utf-8", "replace") if reply else "the machines' starter ended")
-        return int(reply[3:]), received[0]
+            reason = reply[1:].decode("utf-8", "replace") if reply else "the machines' starter ended"
+            raise OSError(reason)
+        return Keeper(int(reply[3:]), received[0], os.fdopen(readable, "rb"))
 
     def stop(self) -> None:
         """Let the starter end (closing its channel) and wait for it; killed if it lingers."""
@@ -131,20 +109,3 @@ class MachineStarter:
         except subprocess.TimeoutExpired:
             self._process.kill()
             self._process.wait()
-
-
-def _read_until_end(process: Keeper, timeout: float) -> bytes:
-    """What `process` writes to its stdout until it closes it; killed after `timeout` s."""
-    deadline = time.monotonic() + timeout
-    readable = select.poll()
-    readable.register(process.stdout.fileno(), select.POLLIN)
-    chunks: list[bytes] = []
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0 or not readable.poll(int(left * 1000) + 1):
-            process.kill()
-            return b"the machine took no update within %d s" % timeout
-        chunk = os.read(process.stdout.fileno(), 65536)
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)

@@ -17,8 +17,9 @@ ways out) costs far more than the script it runs, and tearing it down costs the 
   mount, UTS, network and PID namespaces, its root and the run's directory, a fork and an exec;
   whatever the script leaves running stays in the machine, as on a VM;
 - `update` gives a running machine what changed in its spec (`sandbox_machine`: /etc/hosts, the
-  host name, new neighbours' addresses made local by routes, as at boot) with no reboot, through a
-  process the starter forks into its namespaces and root: no program is started for it;
+  host name, new neighbours' addresses made local by routes, as at boot) with no reboot: its
+  keeper, in its namespaces and root already, forks a process that does it (`sandbox_starter`),
+  asked over the machine's control channel; no program is started for it;
 - `stop` kills its first process: the kernel then kills every process of the machine and frees
   its namespaces, mounts and listeners. The machine also dies with its starter, which dies when
   the thread that started it ends (`resident_machines` starts it from one thread that lives as
@@ -63,6 +64,7 @@ class ResidentMachine:
     init: int  # the machine's first process, as the host numbers it
     spec: bytes | None  # the spec applied
     peers: frozenset[str]  # the neighbours listened for
+    control: socket.socket  # where its keeper is asked for updates
     stopped: bool = field(default=False)
 
     @classmethod
@@ -76,12 +78,14 @@ class ResidentMachine:
         runs_dir.mkdir(parents=True, exist_ok=True)
         spec = _read(way.spec) if way is not None else None
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        control, keepers = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         arguments = boot_arguments(str(runs_dir), str(root), gateway, way)
         keeper: Keeper | None = None
-        with ours, theirs, (root / LOG_NAME).open("wb") as log:
+        with ours, theirs, keepers, (root / LOG_NAME).open("wb") as log:
             try:
-                keeper = starter.launch(arguments, log, theirs)
+                keeper = starter.launch(arguments, log, theirs, keepers)
                 theirs.close()
+                keepers.close()
                 listened = receive(ours)
                 ready = keeper.stdout.readline()
             except OSError as error:
@@ -97,11 +101,12 @@ class ResidentMachine:
                 _end(keeper)
             for _, listener in listened:
                 listener.close()
+            control.close()
             said = file_tail(root / LOG_NAME)[-500:].strip()  # what the boot said, else what we saw
             raise MachineFailed(said or reason or "the machine did not boot")
         keeper.stdout.close()  # it says nothing more once ready
         peers = frozenset(way.peers) if way is not None and way.peer_socket is not None else frozenset()
-        return cls(runs_dir, keeper, init, spec, peers), listened
+        return cls(runs_dir, keeper, init, spec, peers, control), listened
 
     def alive(self) -> bool:
         return not self.stopped and not self.keeper.ended()
@@ -116,29 +121,36 @@ class ResidentMachine:
             *("--root", f"--wdns={run_dir}", *credentials, "--"),
         ]
 
-    def update(self, way: MachineWay | None, starter: MachineStarter) -> None:
-        """Give the machine `way`'s spec and neighbours, if they changed since it last took them,
-        through a process `starter` forks into it."""
+    def update(self, way: MachineWay | None) -> None:
+        """Give the machine `way`'s spec and neighbours, if they changed since it last took them."""
         if way is None:
             return
         new_peers = sorted(set(way.peers) - self.peers) if way.peer_socket is not None else []
         try:
-            spec_file = open(way.spec, "rb")  # noqa: SIM115  # its descriptor goes to the update
+            spec_file = open(way.spec, "rb")  # noqa: SIM115  # its descriptor goes to the keeper
         except OSError:
             spec_file = None
         with spec_file or contextlib.nullcontext():
             spec = spec_file.read() if spec_file is not None else None
             if spec == self.spec and not new_peers:
                 return
-            given = None
+            given = []
             if spec_file is not None and spec != self.spec:
-                spec_file.seek(0)  # the update reads the very spec compared here, whatever replaces it
-                given = spec_file.fileno()
+                spec_file.seek(0)  # the keeper reads the very spec compared here, whatever replaced it
+                given.append(spec_file.fileno())
             prefixes = [f"{network}/{length}" for network, length in sandbox_loopback.prefixes(new_peers)]
+            request = "\0".join(["update", *prefixes]).encode("ascii")
             try:
-                starter.update(self.keeper, given, prefixes, BOOT_TIMEOUT)
+                self.control.settimeout(BOOT_TIMEOUT)
+                socket.send_fds(self.control, [request], given)
+                answer = self.control.recv(65536)
+            except ConnectionError:
+                answer = b""  # its keeper ended, and its channel with it
             except OSError as error:
                 raise MachineFailed(f"the machine took no update: {error}") from error
+        if answer != b"done":
+            said = answer[1:].decode("utf-8", "replace") if answer else "the machine ended"
+            raise MachineFailed(f"the machine took no update: {said}")
         self.spec, self.peers = spec, self.peers | set(new_peers)
         with contextlib.suppress(OSError):
             (root_of(self.runs_dir) / "booted.spec").write_bytes(spec or b"")
@@ -154,6 +166,7 @@ class ResidentMachine:
         """Kill the machine and wait until it is gone, its namespaces and mounts with it."""
         self.kill()
         _end(self.keeper)
+        self.control.close()
 
 
 def receive(channel: socket.socket) -> Listened:

@@ -74,7 +74,7 @@ class Machines:
                     self._running[server_id] = running
                 self._adopt(server_id, listened)
             else:
-                running.update(way, self._started())
+                running.update(way)
             return running
 
     def starter_pid(self) -> int | None:

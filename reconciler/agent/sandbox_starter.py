@@ -4,8 +4,9 @@ once, forking a machine at each request.
 Starting a program, and an interpreter above all, costs a machine's boot more than its mounts do:
 a fork of an interpreter that has the boot's modules loaded costs a fraction of either. The host
 (`machine_starts`) starts this once; for each machine it sends the boot's arguments
-(`sandbox_boot`) with three descriptors: the machine's stdout, its log, and the channel its
-listeners are handed over (`sandbox_listeners`). For each, this process forks:
+(`sandbox_boot`) with four descriptors: the machine's stdout, its log, the channel its listeners
+are handed over (`sandbox_listeners`), and the machine's control channel. For each, this process
+forks:
 
 - the machine's keeper, which asks to be killed with this process, enters a new user namespace
   (its ids mapped as `sandbox_users` says: here, where the host's root may map many, or by itself,
@@ -17,29 +18,30 @@ listeners are handed over (`sandbox_listeners`). For each, this process forks:
 
 The keeper waits for the first process and ends with its status. The host is answered with a pidfd
 of the keeper (`os.pidfd_open`: Linux 5.3 and later), so it can watch a process it did not start;
-the machine's first process is the keeper's only child. An error before the boot goes to the log
-and the keeper's status is 125, as the boot's own errors do.
+the machine's first process is the keeper's only child but while an update runs. An error before
+the boot goes to the log and the keeper's status is 125, as the boot's own errors do.
 
-A running machine is given what changed in its spec the same way: for an update, this process
-opens the keeper's namespaces and root while the keeper cannot have been reaped (it is this
-process's child, and reaping waits), then forks a process that enters them (`update`): its
-`/etc/hosts` and `/etc/hostname` written anew from the spec and its host name set when it
-changed (`sandbox_first_boot`), new neighbours' prefixes made local (`sandbox_loopback`). It
-writes `done`, or the reason it failed, to the descriptor it was given, and ends.
+Meanwhile the keeper gives its machine what changed in its spec, at each request on the control
+channel: it is in the machine's namespaces already, and its root is the machine's since the boot
+made the tree the root. It forks a process that writes `/etc/hosts` and `/etc/hostname` anew
+from the spec and sets the host name when it differs (`sandbox_first_boot`), makes the new
+neighbours' prefixes local (`sandbox_loopback`), answers `done` or `!` and the reason on the
+channel, and ends; the keeper's own pages stay as the starter's fork left them. Each machine's
+keeper serves its own, so a fleet's machines take their updates side by side.
 
 Run by path with the standard library only (`python -I -S sandbox_starter.py HOST_PID`), its
-requests on descriptor 0, a Unix socket of sequenced packets, their fields separated by NUL:
-`boot` and the boot's arguments, with the three descriptors; or `update`, the keeper's process id
-and the new neighbours' prefixes (`NETWORK/LENGTH`), with the descriptor the update answers on
-and, when the spec changed, the spec's. Answered with `ok PID` and a pidfd of the process forked,
-or with `!` and the reason it could not fork.
+requests on descriptor 0, a Unix socket of sequenced packets: the boot's arguments separated by
+NUL, the four descriptors with them; answered with `ok PID` and the keeper's pidfd, or with `!`
+and the reason it could not fork. An update on the control channel: `update` and the new
+neighbours' prefixes (`NETWORK/LENGTH`), separated by NUL, with the spec's descriptor when the
+spec changed.
 """
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import os
+import select
 import signal
 import socket
 import sys
@@ -60,7 +62,7 @@ MS_REC = 16384
 MS_PRIVATE = 1 << 18
 PR_SET_PDEATHSIG = 1
 LISTENERS = 3  # the channel's descriptor in the machine's first process
-NAMESPACES = ("user", "mnt", "uts", "net")  # the user namespace first: it owns the others
+BOOT_DESCRIPTORS = 4  # the machine's stdout, log, listeners' channel and control channel
 STATUS = 125  # the keeper's status when it could not start the machine, as the launcher's was
 # The machine's first process once booted: as the launcher's shell was, it says it is ready, lets go
 # of the host's descriptors, and reaps what is left running until the machine is killed.
@@ -114,8 +116,9 @@ def first_process(arguments: list[str], stdout: int, log: int, listeners: int) -
 
 def keeper(arguments: list[str], descriptors: list[int], pipes: tuple[int, int] | None) -> int:
     """The machine's keeper: its namespaces (its ids mapped by the starter over `pipes`, when
-    given), its first process forked and waited for; the first process's status."""
-    stdout, log, listeners = descriptors
+    given), its first process forked and waited for, its updates served meanwhile; the first
+    process's status."""
+    stdout, log, listeners, control = descriptors
     if pipes is not None:
         enter_mapped(*pipes)
     else:
@@ -126,10 +129,58 @@ def keeper(arguments: list[str], descriptors: list[int], pipes: tuple[int, int] 
     if child == 0:
         LIBC.call("prctl", PR_SET_PDEATHSIG, signal.SIGKILL)  # killed with the keeper
         os._exit(first_process(arguments, stdout, log, listeners))
-    for descriptor in descriptors:
+    for descriptor in (stdout, log, listeners):
         os.close(descriptor)
+    serve_updates(child, socket.socket(fileno=control))
     _, status = os.waitpid(child, 0)
     return os.WEXITSTATUS(status) if os.WIFEXITED(status) else STATUS
+
+
+def serve_updates(child: int, control: socket.socket) -> None:
+    """Serve the host's updates until the first process `child` ends (or the host closes the
+    control channel: the machine is being stopped)."""
+    ended = os.pidfd_open(child)
+    waiting = select.poll()
+    waiting.register(ended, select.POLLIN)
+    waiting.register(control, select.POLLIN)
+    while True:
+        if any(descriptor == ended for descriptor, _ in waiting.poll()):
+            return
+        request, descriptors, _, _ = socket.recv_fds(control, 1 << 20, 1)
+        if not request:
+            waiting.unregister(control)
+            continue
+        update = os.fork()
+        if update == 0:
+            updating(request, descriptors, control)
+        for descriptor in descriptors:
+            os.close(descriptor)
+        os.waitpid(update, 0)
+
+
+def updating(request: bytes, descriptors: list[int], control: socket.socket) -> NoReturn:
+    """In the process the keeper forked for an update: the spec read from `descriptors` (when
+    given) applied, the prefixes of `request` made local, the answer sent on `control`."""
+    answer = b"done"
+    try:
+        LIBC.call("prctl", PR_SET_PDEATHSIG, signal.SIGKILL)
+        os.chdir("/")  # the machine's root; the keeper's directory may be the host's, detached
+        os.umask(0o022)
+        if descriptors:
+            with open(descriptors[0], encoding="utf-8", errors="replace") as file:
+                spec = sandbox_first_boot.Spec(file.read())
+            sandbox_first_boot.replace("/etc/hosts", sandbox_first_boot.etc_hosts(spec), 0o644)
+            if socket.gethostname() != spec.hostname:
+                sandbox_first_boot.replace("/etc/hostname", f"{spec.hostname}\n", 0o644)
+                socket.sethostname(spec.hostname)
+        prefixes = [prefix.split("/") for prefix in request.decode("ascii").split("\0")[1:]]
+        sandbox_loopback.routes_added([(network, int(length)) for network, length in prefixes])
+    except (OSError, ValueError) as error:
+        answer = f"!{error}".encode("utf-8", "replace")
+    try:
+        control.send(answer)
+    finally:
+        os._exit(0)
 
 
 def forked(
@@ -195,83 +246,8 @@ def start(arguments: list[str], descriptors: list[int], channel: socket.socket) 
     return pid, pidfd
 
 
-def update(fields: list[str], descriptors: list[int], channel: socket.socket) -> tuple[int, int]:
-    """Fork the process that gives keeper `fields[0]`'s machine its new spec (read from
-    `descriptors[1]`, when given) and the prefixes `fields[1:]`; its process id and pidfd."""
-    keeper, prefixes = int(fields[0]), fields[1:]
-    opened: list[int] = []
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})  # the keeper stays unreaped meanwhile
-    try:
-        if os.waitid(os.P_PID, keeper, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
-            raise OSError("the machine ended")
-        for name in NAMESPACES:
-            opened.append(os.open(f"/proc/{keeper}/ns/{name}", os.O_RDONLY | os.O_CLOEXEC))
-        opened.append(os.open(f"/proc/{keeper}/root", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
-        pid = os.fork()
-        if pid == 0:
-            updating(opened, descriptors, prefixes, channel)
-        try:
-            return pid, os.pidfd_open(pid)
-        except OSError:
-            os.kill(pid, signal.SIGKILL)
-            raise
-    except ChildProcessError as error:
-        raise OSError("no machine of this starter's has that keeper") from error
-    finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
-        for descriptor in [*opened, *descriptors]:
-            os.close(descriptor)
-
-
-def updating(
-    opened: list[int], descriptors: list[int], prefixes: list[str], channel: socket.socket
-) -> NoReturn:
-    """In the process forked for an update: the machine's namespaces and root entered, its spec and
-    routes applied, `done` or the reason written to the answer's descriptor."""
-    status, answer = STATUS, descriptors[0]
-    try:
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        channel.close()
-        die_with_parent(os.getppid())
-        text = _read_all(descriptors[1]) if len(descriptors) > 1 else None
-        switch = sandbox_users.users_switchable()
-        *namespaces, root = opened
-        for descriptor in namespaces:
-            LIBC.call("setns", descriptor, 0)
-        if switch:  # the machine's root, as a script entered into it is
-            os.setgroups([])
-            os.setresgid(0, 0, 0)
-            os.setresuid(0, 0, 0)
-        os.fchdir(root)
-        os.chroot(".")
-        os.chdir("/")
-        os.umask(0o022)
-        if text is not None:
-            spec = sandbox_first_boot.Spec(text)
-            sandbox_first_boot.replace("/etc/hosts", sandbox_first_boot.etc_hosts(spec), 0o644)
-            if socket.gethostname() != spec.hostname:
-                sandbox_first_boot.replace("/etc/hostname", f"{spec.hostname}\n", 0o644)
-                socket.sethostname(spec.hostname)
-        networks = [prefix.split("/") for prefix in prefixes]
-        sandbox_loopback.routes_added([(network, int(length)) for network, length in networks])
-        os.write(answer, b"done")
-        status = 0
-    except (OSError, ValueError) as error:
-        with contextlib.suppress(OSError):
-            os.write(answer, str(error).encode("utf-8", "replace"))
-    finally:
-        os._exit(status)
-
-
-def _read_all(descriptor: int) -> str:
-    chunks = []
-    while chunk := os.read(descriptor, 1 << 16):
-        chunks.append(chunk)
-    return b"".join(chunks).decode("utf-8", "replace")
-
-
 def reap(*_: object) -> None:
-    """Reap every process forked that ended (the host watches them by their pidfds)."""
+    """Reap every keeper that ended (the host watches them by their pidfds)."""
     while True:
         try:
             pid, _status = os.waitpid(-1, os.WNOHANG)
@@ -281,26 +257,19 @@ def reap(*_: object) -> None:
             return
 
 
-# what each request is, the descriptors it comes with, and what serves it
-REQUESTS = {"boot": ((3,), start), "update": ((1, 2), update)}
-
-
 def serve(channel: socket.socket) -> None:
     """Answer requests until the host closes its end."""
     while True:
-        request, descriptors, _, _ = socket.recv_fds(channel, 1 << 20, 3)
+        request, descriptors, _, _ = socket.recv_fds(channel, 1 << 20, BOOT_DESCRIPTORS)
         if not request:
             return
-        verb, *fields = request.decode("utf-8", "surrogateescape").split("\0")
-        counts, serving = REQUESTS.get(verb, ((), None))
-        if serving is None or len(descriptors) not in counts:
+        if len(descriptors) != BOOT_DESCRIPTORS:
             for descriptor in descriptors:
                 os.close(descriptor)
-            refused = f"!no {verb!r} request with {len(descriptors)} descriptor(s)"
-            channel.send(refused.encode("utf-8", "replace"))
+            channel.send(f"!the request came without its {BOOT_DESCRIPTORS} descriptors".encode("ascii"))
             continue
         try:
-            pid, pidfd = serving(fields, descriptors, channel)
+            pid, pidfd = start(request.decode("utf-8", "surrogateescape").split("\0"), descriptors, channel)
         except OSError as error:
             channel.send(f"!{error}".encode("utf-8", "replace"))
             continue

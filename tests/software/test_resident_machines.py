@@ -12,7 +12,6 @@ not recorded as run.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import signal
@@ -27,7 +26,7 @@ from typing import Any
 import pytest
 
 from reconciler.agent.hooks import TIMED_OUT
-from reconciler.agent.machine_starts import Keeper, MachineStarter
+from reconciler.agent.resident_machine import MachineFailed
 from reconciler.agent.resident_machines import NOT_STARTED, Machines, resident_script_hook
 from reconciler.agent.sandbox import isolation_available
 from reconciler.agent.sandbox_machine import Machine, MachineWay, booted_as
@@ -159,7 +158,7 @@ def test_a_machine_that_cannot_boot_fails_its_script_with_the_reason_and_leaves_
     wait_until(lambda: children.read_text().split() == [], 10)  # its keeper reaped, nothing left
 
 
-def test_a_running_machine_takes_a_new_name_and_hosts_through_its_starter_leaving_no_process(
+def test_a_running_machine_takes_a_new_name_and_hosts_from_its_keeper_leaving_no_process(
     machines: Machines, tmp_path: Path
 ) -> None:
     if not users_switchable():
@@ -171,10 +170,9 @@ def test_a_running_machine_takes_a_new_name_and_hosts_through_its_starter_leavin
     hook = resident_script_hook(machines, server.name, lambda: renamed)
     updated = hook({"config": shown}, server / "runs", 30)
     assert updated["deploy_stdout"] == "renamed\nrenamed\n2\n", updated
-    starter = machines.starter_pid()
-    assert starter is not None
-    children = Path(f"/proc/{starter}/task/{starter}/children")
-    wait_until(lambda: len(children.read_text().split()) == 1, 10)  # the keeper; the update reaped
+    keeper = machines.machine(server.name, server / "runs", renamed).keeper.pid
+    children = Path(f"/proc/{keeper}/task/{keeper}/children")
+    assert len(children.read_text().split()) == 1  # the machine's first process; the update's reaped
 
 
 def test_a_spec_a_running_machine_cannot_take_fails_the_script_with_the_reason_and_the_machine_stays(
@@ -195,18 +193,18 @@ def test_a_spec_a_running_machine_cannot_take_fails_the_script_with_the_reason_a
     assert run(machines, server, "#!/bin/sh\nhostname")["deploy_stdout"] == "server\n"
 
 
-def test_the_starter_enters_no_process_but_a_machine_it_started() -> None:
-    starter = MachineStarter.started()
-    stranger = subprocess.Popen(["sleep", "30"])
-    keeper = Keeper(stranger.pid, os.pidfd_open(stranger.pid), io.BytesIO())
-    try:
-        with pytest.raises(OSError, match="no machine of this starter's has that keeper"):
-            starter.update(keeper, None, ["10.0.0.0/8"], 10)
-    finally:
-        keeper.close()
-        stranger.kill()
-        stranger.wait()
-        starter.stop()
+def test_an_update_asked_of_a_machine_that_ended_fails_with_the_reason(
+    machines: Machines, tmp_path: Path
+) -> None:
+    if not users_switchable():
+        pytest.skip("a machine is given its spec only where its users are mapped (as root)")
+    server = tmp_path / "server"
+    run(machines, server, "#!/bin/sh")
+    machine = machines.machine(server.name, server / "runs", way_of(server, server.name))
+    machine.keeper.kill()
+    assert machine.keeper.ended(10)
+    with pytest.raises(MachineFailed, match="the machine took no update: the machine ended"):
+        machine.update(booted_as(Machine("renamed"), server))
 
 
 HOLDER = """
