@@ -35,6 +35,7 @@ from reconciler.engine import StackStatus
 from tests.software.software_world import SoftwareWorld
 from tests.software.test_sim_agents import agents_for, converge_in_real_time, wait_until
 from tests.software.test_sim_agents_process import process_for
+from tests.system_tools import required_tool
 
 pytestmark = pytest.mark.skipif(not isolation_available(), reason="user namespaces are not available here")
 
@@ -205,6 +206,45 @@ def test_an_update_asked_of_a_machine_that_ended_fails_with_the_reason(
     assert machine.keeper.ended(10)
     with pytest.raises(MachineFailed, match="the machine took no update: the machine ended"):
         machine.update(booted_as(Machine("renamed"), server))
+
+
+AS_A_USER = """
+import json, sys
+from pathlib import Path
+from reconciler.agent.resident_machines import Machines, resident_script_hook
+machines = Machines()
+machines.start()
+try:
+    hook = resident_script_hook(machines, "server", lambda: None)
+    print(json.dumps(hook({"config": sys.argv[2]}, Path(sys.argv[1]) / "runs", 30)))
+finally:
+    machines.stop()
+"""
+
+
+def test_a_user_other_than_root_boots_machines_that_map_only_its_own_id(tmp_path: Path) -> None:
+    """The daemon need not run as root: then a machine's user namespace maps the user's own id to
+    root (`sandbox_starter.map_own_ids`), and its scripts run there as that root."""
+    unshare = required_tool("unshare")
+    written = "echo written > /etc/by-a-script && cat /etc/by-a-script\n"
+    shown = "#!/bin/sh\nid -u\n" + NAMESPACES.removeprefix("#!/bin/sh\n") + written
+    # as root here: a user namespace of its own, where this process is user 1000 with no capability
+    as_user = [unshare, "--user", "--map-user=1000", "--map-group=1000"] if users_switchable() else []
+    done = subprocess.run(
+        [*as_user, sys.executable, "-c", AS_A_USER, str(tmp_path / "server"), shown],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["deploy_status_code"] == 0, result
+    lines = result["deploy_stdout"].splitlines()
+    assert lines[0] == "0" and lines[-1] == "written"
+    host = {os.readlink(f"/proc/self/ns/{kind}") for kind in ("user", "mnt", "pid", "uts", "net")}
+    assert host.isdisjoint(lines[1:6]) and len(set(lines[1:6])) == 5
+    assert not Path("/etc/by-a-script").exists()
 
 
 HOLDER = """
