@@ -39,6 +39,8 @@ from tests.system_tools import required_tool
 
 pytestmark = pytest.mark.skipif(not isolation_available(), reason="user namespaces are not available here")
 
+# a machine is given a spec, and updates of it, only where its users are mapped (as root)
+SPEC_GIVEN = pytest.mark.skipif(not users_switchable(), reason="machines get a spec only as root")
 NAMESPACES = "#!/bin/sh\nfor kind in user mnt pid uts net; do readlink /proc/self/ns/$kind; done\n"
 
 
@@ -159,11 +161,10 @@ def test_a_machine_that_cannot_boot_fails_its_script_with_the_reason_and_leaves_
     wait_until(lambda: children.read_text().split() == [], 10)  # its keeper reaped, nothing left
 
 
+@SPEC_GIVEN
 def test_a_running_machine_takes_a_new_name_and_hosts_from_its_keeper_leaving_no_process(
     machines: Machines, tmp_path: Path
 ) -> None:
-    if not users_switchable():
-        pytest.skip("a machine is given its spec only where its users are mapped (as root)")
     server, shown = tmp_path / "server", "#!/bin/sh\nhostname; cat /etc/hostname; grep -c db- /etc/hosts"
     assert run(machines, server, shown)["deploy_stdout"] == "server\nserver\n0\n"
     hosts = (("10.0.0.7", "db-1"), ("10.0.0.8", "db-2"))
@@ -176,11 +177,10 @@ def test_a_running_machine_takes_a_new_name_and_hosts_from_its_keeper_leaving_no
     assert len(children.read_text().split()) == 1  # the machine's first process; the update's reaped
 
 
+@SPEC_GIVEN
 def test_a_spec_a_running_machine_cannot_take_fails_the_script_with_the_reason_and_the_machine_stays(
     machines: Machines, tmp_path: Path
 ) -> None:
-    if not users_switchable():
-        pytest.skip("a machine is given its spec only where its users are mapped (as root)")
     server = tmp_path / "server"
     assert run(machines, server, "#!/bin/sh\necho up")["deploy_stdout"] == "up\n"
     way = booted_as(Machine("server"), server)
@@ -194,11 +194,10 @@ def test_a_spec_a_running_machine_cannot_take_fails_the_script_with_the_reason_a
     assert run(machines, server, "#!/bin/sh\nhostname")["deploy_stdout"] == "server\n"
 
 
+@SPEC_GIVEN
 def test_an_update_asked_of_a_machine_that_ended_fails_with_the_reason(
     machines: Machines, tmp_path: Path
 ) -> None:
-    if not users_switchable():
-        pytest.skip("a machine is given its spec only where its users are mapped (as root)")
     server = tmp_path / "server"
     run(machines, server, "#!/bin/sh")
     machine = machines.machine(server.name, server / "runs", way_of(server, server.name))
