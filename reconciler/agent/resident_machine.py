@@ -147,6 +147,7 @@ class ResidentMachine:
             except ConnectionError:
                 answer = b""  # its keeper ended, and its channel with it
             except OSError as error:
+                self.kill()  # a late answer would be read as the next update's: booted anew instead
                 raise MachineFailed(f"the machine took no update: {error}") from error
         if answer != b"done":
             said = answer[1:].decode("utf-8", "replace") if answer else "the machine ended"

@@ -39,6 +39,7 @@ spec changed.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import select
@@ -150,18 +151,25 @@ def serve_updates(child: int, control: socket.socket) -> None:
         if not request:
             waiting.unregister(control)
             continue
-        update = os.fork()
-        if update == 0:
-            updating(request, descriptors, control)
+        try:
+            update = os.fork()
+        except OSError as error:  # the machine stays; the host is told why it took no update
+            control.send(f"!{error}".encode("utf-8", "replace"))
+            update = 0
+        else:
+            if update == 0:
+                updating(request, descriptors, control)
         for descriptor in descriptors:
             os.close(descriptor)
-        os.waitpid(update, 0)
+        if update:
+            os.waitpid(update, 0)
 
 
 def updating(request: bytes, descriptors: list[int], control: socket.socket) -> NoReturn:
     """In the process the keeper forked for an update: the spec read from `descriptors` (when
-    given) applied, the prefixes of `request` made local, the answer sent on `control`."""
-    answer = b"done"
+    given) applied, the prefixes of `request` made local, the answer sent on `control`; it never
+    returns to the keeper's loop, whatever it meets."""
+    answer = b"!the update failed"
     try:
         LIBC.call("prctl", PR_SET_PDEATHSIG, signal.SIGKILL)
         os.chdir("/")  # the machine's root; the keeper's directory may be the host's, detached
@@ -175,11 +183,12 @@ def updating(request: bytes, descriptors: list[int], control: socket.socket) -> 
                 socket.sethostname(spec.hostname)
         prefixes = [prefix.split("/") for prefix in request.decode("ascii").split("\0")[1:]]
         sandbox_loopback.routes_added([(network, int(length)) for network, length in prefixes])
+        answer = b"done"
     except (OSError, ValueError) as error:
         answer = f"!{error}".encode("utf-8", "replace")
-    try:
-        control.send(answer)
     finally:
+        with contextlib.suppress(OSError):
+            control.send(answer)
         os._exit(0)
 
 

@@ -195,6 +195,21 @@ def test_a_spec_a_running_machine_cannot_take_fails_the_script_with_the_reason_a
 
 
 @SPEC_GIVEN
+def test_a_request_the_keeper_cannot_apply_is_answered_with_the_reason_and_the_machine_stays(
+    machines: Machines, tmp_path: Path
+) -> None:
+    server = tmp_path / "server"
+    run(machines, server, "#!/bin/sh")
+    machine = machines.machine(server.name, server / "runs", way_of(server, server.name))
+    for request in (b"update\x00not-a-prefix", b"update\x00300.1.2.3/24"):
+        machine.control.sendall(request)
+        answer = machine.control.recv(65536)
+        assert answer.startswith(b"!"), (request, answer)
+    assert machine.alive()
+    assert run(machines, server, "#!/bin/sh\necho up")["deploy_stdout"] == "up\n"
+
+
+@SPEC_GIVEN
 def test_an_update_asked_of_a_machine_that_ended_fails_with_the_reason(
     machines: Machines, tmp_path: Path
 ) -> None:
