@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from reconciler.agent.hooks import TIMED_OUT
-from reconciler.agent.resident_machine import MachineFailed
+from reconciler.agent.resident_machine import MachineFailed, ResidentMachine
 from reconciler.agent.resident_machines import NOT_STARTED, Machines, resident_script_hook
 from reconciler.agent.sandbox import isolation_available
 from reconciler.agent.sandbox_machine import Machine, MachineWay, booted_as
@@ -77,6 +77,14 @@ def way_of(server: Path, name: str) -> MachineWay | None:
 def run(machines: Machines, server: Path, script: str, time_limit: float = 30) -> dict[str, Any]:
     hook = resident_script_hook(machines, server.name, lambda: way_of(server, server.name))
     return hook({"config": script}, server / "runs", time_limit)
+
+
+@pytest.fixture
+def booted(machines: Machines, tmp_path: Path) -> ResidentMachine:
+    """A server's machine, booted by a first script (its server's directory: `tmp_path/server`)."""
+    server = tmp_path / "server"
+    run(machines, server, "#!/bin/sh")
+    return machines.machine(server.name, server / "runs", way_of(server, server.name))
 
 
 def test_a_servers_scripts_run_in_one_machine_and_no_namespace_is_made_for_a_script(
@@ -196,30 +204,22 @@ def test_a_spec_a_running_machine_cannot_take_fails_the_script_with_the_reason_a
 
 @SPEC_GIVEN
 def test_a_request_the_keeper_cannot_apply_is_answered_with_the_reason_and_the_machine_stays(
-    machines: Machines, tmp_path: Path
+    machines: Machines, booted: ResidentMachine
 ) -> None:
-    server = tmp_path / "server"
-    run(machines, server, "#!/bin/sh")
-    machine = machines.machine(server.name, server / "runs", way_of(server, server.name))
     for request in (b"update\x00not-a-prefix", b"update\x00300.1.2.3/24"):
-        machine.control.sendall(request)
-        answer = machine.control.recv(65536)
+        booted.control.sendall(request)
+        answer = booted.control.recv(65536)
         assert answer.startswith(b"!"), (request, answer)
-    assert machine.alive()
-    assert run(machines, server, "#!/bin/sh\necho up")["deploy_stdout"] == "up\n"
+    assert booted.alive()
+    assert run(machines, booted.runs_dir.parent, "#!/bin/sh\necho up")["deploy_stdout"] == "up\n"
 
 
 @SPEC_GIVEN
-def test_an_update_asked_of_a_machine_that_ended_fails_with_the_reason(
-    machines: Machines, tmp_path: Path
-) -> None:
-    server = tmp_path / "server"
-    run(machines, server, "#!/bin/sh")
-    machine = machines.machine(server.name, server / "runs", way_of(server, server.name))
-    machine.keeper.kill()
-    assert machine.keeper.ended(10)
+def test_an_update_asked_of_a_machine_that_ended_fails_with_the_reason(booted: ResidentMachine) -> None:
+    booted.keeper.kill()
+    assert booted.keeper.ended(10)
     with pytest.raises(MachineFailed, match="the machine took no update: the machine ended"):
-        machine.update(booted_as(Machine("renamed"), server))
+        booted.update(booted_as(Machine("renamed"), booted.runs_dir.parent))
 
 
 AS_A_USER = """
