@@ -20,6 +20,7 @@ import argparse
 import ctypes
 import logging
 import os
+import resource
 import signal
 import socket
 import sys
@@ -200,6 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     hypervisor.changed = fleet.wake
     tune_process()
+    open_files_raised()
     # the link is served before the fleet starts: starting asks the daemon about disks
     serving = threading.Thread(target=link.serve, args=(hypervisor.receive,), name="sim-agents-link")
     serving.start()
@@ -207,6 +209,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     serving.join()  # until the daemon closes the link, or dies
     fleet.stop(options.stop_timeout)
     return 0
+
+
+def open_files_raised() -> int:
+    """The soft limit of open files raised to the hard one; the new soft limit.
+
+    Each server's resident machine holds four descriptors here (its listeners, its keeper's pidfd
+    and control channel): a fleet of a thousand outgrows the soft limit of 1,024 that systemd
+    gives a service, which leaves raising it to the program that needs more."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        wanted = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 20)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            soft = wanted
+        except (OSError, ValueError) as error:
+            logging.getLogger(__name__).warning("open files stay limited to %d: %s", soft, error)
+    return soft
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -202,3 +203,27 @@ def test_the_agents_process_dies_with_the_process_that_started_it(tmp_path: Path
         starter.kill()  # as a daemon killed: no chance to stop its agents
         starter.wait()
     wait_until(lambda: not running(agents_pid), 10)
+
+
+def test_the_agents_process_raises_its_open_files_to_the_hard_limit(
+    world: SoftwareWorld, tmp_path: Path
+) -> None:
+    """Started under systemd's soft limit of 1,024 open files, a fleet of a thousand machines (four
+    descriptors each) would run out: the agents' process raises its own soft limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(soft, 1024), hard))  # as systemd starts a service
+    try:
+        agents = process_for(world, tmp_path / "agents")
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    try:
+        assert agents.pid is not None
+
+        def limit() -> str:
+            lines = Path(f"/proc/{agents.pid}/limits").read_text().splitlines()
+            return next(line for line in lines if line.startswith("Max open files")).split()[3]
+
+        expected = str(hard if hard != resource.RLIM_INFINITY else 1 << 20)
+        wait_until(lambda: limit() == expected, 10)
+    finally:
+        agents.stop()
