@@ -214,10 +214,10 @@ def test_the_agents_process_raises_its_open_files_to_the_hard_limit(
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(soft, 1024), hard))  # as systemd starts a service
     try:
         agents = process_for(world, tmp_path / "agents")
+        wait_until(lambda: agents.pid is not None, 30)  # started by a thread of its supervisor
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
     try:
-        assert agents.pid is not None
 
         def limit() -> str:
             lines = Path(f"/proc/{agents.pid}/limits").read_text().splitlines()
