@@ -50,6 +50,7 @@ from reconciler.engine.run_spec import RunSpec, retained_inputs
 from reconciler.engine.scaling_signals import ScalingSignals
 from reconciler.engine.settings import EngineSettings
 from reconciler.engine.shared_calls import SharedCalls, SharedDispatch
+from reconciler.engine.signals_kept import SignalsKept
 from reconciler.engine.stack_run import Desire, RunProgress, StackRun
 from reconciler.engine.stack_status import StackStatus
 from state.errors import CommitOutcomeUnknown, DatabaseUnavailable, StaleLease, StateError
@@ -101,6 +102,7 @@ class Engine:
             None if shared is None else SharedDispatch(shared, store, per_worker=self.settings.sent_limit)
         )
         self._scaling = ScalingSignals(store.scaling(), self.settings.scaling_poll)
+        self._signals = SignalsKept()  # told by `resource_signalled`, taken at the next pass
         self._context = RunContext(
             self.settings,
             random or random_module.Random(),
@@ -109,6 +111,7 @@ class Engine:
             self._shared,
             _LeaseGuards(self),
             group_sizes=self._scaling.store.group_sizes,
+            signalled_lately=self._signals.lately,
         )
         self._runs: dict[str, StackRun] = {}
         self._epochs: dict[str, int] = {}
@@ -127,11 +130,6 @@ class Engine:
         self._children_moved: list[tuple[str, str, bool]] = []
         self._deferred = DeferredSubmissions()
         self._rung = threading.Event()  # set by `signal_arrived`: the wait between passes ends
-        # told by `resource_signalled`, taken at the next pass: the physical ids of the resources
-        # waiting for signals kept since, and whether any resource waiting for one may be meant
-        self._signals_lock = threading.Lock()
-        self._signalled: set[str] = set()
-        self._signalled_any = False
 
     def close(self) -> None:
         """Stop the pool (calls in flight finish; nothing new starts); unclaimed queued calls withdrawn.
@@ -763,19 +761,14 @@ class Engine:
         (thread-safe): `waiters`, the physical ids of the resources waiting for it (None: any
         resource waiting for a signal), are observed at the next pass, and the wait before that
         pass ends now."""
-        with self._signals_lock:
-            if waiters is None:
-                self._signalled_any = True
-            else:
-                self._signalled.update(waiters)
+        self._signals.tell(waiters)
         self._rung.set()
 
     def _take_signals_kept(self, now: float) -> None:
-        with self._signals_lock:
-            waiters, anyone = self._signalled, self._signalled_any
-            if not (waiters or anyone):
-                return
-            self._signalled, self._signalled_any = set(), False
+        taken = self._signals.take(now)
+        if taken is None:
+            return
+        waiters, anyone = taken
         for run in self._runs.values():
             run.readiness.signals_kept(now, None if anyone else waiters)
 

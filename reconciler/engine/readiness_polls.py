@@ -19,9 +19,10 @@ type) are observed whole at every poll.
 
 A type whose resources become READY when a signal arrives (a deployment waits for its script's
 result) is `paced`: each of its polls observes all of them (signals come in any order), and each
-that finds none READY doubles the wait before the next, up to `signal_poll`; being told a signal
-was kept (`poke_paced`) makes the next poll go at once. A thousand deployments waiting for scripts
-of minutes are then observed a few times each, not every interval.
+doubles the wait before the next, up to `signal_poll`, whatever it found; being told a signal was
+kept (`poke_paced`) makes the next poll go at once. A thousand deployments waiting for scripts of
+minutes are then observed a few times each, not every interval, and not at every pass while
+their signals stream in (each of those is observed by itself, as the engine is told of it).
 """
 
 from __future__ import annotations
@@ -168,8 +169,10 @@ class ReadinessPolls:
         """`resolved` of the poll's resources left the waiting set (READY, failed or gone); None if
         the observation itself failed (then the next poll waits for the interval)."""
         polls = self._types.setdefault(poll.type_name, _TypePolls())
-        if resolved:
-            polls.quiet_until, polls.quiet_polls = 0.0, 0  # signals are arriving: keep up with them
+        if self._paced(poll.type_name):
+            # a signal kept is observed by itself when the engine is told (`poke_paced`, or the
+            # signalled resources polled alone): a poll of them all finding some READY keeps its pace
+            return
         if poll.sweep:
             polls.eager = polls.eager or bool(resolved)
         elif not resolved:

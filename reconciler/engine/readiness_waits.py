@@ -73,9 +73,13 @@ class ReadinessWaits:
         for waiter in waiters:
             name = self._paced_ids.get(waiter)
             if name is not None:
-                if not self._signalled:
-                    self._signalled_at = now
-                self._signalled.setdefault(self._types[name][0], set()).add(name)
+                self._poll_alone(name, now)
+
+    def _poll_alone(self, name: str, now: float) -> None:
+        """Observe `name` (waiting for a signal kept) by itself, at the next pass."""
+        if not self._signalled:
+            self._signalled_at = now
+        self._signalled.setdefault(self._types[name][0], set()).add(name)
 
     def _paced(self, type_name: str) -> bool:
         entry = self._run.providers.resource_type(type_name)
@@ -100,6 +104,9 @@ class ReadinessWaits:
         if paced and state is not None and state.physical_id is not None:
             self._paced_ids[state.physical_id] = name
             self._paced_id_of[name] = state.physical_id
+            lately = self._run.context.signalled_lately
+            if lately is not None and lately(state.physical_id):
+                self._poll_alone(name, now)  # its signal came before it waited here (`signals_kept`)
 
     def _forget(self, name: str) -> None:
         if self._waiting.pop(name, None) is not None:

@@ -83,3 +83,4 @@ class RunContext:
     shared: SharedQueue | None = None
     guards: CallGuards | None = None
     group_sizes: Callable[[str], Mapping[str, Any]] | None = None  # a stack's groups' runtime sizes
+    signalled_lately: Callable[[str], bool] | None = None  # whether a physical id's signal was kept lately

@@ -164,14 +164,19 @@ def test_a_signal_kept_makes_the_next_poll_go_at_once() -> None:
     assert poll.names == ["d0", "d1", "d2"]
 
 
-def test_a_poll_finding_one_ready_brings_the_pace_back_to_the_interval() -> None:
+def test_a_poll_finding_some_ready_keeps_its_pace() -> None:
+    """Given deployments polled ever more slowly; when a poll of them all finds one READY (its
+    signal came, and the engine observes such ones by themselves as it is told); then the next
+    poll of them all still waits for the pace, not the interval."""
     polls = paced_polls()
     resources = waiting(3, DEPLOYMENT, "d")
     poll_times(polls, resources, until=8)
     (poll,) = choose(polls, resources, at=12.0)
     polls.observed(poll, resolved=1)
 
-    assert [p.names for p in choose(polls, resources[1:], at=12.5, due=False)] == [["d1", "d2"]]
+    assert choose(polls, resources[1:], at=12.5, due=False) == []
+    assert choose(polls, resources[1:], at=13.0) == []
+    assert [p.names for p in choose(polls, resources[1:], at=17.0)] == [["d1", "d2"]]
 
 
 def test_a_paced_poll_observes_every_resource_of_its_type_waiting() -> None:
