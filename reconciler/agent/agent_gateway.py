@@ -15,14 +15,12 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import logging
-import shutil
 import socket
-import tempfile
 import threading
 from dataclasses import dataclass
-from pathlib import Path
 from urllib.parse import urlsplit
 
+from reconciler.agent.owned_directories import OwnedDirectory
 from reconciler.agent.sandbox_relay import splice
 
 LOG = logging.getLogger(__name__)
@@ -59,8 +57,8 @@ class AgentGateway:
 
     def __init__(self, address: AgentAddress) -> None:
         self.address = address
-        self._directory = Path(tempfile.mkdtemp(prefix="agent-gw-"))
-        self.socket_path = str(self._directory / "api.sock")
+        self._directory = OwnedDirectory("agent-gw-")
+        self.socket_path = str(self._directory.path / "api.sock")
         self._listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._listener.bind(self.socket_path)
         self._listener.listen(128)
@@ -75,7 +73,7 @@ class AgentGateway:
             self._listener.shutdown(socket.SHUT_RDWR)
         self._listener.close()
         self._thread.join(5)
-        shutil.rmtree(self._directory, ignore_errors=True)
+        self._directory.remove()
 
     def _serve(self) -> None:
         while True:

@@ -21,12 +21,12 @@ from __future__ import annotations
 import contextlib
 import logging
 import selectors
-import shutil
 import socket
-import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
+
+from reconciler.agent.owned_directories import OwnedDirectory
 
 LOG = logging.getLogger(__name__)
 HEADER_LIMIT = 128
@@ -40,7 +40,7 @@ class PeerGateway:
 
     def __init__(self, route: Route) -> None:
         self._route = route
-        self._directory = Path(tempfile.mkdtemp(prefix="peer-gw-"))
+        self._directory = OwnedDirectory("peer-gw-")
         self._selector = selectors.DefaultSelector()
         self._listeners: dict[str, socket.socket] = {}
         self._lock = threading.Lock()
@@ -52,7 +52,7 @@ class PeerGateway:
 
     def socket_for(self, server_id: str) -> str:
         """The path of `server_id`'s own socket (made the first time)."""
-        path = str(self._directory / f"{server_id}.sock")
+        path = str(self._directory.path / f"{server_id}.sock")
         with self._lock:
             if server_id not in self._listeners:
                 listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -70,7 +70,7 @@ class PeerGateway:
             if listener is not None:
                 self._selector.unregister(listener)
                 listener.close()
-                Path(self._directory / f"{server_id}.sock").unlink(missing_ok=True)
+                Path(self._directory.path / f"{server_id}.sock").unlink(missing_ok=True)
 
     def stop(self) -> None:
         """Stop accepting (sessions under way finish on their own) and remove the sockets."""
@@ -82,7 +82,7 @@ class PeerGateway:
                 listener.close()
             self._listeners.clear()
         self._selector.close()
-        shutil.rmtree(self._directory, ignore_errors=True)
+        self._directory.remove()
 
     def _serve(self) -> None:
         while not self._stopped.is_set():
