@@ -22,10 +22,13 @@ OWNER = ".owner"  # the file locked by the directory's process
 
 
 class OwnedDirectory:
-    """A directory `<tmp>/<prefix>XXXXXXXX`, locked by this process until `remove()`."""
+    """A directory `<tmp>/<prefix>XXXXXXXX`, locked by this process until `remove()`; `shallow`:
+    it never holds more than its owner's file, and only that and the directory itself are ever
+    removed (a mount point stays: removing what a mount shows would remove the mounted files)."""
 
-    def __init__(self, prefix: str) -> None:
-        sweep(prefix)
+    def __init__(self, prefix: str, *, shallow: bool = False) -> None:
+        self._shallow = shallow
+        sweep(prefix, shallow=shallow)
         while True:
             making = Path(tempfile.mkdtemp(prefix=f".{prefix}"))
             self._lock = os.open(making / OWNER, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
@@ -36,15 +39,24 @@ class OwnedDirectory:
                 return
             except OSError:  # a directory of that name is there already (one no lock guards)
                 os.close(self._lock)
-                shutil.rmtree(making, ignore_errors=True)
+                _remove(making, shallow=True)
 
     def remove(self) -> None:
-        shutil.rmtree(self.path, ignore_errors=True)
+        _remove(self.path, self._shallow)
         with contextlib.suppress(OSError):
             os.close(self._lock)
 
 
-def sweep(prefix: str) -> None:
+def _remove(directory: Path, shallow: bool) -> None:
+    if not shallow:
+        shutil.rmtree(directory, ignore_errors=True)
+        return
+    with contextlib.suppress(OSError):
+        (directory / OWNER).unlink()
+        directory.rmdir()
+
+
+def sweep(prefix: str, *, shallow: bool = False) -> None:
     """Remove the directories `<tmp>/<prefix>*` whose owner's lock is not held: their process is gone.
     Those without the owner's file (made before it existed) are left alone."""
     for candidate in Path(tempfile.gettempdir()).glob(f"{prefix}*"):
@@ -57,6 +69,6 @@ def sweep(prefix: str) -> None:
         except OSError:
             continue  # held: its process lives
         else:
-            shutil.rmtree(candidate, ignore_errors=True)
+            _remove(candidate, shallow)
         finally:
             os.close(lock)

@@ -68,6 +68,7 @@ class Options:
         self.booting: list[str] = []
         self.listening: list[str] = []
         self.name, self.hidden = "", ""
+        self.view: str | None = None
         self.loopback: list[str] | None = None
         self.neighbours: list[str] = []
         while rest:
@@ -80,6 +81,8 @@ class Options:
                 self.name, rest = rest[1], rest[2:]
             elif rest[0] == "--hide":
                 self.hidden, rest = rest[1], rest[2:]
+            elif rest[0] == "--view":
+                self.view, rest = rest[1], rest[2:]
             elif rest[0] == "--loopback":
                 self.neighbours = [address for address in rest[1].split(",") if address]
                 self.loopback = [] if not rest[2] or rest[2].startswith("127.") else [rest[2]]
@@ -108,7 +111,7 @@ def main(arguments: list[str]) -> int:
         print(error, file=sys.stderr)
         return 125
     try:
-        tree = sandbox_root.build(options.root, options.run, options.sockets)
+        tree = sandbox_root.build(options.root, options.run, options.sockets, options.view)
     except OSError as error:
         print(f"sandbox: {error}", file=sys.stderr)
         return 125

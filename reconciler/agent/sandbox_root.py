@@ -5,12 +5,18 @@ deployment wrote, the next one on the same server finds. The sandbox gives each 
 root directory of its own (`ROOT`, under the server's state directory) holding `tree`, the new
 root, and `upper` and `work`, the layers overlayfs writes to. In the sandbox's mount namespace:
 
-- every directory at the top of the host's root is an overlay: the host's directory below, the
-  server's `upper/<name>` above. A script's writes land in `upper`; the host's files are never
-  changed. A directory overlayfs refuses (one holding other mounts, which a user namespace may not
-  see beneath) is bound read-only instead, every mount under it too;
-- the host's top-level symbolic links (`/bin -> usr/bin`) are made again in `tree`, its top-level
-  files bound read-only, and what a script writes at the top (`/hello`) lands in `tree` itself;
+- where the machines' starter could make a view of the host's root file system without the mounts
+  on it (`host_view`: it runs as the host's root), the tree is one overlay: that view below, the
+  server's `upper` above. A script's writes land in `upper`; the host's files are never changed.
+  A top-level directory that is a file system of its own (or a file mounted there) is laid over
+  it as below, its layers under `apart`; one that holds other mounts is bound read-only, every
+  mount under it too, as the host shows it;
+- elsewhere (a daemon that is not root), every directory at the top of the host's root is an
+  overlay: the host's directory below, the server's `upper/<name>` above, so the same `upper`
+  serves both ways. A directory overlayfs refuses (one holding other mounts, which a user
+  namespace may not see beneath) is bound read-only instead, every mount under it too; the host's
+  top-level symbolic links (`/bin -> usr/bin`) are made again in `tree`, its top-level files bound
+  read-only, and what a script writes at the top (`/hello`) lands in `tree` itself;
 - `/proc` is the sandbox's own (its PID namespace's processes only), `/sys` the host's, both
   with the kernel's settings read-only (`/proc/sys`, `/sys`: the kernel is the host's, and a
   user namespace's root may be the host's own user), and `/dev` a fresh one: the usual character
@@ -36,8 +42,12 @@ from __future__ import annotations
 import os
 import stat
 import sys
+from typing import TYPE_CHECKING
 
 from reconciler.agent.sandbox_libc import LIBC, UnsignedLong
+
+if TYPE_CHECKING:
+    from reconciler.agent.owned_directories import OwnedDirectory
 
 MS_RDONLY = 1
 MS_NOSUID = 2
@@ -48,6 +58,11 @@ MS_NOATIME = 1024
 MS_NODIRATIME = 2048
 MS_BIND = 4096
 MS_REC = 16384
+MS_PRIVATE = 1 << 18
+MNT_DETACH = 2
+MS_SLAVE = 1 << 19
+CLONE_NEWNS = 0x00020000
+VIEW_PREFIX = "machines-view-"  # the host view's directory, under the temporary directory
 MS_RELATIME = 1 << 21
 # statvfs's flags that a remount must keep (a user namespace may not clear locked ones)
 KEPT_FLAGS = {
@@ -119,8 +134,67 @@ def touch(path: str) -> None:
     os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o644))
 
 
-def top_level(entry: os.DirEntry[str], root: str, tree: str) -> None:
-    """One entry of the host's root, as the sandbox's root shows it."""
+def host_mounts(view: str | None = None) -> tuple[set[str], set[str]]:
+    """The names at the top of the host's root that hold other mounts (overlayfs refuses them in
+    a user namespace: the mounts beneath are locked) and those that are mounts themselves, read
+    once from the mount table; the host's `view` (the starter's own mount) is not one of them."""
+    holding, mounted = set(), set()
+    with open("/proc/self/mountinfo", encoding="utf-8") as mountinfo:
+        for line in mountinfo:
+            point = line.split()[4].replace("\\040", " ")
+            if point == view:
+                continue
+            parts = point.split("/")
+            if len(parts) > 2 and parts[1]:
+                holding.add(parts[1])
+            elif len(parts) == 2 and parts[1]:
+                mounted.add(parts[1])
+    return holding, mounted
+
+
+def host_view() -> OwnedDirectory | None:
+    """The host's root file system alone (no mount on it), bound in a mount namespace this process
+    enters, for the machines it forks to lay their overlay on; None where it may not be made (a
+    user namespace's root may not bind what would uncover the mounts' hidden directories).
+
+    Run by the machines' starter as it starts, which lives until its machines are gone, then
+    `drop_view`; its directory is removed by the next starter if it was killed (`owned_directories`)."""
+    if os.geteuid() != 0:
+        return None
+    from reconciler.agent.owned_directories import OwnedDirectory  # the starter's alone: boots need none
+
+    try:
+        view = OwnedDirectory(VIEW_PREFIX, shallow=True)
+    except OSError:
+        return None
+    try:
+        LIBC.call("unshare", CLONE_NEWNS)
+        mount("none", "/", None, MS_REC | MS_SLAVE)  # the host's mounts reach here, none goes back
+        mount("/", str(view.path), None, MS_BIND)  # not recursive: the root file system alone
+    except OSError:
+        view.remove()
+        return None
+    try:
+        mount("none", str(view.path), None, MS_PRIVATE)  # nor does a mount the host makes later
+    except OSError:
+        drop_view(view)
+        return None
+    return view
+
+
+def drop_view(view: OwnedDirectory) -> None:
+    """Unbind the host's view, then remove its directory; one that could not be unbound is left
+    to the next starter's sweep (which sees it, from the host's mounts, as the empty directory)."""
+    try:
+        LIBC.call("umount2", str(view.path).encode(), MNT_DETACH)
+    except OSError:
+        return
+    view.remove()
+
+
+def top_level(entry: os.DirEntry[str], root: str, tree: str, refused: set[str] | None = None) -> None:
+    """One entry of the host's root, as the sandbox's root shows it; `refused`: the directories
+    overlayfs would refuse (bound read-only without trying, which costs a mount and a kernel warning)."""
     target = os.path.join(tree, entry.name)
     if os.path.islink(target) and not entry.is_symlink():
         os.unlink(target)  # a link a script left where the host has something else now: never followed
@@ -132,6 +206,9 @@ def top_level(entry: os.DirEntry[str], root: str, tree: str) -> None:
             return  # the server's own file stands where the host has a directory
         os.makedirs(target, exist_ok=True)
         if entry.name in OWN:
+            return
+        if refused is not None and entry.name in refused:
+            bind_read_only(entry.path, target)
             return
         try:
             overlay(entry.path, root, entry.name, target)
@@ -203,12 +280,31 @@ def give_disks(root: str, tree: str) -> None:
             return
 
 
-def build(root: str, run: str, sockets: list[str]) -> str:
+def whole(view: str, root: str, tree: str) -> bool:
+    """The tree as one overlay on the host's view; whether overlayfs took it."""
+    upper, work = os.path.join(root, "upper"), os.path.join(root, "work-whole")
+    os.makedirs(upper, exist_ok=True)
+    os.makedirs(work, exist_ok=True)
+    try:
+        mount("overlay", tree, "overlay", 0, f"userxattr,lowerdir={view},upperdir={upper},workdir={work}")
+    except OSError:
+        return False
+    return True
+
+
+def build(root: str, run: str, sockets: list[str], view: str | None = None) -> str:
+    holding, mounted = host_mounts(view)  # the host's, before the tree's own
     tree = os.path.join(root, "tree")
     os.makedirs(tree, exist_ok=True)
-    mount(tree, tree, None, MS_BIND)  # pivot_root asks for a mount point
-    for entry in os.scandir("/"):
-        top_level(entry, root, tree)
+    if view is not None and whole(view, root, tree):
+        apart = os.path.join(root, "apart")  # layers of their own: never inside the tree's
+        for entry in os.scandir("/"):
+            if entry.name in (holding | mounted) - set(OWN):
+                top_level(entry, apart, tree, holding)
+    else:
+        mount(tree, tree, None, MS_BIND)  # pivot_root asks for a mount point
+        for entry in os.scandir("/"):
+            top_level(entry, root, tree, holding)
     own_proc(f"{tree}/proc")
     bind_read_only("/sys", f"{tree}/sys")
     own_dev(f"{tree}/dev", root)

@@ -52,7 +52,7 @@ if __name__ == "__main__":  # run by path; imported (for its path, its functions
     gc.disable()  # the forks would copy the pages a collection touches; this process makes few cycles
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
-from reconciler.agent import sandbox_boot, sandbox_first_boot, sandbox_loopback, sandbox_users
+from reconciler.agent import sandbox_boot, sandbox_first_boot, sandbox_loopback, sandbox_root, sandbox_users
 from reconciler.agent.sandbox_libc import LIBC, UnsignedLong
 
 CLONE_NEWNS = 0x00020000
@@ -266,8 +266,9 @@ def reap(*_: object) -> None:
             return
 
 
-def serve(channel: socket.socket) -> None:
-    """Answer requests until the host closes its end."""
+def serve(channel: socket.socket, view: str | None = None) -> None:
+    """Answer requests until the host closes its end; each machine's tree laid on `view`, if any."""
+    given = ["--view", view] if view is not None else []
     while True:
         request, descriptors, _, _ = socket.recv_fds(channel, 1 << 20, BOOT_DESCRIPTORS)
         if not request:
@@ -278,7 +279,8 @@ def serve(channel: socket.socket) -> None:
             channel.send(f"!the request came without its {BOOT_DESCRIPTORS} descriptors".encode("ascii"))
             continue
         try:
-            pid, pidfd = start(request.decode("utf-8", "surrogateescape").split("\0"), descriptors, channel)
+            arguments = request.decode("utf-8", "surrogateescape").split("\0")
+            pid, pidfd = start([*arguments[:2], *given, *arguments[2:]], descriptors, channel)
         except OSError as error:
             channel.send(f"!{error}".encode("utf-8", "replace"))
             continue
@@ -291,8 +293,13 @@ def serve(channel: socket.socket) -> None:
 def main(arguments: list[str]) -> int:
     die_with_parent(int(arguments[0]))
     signal.signal(signal.SIGCHLD, reap)
+    view = sandbox_root.host_view()  # one overlay per machine, not one per directory at the top
     gc.freeze()  # what the forks share stays shared
-    serve(socket.socket(fileno=0))
+    try:
+        serve(socket.socket(fileno=0), None if view is None else str(view.path))
+    finally:
+        if view is not None:
+            sandbox_root.drop_view(view)
     return 0
 
 

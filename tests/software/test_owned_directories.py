@@ -16,16 +16,16 @@ from reconciler.agent.owned_directories import OwnedDirectory
 HOLD = """
 import sys, time
 from reconciler.agent.owned_directories import OwnedDirectory
-directory = OwnedDirectory(sys.argv[1])
+directory = OwnedDirectory(sys.argv[1], shallow=sys.argv[2:] == ["shallow"])
 (directory.path / "api.sock").touch()
 print(directory.path, flush=True)
 time.sleep(600)
 """
 
 
-def held_by_a_process(prefix: str) -> tuple[subprocess.Popen[str], Path]:
+def held_by_a_process(prefix: str, *how: str) -> tuple[subprocess.Popen[str], Path]:
     process = subprocess.Popen(
-        [sys.executable, "-c", HOLD, prefix],
+        [sys.executable, "-c", HOLD, prefix, *how],
         stdout=subprocess.PIPE,
         text=True,
         cwd=Path(__file__).resolve().parents[2],
@@ -71,3 +71,19 @@ def test_a_directory_of_its_kind_without_an_owner_is_left_alone() -> None:
         assert foreign.is_dir()
     finally:
         foreign.rmdir()
+
+
+def test_a_shallow_directory_is_swept_of_its_owners_file_alone() -> None:
+    """The host view's directory: a sweep never removes what is in it beyond its owner's file (a
+    mount there would show the host's root)."""
+    prefix = f"test-owned-{uuid.uuid4().hex[:8]}-"
+    killed, left = held_by_a_process(prefix, "shallow")
+    os.kill(killed.pid, signal.SIGKILL)
+    killed.wait(10)
+    try:
+        OwnedDirectory(prefix, shallow=True).remove()
+        assert (left / "api.sock").exists()
+        assert not (left / ".owner").exists()
+    finally:
+        (left / "api.sock").unlink()
+        left.rmdir()

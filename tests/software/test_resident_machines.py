@@ -394,3 +394,46 @@ def test_importing_the_boots_modules_leaves_the_importing_process_as_it_was() ->
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout == "True True\n"
+
+
+ROOT_AND_OVERLAYS = """#!/bin/sh
+awk '$5 == "/" { for (i = 6; i <= NF; i++) if ($i == "-") print $(i + 1) }' /proc/self/mountinfo
+grep -c ' - overlay ' /proc/self/mountinfo
+"""
+
+
+def host_mount_points_at_the_top() -> set[str]:
+    points = {line.split()[4] for line in Path("/proc/self/mountinfo").read_text().splitlines()}
+    return {point for point in points if point.count("/") == 1 and point != "/"} - {"/proc", "/sys", "/dev"}
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the host's view is made by a starter that is the host's root")
+def test_a_machines_root_is_one_overlay_on_the_hosts_and_keeps_what_its_scripts_wrote(
+    machines: Machines, tmp_path: Path
+) -> None:
+    """Given a starter that is the host's root; when a server's scripts write at the top, in /etc
+    and beside the test's files; then its machine's root is one overlay (one more at most for each
+    top-level directory that is a file system of its own), a later script of the server finds what
+    they wrote, another server's does not, and the host has none of it."""
+    name = f"machine-probe-{uuid.uuid4().hex[:12]}"
+    paths = [Path("/") / name, Path("/etc") / name, tmp_path / name]
+    listed = " ".join(str(path) for path in paths)
+    try:
+        seen = run(machines, tmp_path / "one", ROOT_AND_OVERLAYS)
+        root, overlays = seen["deploy_stdout"].split()
+        assert root == "overlay"
+        assert 1 <= int(overlays) <= 1 + len(host_mount_points_at_the_top())
+
+        wrote = run(
+            machines, tmp_path / "one", f"#!/bin/sh\nfor p in {listed}; do echo kept > $p || exit 1; done"
+        )
+        assert wrote["deploy_status_code"] == 0, wrote
+        later = run(machines, tmp_path / "one", f"#!/bin/sh\ncat {listed}")
+        other = run(machines, tmp_path / "two", f"#!/bin/sh\ncat {listed}")
+
+        assert later["deploy_stdout"] == "kept\n" * 3
+        assert other["deploy_stdout"] == "" and "No such file" in other["deploy_stderr"]
+        assert [path for path in paths if path.exists()] == []
+    finally:
+        for path in paths:
+            path.unlink(missing_ok=True)
