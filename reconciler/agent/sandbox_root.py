@@ -155,13 +155,20 @@ def host_mounts(view: str | None = None) -> tuple[set[str], set[str]]:
 def host_view() -> OwnedDirectory | None:
     """The host's root file system alone (no mount on it), bound in a mount namespace this process
     enters, for the machines it forks to lay their overlay on; None where it may not be made (a
-    user namespace's root may not bind what would uncover the mounts' hidden directories).
+    user namespace's root may not bind what would uncover the mounts' hidden directories), or
+    where the temporary directory, which holds it, is on a file system of its own (the view's
+    mount would then be locked beneath that directory, and overlayfs would refuse it).
 
     Run by the machines' starter as it starts, which lives until its machines are gone, then
     `drop_view`; its directory is removed by the next starter if it was killed (`owned_directories`)."""
     if os.geteuid() != 0:
         return None
-    from reconciler.agent.owned_directories import OwnedDirectory  # the starter's alone: boots need none
+    import tempfile  # the starter's alone, as the next: boots need neither
+
+    from reconciler.agent.owned_directories import OwnedDirectory
+
+    if tempfile.gettempdir().split("/")[1] in host_mounts()[1]:
+        return None
 
     try:
         view = OwnedDirectory(VIEW_PREFIX, shallow=True)

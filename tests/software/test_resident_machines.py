@@ -437,3 +437,33 @@ def test_a_machines_root_is_one_overlay_on_the_hosts_and_keeps_what_its_scripts_
     finally:
         for path in paths:
             path.unlink(missing_ok=True)
+
+
+VIEW = """
+from reconciler.agent.sandbox_root import drop_view, host_view
+view = host_view()
+print(view is not None)
+if view is not None:
+    drop_view(view)
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the host's view is made by a starter that is the host's root")
+def test_no_host_view_is_made_in_a_temporary_directory_that_is_a_file_system_of_its_own() -> None:
+    """/dev/shm: its top-level directory is a mount; a view there would be locked beneath it."""
+    root = Path(__file__).resolve().parents[2]
+
+    def made(**environment: str) -> str:
+        ran = subprocess.run(
+            [sys.executable, "-c", VIEW],
+            check=False,
+            cwd=root,
+            env={**os.environ, **environment},
+            capture_output=True,
+            text=True,
+        )
+        assert ran.returncode == 0, ran.stderr
+        return ran.stdout.strip()
+
+    assert made() == "True"
+    assert made(TMPDIR="/dev/shm") == "False"
