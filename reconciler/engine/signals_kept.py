@@ -11,6 +11,7 @@ observed at once.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Collection
 
 REMEMBERED = 60.0  # seconds a kept signal is remembered for a resource that may start waiting for it
@@ -23,7 +24,7 @@ class SignalsKept:
         self._lock = threading.Lock()
         self._waiters: set[str] = set()
         self._anyone = False
-        self._lately: dict[str, float] = {}  # physical id -> when taken, oldest first
+        self._lately: OrderedDict[str, float] = OrderedDict()  # physical id -> when taken, oldest first
 
     def tell(self, waiters: Collection[str] | None) -> None:
         """Signals were kept for `waiters` (None: for any resource waiting for one); thread-safe."""
@@ -41,12 +42,10 @@ class SignalsKept:
                 return None
             self._waiters, self._anyone = set(), False
         for waiter in waiters:
-            self._lately.pop(waiter, None)  # moved to the end: the order stays the order taken
             self._lately[waiter] = now
-        for waiter, taken in list(self._lately.items()):
-            if taken > now - REMEMBERED:
-                break
-            del self._lately[waiter]
+            self._lately.move_to_end(waiter)  # the order stays the order taken
+        while self._lately and next(iter(self._lately.values())) <= now - REMEMBERED:
+            self._lately.popitem(last=False)
         return waiters, anyone
 
     def lately(self, physical_id: str) -> bool:
