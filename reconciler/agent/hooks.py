@@ -50,11 +50,13 @@ def script_hook(
     time_limit: float,
     *,
     sandbox: Callable[[str], Sequence[str]] | None = None,
+    start: Start | None = None,
 ) -> dict[str, Any]:
     """Run the deployment's config as a script and collect what it produced.
 
     `sandbox` gives, for the run's directory, the command put before the script's (see
-    `reconciler.agent.sandbox`). Output goes to files and only its bounded tail is read back
+    `reconciler.agent.sandbox`); `start`, instead, starts the script where it is to run (a
+    resident machine's keeper does). Output goes to files and only its bounded tail is read back
     (`output_tails`), whatever its size or encoding.
     """
     workdir.mkdir(parents=True, exist_ok=True)
@@ -70,9 +72,10 @@ def script_hook(
             "heat_outputs_path": str(outputs_path),
         }
         streams = Path(run_dir) / "stdout", Path(run_dir) / "stderr"
-        prefix = sandbox(run_dir) if sandbox is not None else ()
+        if start is None:
+            start = partial(started_here, prefix=sandbox(run_dir) if sandbox is not None else ())
         status, note = _run(
-            script, run_dir, environment=environment, time_limit=time_limit, prefix=prefix, streams=streams
+            script, run_dir, environment=environment, time_limit=time_limit, start=start, streams=streams
         )
         result: dict[str, Any] = {
             "deploy_stdout": file_tail(streams[0]),
@@ -92,7 +95,7 @@ def _run(
     *,
     environment: dict[str, str],
     time_limit: float,
-    prefix: Sequence[str],
+    start: Start,
     streams: tuple[Path, Path],
 ) -> tuple[int, str]:
     """Execute the script (one without a `#!` line under /bin/sh, as a shell runs it): its status
@@ -100,28 +103,70 @@ def _run(
     with streams[0].open("wb") as stdout, streams[1].open("wb") as stderr:
         for argv in ([str(script)], ["/bin/sh", str(script)]):
             try:
-                process = started_apart(
-                    partial(
-                        subprocess.Popen,
-                        [*prefix, *argv],
-                        cwd=run_dir,
-                        env=environment,
-                        stdin=subprocess.DEVNULL,
-                        stdout=stdout,
-                        stderr=stderr,
-                        start_new_session=True,  # its group: what the time limit kills
-                    )
-                )
+                process = start(argv, run_dir, environment, stdout.fileno(), stderr.fileno())
             except OSError as error:
                 if error.errno != errno.ENOEXEC:
                     return 126, str(error)
                 continue
             try:
-                return exit_status(process, time_limit), ""
+                return process.wait(time_limit), ""
             except subprocess.TimeoutExpired:
-                kill_group(process)
+                process.kill()
                 return TIMED_OUT, f"\nstopped after {time_limit:g} s"
     return 126, f"not executable: {script}"
+
+
+class Started(Protocol):
+    """A script started, in a session of its own."""
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Its status (minus the signal that killed it); TimeoutExpired past `timeout` s."""
+
+    def kill(self) -> None:
+        """Kill it with every process still in its group, and reap it."""
+
+
+# Start a command, in a directory, with an environment alone and descriptors for stdout and stderr
+Start = Callable[[Sequence[str], str, Mapping[str, str], int, int], Started]
+
+
+class _Here:
+    """A process this one started (`started_here`)."""
+
+    def __init__(self, process: subprocess.Popen[Any]) -> None:
+        self._process = process
+
+    def wait(self, timeout: float | None = None) -> int:
+        return exit_status(self._process, timeout) if timeout is not None else self._process.wait()
+
+    def kill(self) -> None:
+        kill_group(self._process)
+
+
+def started_here(
+    argv: Sequence[str],
+    cwd: str,
+    environment: Mapping[str, str],
+    stdout: int,
+    stderr: int,
+    *,
+    prefix: Sequence[str] = (),
+) -> Started:
+    """`argv` started by this process, `prefix` put before it, in a session of its own."""
+    return _Here(
+        started_apart(
+            partial(
+                subprocess.Popen,
+                [*prefix, *argv],
+                cwd=cwd,
+                env=environment,
+                stdin=subprocess.DEVNULL,
+                stdout=stdout,
+                stderr=stderr,
+                start_new_session=True,  # its group: what the time limit kills
+            )
+        )
+    )
 
 
 def kill_group(process: subprocess.Popen[Any]) -> None:

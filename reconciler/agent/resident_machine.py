@@ -33,7 +33,8 @@ import os
 import shutil
 import signal
 import socket
-from collections.abc import Sequence
+import subprocess
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -121,6 +122,34 @@ class ResidentMachine:
             *("--root", f"--wdns={run_dir}", *credentials, "--"),
         ]
 
+    def start(
+        self, argv: Sequence[str], cwd: str, environment: Mapping[str, str], stdout: int, stderr: int
+    ) -> EnteredScript:
+        """Start `argv` in the machine, in `cwd`, with `environment` alone and the descriptors
+        `stdout` and `stderr`, in a session of its own; OSError if it could not start (ENOEXEC
+        for a file the kernel cannot execute, as `exec` says)."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        fields = [cwd, str(len(argv)), *argv, *(f"{name}={value}" for name, value in environment.items())]
+        payload = os.memfd_create("script", os.MFD_CLOEXEC)
+        try:
+            with theirs:
+                os.write(payload, "\0".join(fields).encode("utf-8", "surrogateescape"))
+                os.lseek(payload, 0, os.SEEK_SET)
+                socket.send_fds(self.control, [b"run"], [payload, stdout, stderr, theirs.fileno()])
+            ours.settimeout(BOOT_TIMEOUT)
+            answer = ours.recv(65536)
+        except OSError as error:
+            ours.close()
+            raise OSError(error.errno, f"the machine started no script: {error.strerror or error}") from error
+        finally:
+            os.close(payload)
+        if answer != b"started":  # `!` and the error's number, reason and file, or the keeper gone
+            ours.close()
+            number, reason, filename = [*answer[1:].decode("utf-8", "replace").split("\0"), "", "", ""][:3]
+            error = int(number) if number.isdigit() else 0
+            raise OSError(error, reason or "the machine ended", *([filename] if filename else []))
+        return EnteredScript(ours)
+
     def update(self, way: MachineWay | None) -> None:
         """Give the machine `way`'s spec and neighbours, if they changed since it last took them."""
         if way is None:
@@ -168,6 +197,43 @@ class ResidentMachine:
         self.kill()
         _end(self.keeper)
         self.control.close()
+
+
+class EnteredScript:
+    """A script the machine's keeper started: its status comes on `channel` as it ends."""
+
+    def __init__(self, channel: socket.socket) -> None:
+        self._channel = channel
+        self._status: int | None = None
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Its status as `subprocess` gives it (minus the signal that killed it); TimeoutExpired
+        when it has not ended within `timeout` s. A machine gone ends its scripts: SIGKILL's."""
+        if self._status is not None:
+            return self._status
+        self._channel.settimeout(timeout)
+        try:
+            answer = self._channel.recv(64)
+        except TimeoutError as error:
+            raise subprocess.TimeoutExpired("the script", timeout or 0.0) from error
+        except OSError:
+            answer = b""
+        self._channel.close()
+        word, _, status = answer.decode("ascii", "replace").partition(" ")
+        ended = word == "ended" and status.lstrip("-").isdigit()
+        self._status = os.waitstatus_to_exitcode(int(status)) if ended else -signal.SIGKILL
+        return self._status
+
+    def kill(self) -> None:
+        """Kill it and every process of its group, and wait until it ended."""
+        if self._status is None:
+            with contextlib.suppress(OSError):
+                self._channel.send(b"kill")
+            try:
+                self.wait(STOP_TIMEOUT)
+            except subprocess.TimeoutExpired:  # its keeper is stuck: closing the channel asks again
+                self._channel.close()
+                self._status = -signal.SIGKILL
 
 
 def receive(channel: socket.socket) -> Listened:

@@ -15,10 +15,9 @@ neighbours' addresses to the peer gateway's routing.
 
 from __future__ import annotations
 
-import os
 import socket
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
@@ -175,10 +174,7 @@ def resident_script_hook(machines: Machines, server_id: str, way: Callable[[], M
                 "deploy_status_code": NOT_STARTED,
             }
 
-        def prefix(run_dir: str) -> Sequence[str]:
-            return machine.prefix(os.path.abspath(run_dir))
-
-        result = script_hook(deployment, workdir, time_limit, sandbox=prefix)
+        result = script_hook(deployment, workdir, time_limit, start=machine.start)
         if machine.stopped:
             raise RunInterrupted(f"the machine of server {server_id} was stopped while its script ran")
         return result

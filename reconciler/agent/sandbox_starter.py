@@ -65,6 +65,10 @@ PR_SET_PDEATHSIG = 1
 LISTENERS = 3  # the channel's descriptor in the machine's first process
 BOOT_DESCRIPTORS = 4  # the machine's stdout, log, listeners' channel and control channel
 STATUS = 125  # the keeper's status when it could not start the machine, as the launcher's was
+REQUEST_DESCRIPTORS = 4  # at most, with a request on the control channel (a script's start)
+RUN_DESCRIPTORS = 4  # a script's payload, stdout, stderr and channel
+# What the interpreter ignores and a script started by it must not (as `subprocess` restores them)
+DEFAULT_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ)
 # The machine's first process once booted: as the launcher's shell was, it says it is ready, lets go
 # of the host's descriptors, and reaps what is left running until the machine is killed.
 INIT = """cd / && echo ready && exec </dev/null >/dev/null 2>&1 || exit 125
@@ -138,31 +142,137 @@ def keeper(arguments: list[str], descriptors: list[int], pipes: tuple[int, int] 
 
 
 def serve_updates(child: int, control: socket.socket) -> None:
-    """Serve the host's updates until the first process `child` ends (or the host closes the
-    control channel: the machine is being stopped)."""
+    """Serve the host's updates and scripts until the first process `child` ends (or the host
+    closes the control channel: the machine is being stopped)."""
     ended = os.pidfd_open(child)
     waiting = select.poll()
     waiting.register(ended, select.POLLIN)
     waiting.register(control, select.POLLIN)
+    scripts = Scripts(waiting)
+    requests = control.fileno()
     while True:
-        if any(descriptor == ended for descriptor, _ in waiting.poll()):
-            return
-        request, descriptors, _, _ = socket.recv_fds(control, 1 << 20, 1)
+        # one event at a time: one handled may close a descriptor another's number is reused by
+        descriptor, _ = waiting.poll()[0]
+        if descriptor == ended:
+            return  # the machine ends, every script in it with it
+        if descriptor != requests:
+            scripts.ready(descriptor)
+            continue
+        request, descriptors, _, _ = socket.recv_fds(control, 1 << 20, REQUEST_DESCRIPTORS)
         if not request:
             waiting.unregister(control)
-            continue
-        try:
-            update = os.fork()
-        except OSError as error:  # the machine stays; the host is told why it took no update
-            control.send(f"!{error}".encode("utf-8", "replace"))
-            update = 0
+        elif request == b"run":
+            scripts.start(descriptors)
         else:
-            if update == 0:
-                updating(request, descriptors, control)
-        for descriptor in descriptors:
+            update(request, descriptors, control)
+
+
+def update(request: bytes, descriptors: list[int], control: socket.socket) -> None:
+    """An update, done by a process forked for it and waited for."""
+    try:
+        forked = os.fork()
+    except OSError as error:  # the machine stays; the host is told why it took no update
+        control.send(f"!{error}".encode("utf-8", "replace"))
+        forked = 0
+    else:
+        if forked == 0:
+            updating(request, descriptors, control)
+    for descriptor in descriptors:
+        os.close(descriptor)
+    if forked:
+        os.waitpid(forked, 0)
+
+
+class Scripts:
+    """The scripts the host has this keeper start in its machine, each with its own channel to the
+    host: the start's answer and the script's status go on it, and a `kill` read on it (or its
+    close: the host gave the run up) kills the script's process group."""
+
+    def __init__(self, waiting: select.poll) -> None:
+        self._waiting = waiting
+        self._ending: dict[int, tuple[int, socket.socket]] = {}  # by pidfd: its process, its channel
+        self._asking: dict[int, int] = {}  # by channel: its process
+
+    def start(self, descriptors: list[int]) -> None:
+        """Start the script a request's descriptors describe: its payload (`run_payload`), its
+        stdout and stderr, its channel."""
+        if len(descriptors) != RUN_DESCRIPTORS:
+            for descriptor in descriptors:
+                os.close(descriptor)
+            return  # its channel, if any, closes: the host reads that it did not start
+        payload, stdout, stderr, reply = descriptors
+        channel = socket.socket(fileno=reply)
+        try:
+            with open(payload, "rb") as file:
+                cwd, argv, environment = run_payload(file.read())
+            pid = spawn(cwd, argv, environment, stdout, stderr)
+            ended = os.pidfd_open(pid)
+        except (OSError, ValueError) as error:
+            failed = error if isinstance(error, OSError) else OSError(0, str(error))
+            said = [str(failed.errno or 0), failed.strerror or str(failed), str(failed.filename or "")]
+            with contextlib.suppress(OSError):
+                channel.send(("!" + "\0".join(said)).encode("utf-8", "replace"))
+            channel.close()
+            return
+        finally:
+            os.close(stdout)
+            os.close(stderr)
+        self._ending[ended] = (pid, channel)
+        self._asking[channel.fileno()] = pid
+        self._waiting.register(ended, select.POLLIN)
+        self._waiting.register(channel, select.POLLIN)
+        with contextlib.suppress(OSError):
+            channel.send(b"started")
+
+    def ready(self, descriptor: int) -> None:
+        if descriptor in self._ending:
+            pid, channel = self._ending.pop(descriptor)
+            self._waiting.unregister(descriptor)
             os.close(descriptor)
-        if update:
-            os.waitpid(update, 0)
+            _, status = os.waitpid(pid, 0)
+            if self._asking.pop(channel.fileno(), None) is not None:
+                self._waiting.unregister(channel)
+            with contextlib.suppress(OSError):
+                channel.send(f"ended {status}".encode("ascii"))
+            channel.close()
+        elif descriptor in self._asking:  # a kill asked for, or the host gone: the same
+            pid = self._asking.pop(descriptor)
+            self._waiting.unregister(descriptor)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)  # not reaped yet: the group is still its
+
+
+def run_payload(payload: bytes) -> tuple[str, list[str], dict[str, str]]:
+    """The directory, command and environment of a script's start, as `ResidentMachine.start`
+    writes them: NUL-separated, the command's length before it, `NAME=VALUE` entries after it."""
+    fields = payload.decode("utf-8", "surrogateescape").split("\0")
+    length = int(fields[1])
+    argv, entries = fields[2 : 2 + length], fields[2 + length :]
+    if not argv:
+        raise ValueError("no command to run")
+    return fields[0], argv, dict(entry.partition("=")[::2] for entry in entries)
+
+
+def spawn(cwd: str, argv: list[str], environment: dict[str, str], stdout: int, stderr: int) -> int:
+    """Start `argv` in `cwd` (this process's own directory for the time of the start) in a session
+    of its own, its input empty, its signals as a new program's; its process id."""
+    os.chdir(cwd)
+    try:
+        return os.posix_spawn(
+            argv[0],
+            argv,
+            environment,
+            file_actions=[
+                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                (os.POSIX_SPAWN_DUP2, stdout, 1),
+                (os.POSIX_SPAWN_DUP2, stderr, 2),
+            ],
+            setsid=True,
+            setsigmask=(),
+            setsigdef=DEFAULT_SIGNALS,
+        )
+    finally:
+        os.chdir("/")
 
 
 def updating(request: bytes, descriptors: list[int], control: socket.socket) -> NoReturn:

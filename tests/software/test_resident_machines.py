@@ -137,6 +137,42 @@ def test_a_script_past_its_time_limit_is_stopped_and_its_machine_stays(
     assert run(machines, server, "#!/bin/sh\necho up")["deploy_stdout"] == "up\n"
 
 
+def test_a_script_is_started_by_its_machines_keeper_as_a_new_program_with_its_inputs_alone(
+    machines: Machines, tmp_path: Path
+) -> None:
+    large = "x" * 120_000  # twice that: more than one message on the keeper's channel holds
+    script = (
+        "#!/bin/sh\n"
+        'echo "$large$again" | wc -c; echo "$small"; pwd; env | grep -c .\n'
+        "exec grep -E '^(SigBlk|SigIgn)' /proc/self/status\n"
+    )
+    hook = resident_script_hook(machines, "server", lambda: way_of(tmp_path / "server", "server"))
+    inputs = [{"name": name, "value": large} for name in ("large", "again")]
+    inputs.append({"name": "small", "value": "a b\nc"})
+    result = hook({"config": script, "inputs": inputs}, tmp_path / "server" / "runs", 30)
+    lines = result["deploy_stdout"].splitlines()
+    assert result["deploy_status_code"] == 0, result
+    assert lines[:3] == ["240001", "a b", "c"]
+    assert lines[3].startswith(str((tmp_path / "server" / "runs").absolute()))
+    # PATH, HOME, TMPDIR, heat_outputs_path, the three inputs and what sh itself sets (PWD)
+    assert int(lines[4]) <= 9
+    blocked, ignored = (int(line.split()[1], 16) for line in lines[5:])
+    assert blocked == 0  # whatever the thread that started the machines blocked
+    assert ignored & (1 << (signal.SIGPIPE - 1) | 1 << (signal.SIGXFSZ - 1)) == 0  # as a new program
+
+
+def test_a_script_without_its_interpreter_line_runs_under_sh_and_one_that_cannot_start_says_why(
+    machines: Machines, tmp_path: Path
+) -> None:
+    plain = run(machines, tmp_path / "server", "echo plain $0")
+    assert plain["deploy_status_code"] == 0, plain
+    assert plain["deploy_stdout"].startswith("plain ")
+    missing = run(machines, tmp_path / "server", "#!/no/such/interpreter\n")
+    assert missing["deploy_status_code"] == 126
+    assert "No such file or directory" in missing["deploy_stderr"]
+    assert run(machines, tmp_path / "server", "#!/bin/sh\necho up")["deploy_stdout"] == "up\n"
+
+
 def test_a_killed_starter_takes_its_machines_with_it_and_the_next_script_boots_a_new_one(
     machines: Machines, tmp_path: Path
 ) -> None:
