@@ -146,8 +146,8 @@ class ResidentMachine:
         if answer != b"started":  # `!` and the error's number, reason and file, or the keeper gone
             ours.close()
             number, reason, filename = [*answer[1:].decode("utf-8", "replace").split("\0"), "", "", ""][:3]
-            error = int(number) if number.isdigit() else 0
-            raise OSError(error, reason or "the machine ended", *([filename] if filename else []))
+            code = int(number) if number.isdigit() else 0
+            raise OSError(code, reason or "the machine ended", *([filename] if filename else []))
         return EnteredScript(ours)
 
     def update(self, way: MachineWay | None) -> None:
