@@ -13,9 +13,12 @@ ways out) costs far more than the script it runs, and tearing it down costs the 
   neighbours' port at an address that is no neighbour's (its own loopback) is closed by the host,
   where a listener per neighbour would have left it refused. A shell then stays as the PID
   namespace's first process, reaping what scripts leave running, as a VM's init does;
-- `prefix` is what is put before a script to run it in the machine: `nsenter` into its user,
-  mount, UTS, network and PID namespaces, its root and the run's directory, a fork and an exec;
-  whatever the script leaves running stays in the machine, as on a VM;
+- `start` starts a script in the machine: its keeper, in the machine's namespaces and root
+  already, spawns it (`sandbox_starter`) and says on a channel of the run's own when it ended; no
+  program is started to enter the machine, and the host forks nothing. Whatever the script leaves
+  running stays in the machine, as on a VM;
+- `prefix` is what is put before a command to enter the machine (an ssh session's): `nsenter` into
+  its user, mount, UTS, network and PID namespaces, its root and a directory;
 - `update` gives a running machine what changed in its spec (`sandbox_machine`: /etc/hosts, the
   host name, new neighbours' addresses made local by routes, as at boot) with no reboot: its
   keeper, in its namespaces and root already, forks a process that does it (`sandbox_starter`),

@@ -29,12 +29,20 @@ neighbours' prefixes local (`sandbox_loopback`), answers `done` or `!` and the r
 channel, and ends; the keeper's own pages stay as the starter's fork left them. Each machine's
 keeper serves its own, so a fleet's machines take their updates side by side.
 
+The keeper also starts the machine's scripts (`Scripts`), at each `run` on the control channel:
+it spawns the command (`posix_spawn`, no copy of its pages) in a session of its own, with an empty
+signal mask and the signals the interpreter ignores at their defaults, and answers on the run's
+own channel: `started`, then `ended` and the wait status. A `kill` read there, or the channel's
+close, kills the script's process group while it is not reaped.
+
 Run by path with the standard library only (`python -I -S sandbox_starter.py HOST_PID`), its
 requests on descriptor 0, a Unix socket of sequenced packets: the boot's arguments separated by
 NUL, the four descriptors with them; answered with `ok PID` and the keeper's pidfd, or with `!`
 and the reason it could not fork. An update on the control channel: `update` and the new
 neighbours' prefixes (`NETWORK/LENGTH`), separated by NUL, with the spec's descriptor when the
-spec changed.
+spec changed. A script's start: `run`, with four descriptors: a file holding its directory, the
+length of its command, the command and its environment's `NAME=VALUE` entries, separated by NUL
+(`run_payload`); its stdout; its stderr; the run's channel, a Unix socket of sequenced packets.
 """
 
 from __future__ import annotations
