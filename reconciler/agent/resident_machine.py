@@ -32,6 +32,7 @@ ways out) costs far more than the script it runs, and tearing it down costs the 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import signal
@@ -131,8 +132,12 @@ class ResidentMachine:
         """Start `argv` in the machine, in `cwd`, with `environment` alone and the descriptors
         `stdout` and `stderr`, in a session of its own; OSError if it could not start (ENOEXEC
         for a file the kernel cannot execute, as `exec` says)."""
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         fields = [cwd, str(len(argv)), *argv, *(f"{name}={value}" for name, value in environment.items())]
+        if any("\0" in field for field in fields) or any("=" in name or not name for name in environment):
+            raise OSError(
+                errno.EINVAL, "a command or environment the kernel cannot pass (a NUL, or a name with =)"
+            )
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         payload = os.memfd_create("script", os.MFD_CLOEXEC)
         try:
             with theirs:

@@ -214,7 +214,12 @@ class Scripts:
             with open(payload, "rb") as file:
                 cwd, argv, environment = run_payload(file.read())
             pid = spawn(cwd, argv, environment, stdout, stderr)
-            ended = os.pidfd_open(pid)
+            try:
+                ended = os.pidfd_open(pid)
+            except OSError:
+                os.killpg(pid, signal.SIGKILL)  # a script nobody could wait for is no script
+                os.waitpid(pid, 0)
+                raise
         except (OSError, ValueError) as error:
             failed = error if isinstance(error, OSError) else OSError(0, str(error))
             said = [str(failed.errno or 0), failed.strerror or str(failed), str(failed.filename or "")]

@@ -173,6 +173,18 @@ def test_a_script_without_its_interpreter_line_runs_under_sh_and_one_that_cannot
     assert run(machines, tmp_path / "server", "#!/bin/sh\necho up")["deploy_stdout"] == "up\n"
 
 
+def test_an_input_the_kernel_cannot_pass_fails_the_script_with_the_reason_and_the_machine_stays(
+    machines: Machines, tmp_path: Path
+) -> None:
+    hook = resident_script_hook(machines, "server", lambda: way_of(tmp_path / "server", "server"))
+    deployment = {"config": "#!/bin/sh\necho ran", "inputs": [{"name": "nul", "value": "a\0b"}]}
+    refused = hook(deployment, tmp_path / "server" / "runs", 30)
+    assert refused["deploy_status_code"] == 126
+    assert "NUL" in refused["deploy_stderr"]
+    assert refused["deploy_stdout"] == ""
+    assert run(machines, tmp_path / "server", "#!/bin/sh\necho up")["deploy_stdout"] == "up\n"
+
+
 def test_a_killed_starter_takes_its_machines_with_it_and_the_next_script_boots_a_new_one(
     machines: Machines, tmp_path: Path
 ) -> None:
