@@ -148,14 +148,16 @@ class ResidentMachine:
             answer = ours.recv(65536)
         except OSError as error:
             ours.close()
-            raise OSError(error.errno, f"the machine started no script: {error.strerror or error}") from error
+            raise OSError(f"the machine started no script: {error.strerror or error}") from error
         finally:
             os.close(payload)
         if answer != b"started":  # `!` and the error's number, reason and file, or the keeper gone
             ours.close()
             number, reason, filename = [*answer[1:].decode("utf-8", "replace").split("\0"), "", "", ""][:3]
             code = int(number) if number.isdigit() else 0
-            raise OSError(code, reason or "the machine ended", *([filename] if filename else []))
+            if not code:
+                raise OSError(reason or "the machine ended")
+            raise OSError(code, reason, *([filename] if filename else []))
         return EnteredScript(ours)
 
     def update(self, way: MachineWay | None) -> None:
@@ -219,7 +221,7 @@ class EnteredScript:
         when it has not ended within `timeout` s. A machine gone ends its scripts: SIGKILL's."""
         if self._status is not None:
             return self._status
-        self._channel.settimeout(timeout)
+        self._channel.settimeout(None if timeout is None else max(timeout, 0.001))  # 0 would not block
         try:
             answer = self._channel.recv(64)
         except TimeoutError as error:

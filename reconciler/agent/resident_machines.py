@@ -174,7 +174,8 @@ def resident_script_hook(machines: Machines, server_id: str, way: Callable[[], M
                 "deploy_status_code": NOT_STARTED,
             }
 
-        result = script_hook(deployment, workdir, time_limit, start=machine.start)
+        # absolute: the keeper resolves it in the machine, from a directory of its own
+        result = script_hook(deployment, workdir.absolute(), time_limit, start=machine.start)
         if machine.stopped:
             raise RunInterrupted(f"the machine of server {server_id} was stopped while its script ran")
         return result

@@ -30,7 +30,8 @@ channel, and ends; the keeper's own pages stay as the starter's fork left them. 
 keeper serves its own, so a fleet's machines take their updates side by side.
 
 The keeper also starts the machine's scripts (`Scripts`), at each `run` on the control channel:
-it spawns the command (`posix_spawn`, no copy of its pages) in a session of its own, with an empty
+it spawns the command (`posix_spawn`, no copy of its pages) in a session of its own (its own
+process group's and session's leader, as a script started outside a machine is), with an empty
 signal mask and the signals the interpreter ignores at their defaults, and answers on the run's
 own channel: `started`, then `ended` and the wait status. A `kill` read there, or the channel's
 close, kills the script's process group while it is not reaped.
@@ -47,6 +48,7 @@ length of its command, the command and its environment's `NAME=VALUE` entries, s
 
 from __future__ import annotations
 
+import array
 import contextlib
 import gc
 import os
@@ -166,7 +168,7 @@ def serve_updates(child: int, control: socket.socket) -> None:
         if descriptor != requests:
             scripts.ready(descriptor)
             continue
-        request, descriptors, _, _ = socket.recv_fds(control, 1 << 20, REQUEST_DESCRIPTORS)
+        request, descriptors = received(control, REQUEST_DESCRIPTORS)
         if not request:
             waiting.unregister(control)
         elif request == b"run":
@@ -221,10 +223,8 @@ class Scripts:
                 os.waitpid(pid, 0)
                 raise
         except (OSError, ValueError) as error:
-            failed = error if isinstance(error, OSError) else OSError(0, str(error))
-            said = [str(failed.errno or 0), failed.strerror or str(failed), str(failed.filename or "")]
             with contextlib.suppress(OSError):
-                channel.send(("!" + "\0".join(said)).encode("utf-8", "replace"))
+                channel.send(refusal(error))
             channel.close()
             return
         finally:
@@ -253,6 +253,30 @@ class Scripts:
             self._waiting.unregister(descriptor)
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(pid, signal.SIGKILL)  # not reaped yet: the group is still its
+
+
+def received(channel: socket.socket, most: int) -> tuple[bytes, list[int]]:
+    """A message of `channel` and the descriptors with it (at most `most`), closed on exec: none is
+    for what a machine executes (its first process and its scripts get copies of their own).
+    `socket.recv_fds` here passes no flags to `recvmsg`, so they would be inherited."""
+    descriptors = array.array("i")
+    message, ancillary, _, _ = channel.recvmsg(
+        1 << 20, socket.CMSG_LEN(most * descriptors.itemsize), socket.MSG_CMSG_CLOEXEC
+    )
+    for level, kind, data in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            descriptors.frombytes(data[: len(data) - len(data) % descriptors.itemsize])
+    return message, list(descriptors)
+
+
+def refusal(error: OSError | ValueError) -> bytes:
+    """A start's refusal: `!` and the error's number, reason and file, separated by NUL. (Kept in
+    no local: this process collects no cycles, and an exception held holds its frames.)"""
+    if isinstance(error, OSError):
+        said = [str(error.errno or 0), error.strerror or str(error), str(error.filename or "")]
+    else:
+        said = ["0", str(error), ""]
+    return ("!" + "\0".join(said)).encode("utf-8", "replace")
 
 
 def run_payload(payload: bytes) -> tuple[str, list[str], dict[str, str]]:
@@ -393,7 +417,7 @@ def serve(channel: socket.socket, view: str | None = None) -> None:
     """Answer requests until the host closes its end; each machine's tree laid on `view`, if any."""
     given = ["--view", view] if view is not None else []
     while True:
-        request, descriptors, _, _ = socket.recv_fds(channel, 1 << 20, BOOT_DESCRIPTORS)
+        request, descriptors = received(channel, BOOT_DESCRIPTORS)
         if not request:
             return
         if len(descriptors) != BOOT_DESCRIPTORS:

@@ -17,6 +17,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -144,21 +145,32 @@ def test_a_script_is_started_by_its_machines_keeper_as_a_new_program_with_its_in
     script = (
         "#!/bin/sh\n"
         'echo "$large$again" | wc -c; echo "$small"; pwd; env | grep -c .\n'
-        "exec grep -E '^(SigBlk|SigIgn)' /proc/self/status\n"
+        "grep -E '^(SigBlk|SigIgn)' /proc/self/status\n"
+        "exec ls /proc/self/fd\n"  # its descriptors: 0 to 2, and the one ls reads the list from
     )
     hook = resident_script_hook(machines, "server", lambda: way_of(tmp_path / "server", "server"))
     inputs = [{"name": name, "value": large} for name in ("large", "again")]
     inputs.append({"name": "small", "value": "a b\nc"})
-    result = hook({"config": script, "inputs": inputs}, tmp_path / "server" / "runs", 30)
+    results: list[dict[str, Any]] = []
+
+    def blocking_signals() -> None:  # the machines' starter, and every keeper, inherit this mask
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1, signal.SIGTERM})
+        results.append(hook({"config": script, "inputs": inputs}, tmp_path / "server" / "runs", 30))
+
+    starting = threading.Thread(target=blocking_signals)
+    starting.start()
+    starting.join()
+    result = results[0]
     lines = result["deploy_stdout"].splitlines()
     assert result["deploy_status_code"] == 0, result
     assert lines[:3] == ["240001", "a b", "c"]
     assert lines[3].startswith(str((tmp_path / "server" / "runs").absolute()))
-    # PATH, HOME, TMPDIR, heat_outputs_path, the three inputs and what sh itself sets (PWD)
-    assert int(lines[4]) <= 9
-    blocked, ignored = (int(line.split()[1], 16) for line in lines[5:])
-    assert blocked == 0  # whatever the thread that started the machines blocked
-    assert ignored & (1 << (signal.SIGPIPE - 1) | 1 << (signal.SIGXFSZ - 1)) == 0  # as a new program
+    # PATH, HOME, TMPDIR, heat_outputs_path, the three inputs (small's on two lines), and PWD that sh sets
+    assert int(lines[4]) == 9
+    blocked, ignored = (int(line.split()[1], 16) for line in lines[5:7])
+    assert blocked == 0
+    assert ignored & (1 << (signal.SIGPIPE - 1) | 1 << (signal.SIGXFSZ - 1)) == 0  # as a new program's
+    assert sorted(int(number) for number in lines[7:]) == [0, 1, 2, 3]
 
 
 def test_a_script_without_its_interpreter_line_runs_under_sh_and_one_that_cannot_start_says_why(
