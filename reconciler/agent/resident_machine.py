@@ -138,9 +138,10 @@ class ResidentMachine:
                 errno.EINVAL, "a command or environment the kernel cannot pass (a NUL, or a name with =)"
             )
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        payload = os.memfd_create("script", os.MFD_CLOEXEC)
+        payload = -1
         try:
             with theirs:
+                payload = os.memfd_create("script", os.MFD_CLOEXEC)
                 os.write(payload, "\0".join(fields).encode("utf-8", "surrogateescape"))
                 os.lseek(payload, 0, os.SEEK_SET)
                 socket.send_fds(self.control, [b"run"], [payload, stdout, stderr, theirs.fileno()])
@@ -150,7 +151,8 @@ class ResidentMachine:
             ours.close()
             raise OSError(f"the machine started no script: {error.strerror or error}") from error
         finally:
-            os.close(payload)
+            if payload >= 0:
+                os.close(payload)
         if answer != b"started":  # `!` and the error's number, reason and file, or the keeper gone
             ours.close()
             number, reason, filename = [*answer[1:].decode("utf-8", "replace").split("\0"), "", "", ""][:3]
