@@ -69,22 +69,13 @@ class WriteTurns:
             waiter = _Waiter(self._lock)
             queue = self._queues[urgent]
             queue.append(waiter)
-            self._hand_on()  # a turn left free while others waited is not kept from them
             deadline = time.monotonic() + patience
-            try:
-                while not waiter.handed:
-                    remaining = deadline - time.monotonic()
-                    if remaining <= 0:
-                        queue.remove(waiter)
-                        return False
-                    waiter.woken.wait(remaining)
-            except BaseException:  # interrupted while waiting: neither a place nor a turn is kept
-                if waiter.handed:
-                    self._busy = False
-                    self._hand_on()
-                else:
+            while not waiter.handed:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
                     queue.remove(waiter)
-                raise
+                    return False
+                waiter.woken.wait(remaining)
             return True
 
     def _hand_on(self) -> None:
