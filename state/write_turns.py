@@ -9,38 +9,27 @@ SQLite's lock.
 
 An urgent writer (a batch somebody is waiting on the answer of) goes before the others waiting,
 but turns alternate while both kinds wait: after an urgent turn, one other writer goes first, so
-neither kind starves the other. Within a kind, turns go in the order writers asked: a turn
-is handed to the writer waiting longest, never taken by one that came since: a batch writer
-looping back for its next batch while the woken writer still waits for the interpreter lock would
-otherwise win every race, and the engine's pass would wait behind batch after batch.
+neither kind starves the other.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 
-class _Waiter:
-    __slots__ = ("handed", "woken")
-
-    def __init__(self, lock: threading.Lock) -> None:
-        self.handed = False  # the turn is this writer's: set under the lock, before waking it
-        self.woken = threading.Condition(lock)
-
-
 class WriteTurns:
-    """One writer at a time, in the order they asked; urgent writers first, alternating with the
-    others while both wait."""
+    """One writer at a time; urgent writers first, alternating with the others while both wait."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._queues: dict[bool, deque[_Waiter]] = {True: deque(), False: deque()}  # oldest first
+        self._urgent = threading.Condition(self._lock)
+        self._other = threading.Condition(self._lock)
         self._busy = False
         self._last_was_urgent = False
+        self._waiting = {True: 0, False: 0}
 
     @contextmanager
     def turn(self, *, urgent: bool, patience: float) -> Iterator[None]:
@@ -56,36 +45,36 @@ class WriteTurns:
                     self._last_was_urgent = urgent
                     self._hand_on()
 
-    def waiting(self) -> int:
-        """How many writers wait for a turn now."""
-        with self._lock:
-            return len(self._queues[True]) + len(self._queues[False])
+    def _may_take(self, urgent: bool) -> bool:
+        if self._busy:
+            return False
+        others_waiting = self._waiting[not urgent] > 0
+        # urgent writers go first, except right after an urgent turn while others wait
+        return not others_waiting or urgent != self._last_was_urgent
 
     def _take(self, urgent: bool, patience: float) -> bool:
+        deadline = time.monotonic() + patience
+        condition = self._urgent if urgent else self._other
         with self._lock:
-            if not self._busy and not self._queues[True] and not self._queues[False]:
+            self._waiting[urgent] += 1
+            try:
+                while not self._may_take(urgent):
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        self._hand_on()  # a hand-over meant for this writer goes to another
+                        return False
+                    condition.wait(remaining)
                 self._busy = True
                 return True
-            waiter = _Waiter(self._lock)
-            queue = self._queues[urgent]
-            queue.append(waiter)
-            deadline = time.monotonic() + patience
-            while not waiter.handed:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    queue.remove(waiter)
-                    return False
-                waiter.woken.wait(remaining)
-            return True
+            finally:
+                self._waiting[urgent] -= 1
 
     def _hand_on(self) -> None:
-        """Hand the free turn to the writer whose turn it is next (the lock held)."""
-        urgent, other = self._queues[True], self._queues[False]
-        if self._busy or not (urgent or other):
+        """Wake the writer whose turn it is next (the lock held)."""
+        if self._busy:
             return
-        # urgent writers go first, except right after an urgent turn while others wait
-        queue = urgent if urgent and (not other or not self._last_was_urgent) else other
-        waiter = queue.popleft()
-        waiter.handed = True
-        self._busy = True
-        waiter.woken.notify()
+        urgent_next = self._waiting[True] > 0 and (self._waiting[False] == 0 or not self._last_was_urgent)
+        if urgent_next:
+            self._urgent.notify()
+        elif self._waiting[False]:
+            self._other.notify()

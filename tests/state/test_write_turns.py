@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 
 from state.write_turns import WriteTurns
 
@@ -46,44 +45,3 @@ def test_a_writer_out_of_patience_writes_without_its_turn() -> None:
 def _write(turns: WriteTurns, ran: threading.Event) -> None:
     with turns.turn(urgent=True, patience=0.05):
         ran.set()
-
-
-def test_a_freed_turn_goes_to_the_writer_waiting_not_to_one_come_since() -> None:
-    turns = WriteTurns()
-    order: list[str] = []
-    with turns.turn(urgent=False, patience=30.0):
-        waiting = threading.Thread(target=lambda: _record(turns, order, "waiting", urgent=False))
-        waiting.start()
-        _until_waiting(turns, 1)
-    # the writer that just had the turn asks again at once, before the one woken has run
-    _record(turns, order, "back", urgent=False)
-    waiting.join(10)
-    assert order == ["waiting", "back"]
-
-
-def test_turns_alternate_between_urgent_and_other_writers_in_the_order_they_asked() -> None:
-    turns = WriteTurns()
-    order: list[str] = []
-    writers = []
-    with turns.turn(urgent=True, patience=30.0):
-        for name, urgent in (("other 1", False), ("urgent 1", True), ("other 2", False), ("urgent 2", True)):
-            writer = threading.Thread(target=_record, args=(turns, order, name), kwargs={"urgent": urgent})
-            writer.start()
-            writers.append(writer)
-            _until_waiting(turns, len(writers))
-    for writer in writers:
-        writer.join(10)
-    # after the urgent turn held above, another writer's; then urgent and other in turn
-    assert order == ["other 1", "urgent 1", "other 2", "urgent 2"]
-
-
-def _record(turns: WriteTurns, order: list[str], name: str, *, urgent: bool) -> None:
-    with turns.turn(urgent=urgent, patience=30.0):
-        order.append(name)
-
-
-def _until_waiting(turns: WriteTurns, count: int, timeout: float = 10.0) -> None:
-    end = time.monotonic() + timeout
-    while turns.waiting() != count:
-        assert time.monotonic() < end, "timed out"
-        time.sleep(0.001)
