@@ -141,7 +141,9 @@ class Cluster:
         # thousand nested stacks on a busy machine can outlast a lease
         self.renewal = held.renewed_meanwhile()
         self.renewal.__enter__()
-        engine_settings = EngineSettings(pool_size=arguments.limit, readiness_poll=0.25, max_sleep=0.05)
+        engine_settings = EngineSettings(
+            pool_size=arguments.limit, readiness_poll=arguments.readiness_poll, max_sleep=arguments.max_sleep
+        )
         self.engine = Engine(
             self.store,
             roots,
@@ -241,6 +243,19 @@ def main() -> None:
     parser.add_argument("--interval", type=float, default=10.0, help="the agents' poll interval")
     parser.add_argument("--script-seconds", type=float, default=1.0, help="each deployment's script")
     parser.add_argument("--no-scale", action="store_true", help="stop after the first convergence")
+    parser.add_argument(
+        "--readiness-poll",
+        type=float,
+        default=0.25,
+        help=f"seconds between the engine's observations of resources in progress (the daemon's: "
+        f"{EngineSettings.readiness_poll:g})",
+    )
+    parser.add_argument(
+        "--max-sleep",
+        type=float,
+        default=0.05,
+        help=f"the engine's longest wait between passes (the daemon's: {EngineSettings.max_sleep:g})",
+    )
     parser.add_argument(
         "--lease", type=float, default=15.0, help="seconds a shard's lease lasts (renewed every third of it)"
     )
