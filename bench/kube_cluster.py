@@ -229,6 +229,17 @@ def only_new_minions(calls: Counter[tuple[str, str]], added: int) -> list[str]:
     return wrong
 
 
+def seconds_above_zero(text: str) -> float:
+    """An engine pace given on the command line: a number of seconds above 0."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not seconds > 0 or math.isinf(seconds):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of seconds above 0")
+    return seconds
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -245,14 +256,14 @@ def main() -> None:
     parser.add_argument("--no-scale", action="store_true", help="stop after the first convergence")
     parser.add_argument(
         "--readiness-poll",
-        type=float,
+        type=seconds_above_zero,
         default=0.25,
         help=f"seconds between the engine's observations of resources in progress (the daemon's: "
         f"{EngineSettings.readiness_poll:g})",
     )
     parser.add_argument(
         "--max-sleep",
-        type=float,
+        type=seconds_above_zero,
         default=0.05,
         help=f"the engine's longest wait between passes (the daemon's: {EngineSettings.max_sleep:g})",
     )
