@@ -71,6 +71,10 @@ def _physical_id(marker: Marker, part: str = "") -> str:
     return str(uuid.uuid5(ID_NAMESPACE, marker.tag + part))
 
 
+def _config_live(type_name: str, physical_id: str, body: Mapping[str, Any]) -> LiveResource:
+    return LiveResource(physical_id, type_name, LiveStatus.READY, attributes={"config": body.get("config")})
+
+
 class SoftwareProvider:
     """Serves `SOFTWARE_TYPES`; safe to call from several threads (every call is one transaction)."""
 
@@ -103,10 +107,10 @@ class SoftwareProvider:
             except ConfigError as error:
                 raise Permanent(f"{type_name}: {error}") from error
             self._records.put_object(SoftwareObject(physical_id, "config", marker.stack, body))
+            return _config_live(type_name, physical_id, body)
         elif type_name in DEPLOYMENT_TYPES:
-            self._deploy(
-                type_name, self._target(type_name, physical_id, properties, marker), properties, "CREATE"
-            )
+            target = self._target(type_name, physical_id, properties, marker)
+            return self._deployment_live(type_name, self._deploy(type_name, target, properties, "CREATE"))
         elif type_name in GROUP_TYPES:
             self._deploy_group(type_name, physical_id, properties, marker.stack, "CREATE")
         elif type_name == WAIT_CONDITION_HANDLE:
@@ -127,7 +131,8 @@ class SoftwareProvider:
             target = self._target(
                 type_name, physical_id, properties, Marker(previous.stack, previous.resource, "")
             )
-            self._deploy(type_name, target, properties, "UPDATE", previous=previous)
+            row = self._deploy(type_name, target, properties, "UPDATE", previous=previous)
+            return self._deployment_live(type_name, row)
         elif type_name in GROUP_TYPES:
             group = self._records.objects([physical_id]).get(physical_id)
             if group is None:
@@ -172,12 +177,7 @@ class SoftwareProvider:
         if type_name == WAIT_CONDITION:
             return self._waits_live(objects)
         if type_name in CONFIG_TYPES:
-            return {
-                pid: LiveResource(
-                    pid, type_name, LiveStatus.READY, attributes={"config": item.body.get("config")}
-                )
-                for pid, item in objects.items()
-            }
+            return {pid: _config_live(type_name, pid, item.body) for pid, item in objects.items()}
         return {pid: LiveResource(pid, type_name, LiveStatus.READY) for pid in objects}
 
     # Suspend and resume (`deployment_suspension`) ------------------------------------------------
@@ -261,8 +261,10 @@ class SoftwareProvider:
         *,
         previous: Deployment | None = None,
         group_id: str | None = None,
-    ) -> None:
-        """Run the deployment for `action`, unless it does not list the action or nothing changed."""
+    ) -> Deployment:
+        """Run the deployment for `action`, unless it does not list the action or nothing changed:
+        the row that stands afterwards, as a read of it would answer (the create's answer, with no
+        read of what was just written)."""
         if not target.server_id:
             raise Permanent(f"{type_name}: the server property is empty")
         config_id = str(properties.get("config") or "")
@@ -272,7 +274,7 @@ class SoftwareProvider:
         input_values = dict(properties.get("input_values") or {})
         _, digest = deployment_entry(target, config, input_values, action, None)
         if previous is not None and previous.config_hash == digest and previous.status == COMPLETE:
-            return  # the same config and inputs already ran: never again
+            return previous  # the same config and inputs already ran: never again
         if config.get("group") == COMPONENT:
             actions: Collection[str] = component_actions(config)
         else:
@@ -280,24 +282,23 @@ class SoftwareProvider:
         if action not in actions:
             if previous is None:  # kept unpublished: a DELETE run later is made from it
                 entry, _ = deployment_entry(target, config, input_values, action, None)
-                self._records.put_deployment(
-                    Deployment(
-                        target.deployment_id,
-                        target.server_id,
-                        target.stack,
-                        target.resource,
-                        action,
-                        COMPLETE,
-                        digest,
-                        entry,
-                        "Not deployed for this action",
-                        group_id=group_id,
-                        actions=tuple(actions),
-                        published=False,
-                    ),
-                    None,
+                unpublished = Deployment(
+                    target.deployment_id,
+                    target.server_id,
+                    target.stack,
+                    target.resource,
+                    action,
+                    COMPLETE,
+                    digest,
+                    entry,
+                    "Not deployed for this action",
+                    group_id=group_id,
+                    actions=tuple(actions),
+                    published=False,
                 )
-            return
+                self._records.put_deployment(unpublished, None)
+                return unpublished
+            return previous
         signalled = target.signal_transport != NO_SIGNAL
         token = new_token() if signalled else None
         entry, digest = deployment_entry(
@@ -318,6 +319,7 @@ class SoftwareProvider:
             actions=tuple(actions),
         )
         self._records.put_deployment(deployment, token_digest(token) if token else None)
+        return deployment
 
     def _run_for_delete(self, row: Deployment) -> None:
         """A deployment listing DELETE runs its config for DELETE before it goes: `Retryable`
