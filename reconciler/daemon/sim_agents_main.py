@@ -34,7 +34,8 @@ from reconciler.agent.sandbox_machine import Machine
 from reconciler.daemon.collector import tune_process
 from reconciler.daemon.sim_agents import SimulatedAgents
 from reconciler.daemon.sim_agents_link import Link, LinkLost, Message
-from reconciler.daemon.sim_hypervisor import BootedServer, machine_from
+from reconciler.daemon.sim_hypervisor import BootedServer
+from reconciler.daemon.sim_machines import machine_document, machine_from
 
 PR_SET_PDEATHSIG = 1
 QUESTION_TIMEOUT = 30.0  # seconds an agent waits for the daemon's answer before going without
@@ -90,6 +91,10 @@ class RemoteHypervisor:
                 if server_id in self._servers:  # not one gone meanwhile
                     self._machines[server_id] = (stamp, machine)
         return machine
+
+    def document(self, server_id: str) -> dict[str, Any] | None:
+        machine = self.machine(server_id)
+        return None if machine is None else machine_document(machine)
 
     def machine_stamp(self) -> list[int] | None:
         with self._lock:

@@ -34,7 +34,7 @@ from typing import Any
 from providers.simulated.cloud import SimulatedCloud
 from reconciler.agent.agent_gateway import AgentAddress
 from reconciler.daemon.sim_agents_link import Link, Message
-from reconciler.daemon.sim_hypervisor import BootedServer, CloudHypervisor, Hypervisor, machine_document
+from reconciler.daemon.sim_hypervisor import BootedServer, CloudHypervisor, Hypervisor
 
 LOG = logging.getLogger(__name__)
 MAIN_MODULE = "reconciler.daemon.sim_agents_main"
@@ -162,7 +162,7 @@ class AgentsProcess:
                 logging.getLogger(str(name)).log(int(level), "%s", text)
             elif "machine" in message:
                 stamp = self._hypervisor.machine_stamp()  # before: a change meanwhile leaves it behind
-                machine = machine_document(self._hypervisor.machine(str(message["machine"])))
+                machine = self._hypervisor.document(str(message["machine"]))
                 link.answer(message, {"machine": machine, "stamp": stamp})
             elif "route" in message:
                 source_id, address, port = message["route"]

@@ -52,6 +52,9 @@ class Hypervisor(Protocol):
     def machine(self, server_id: str) -> Machine | None:
         """The server as a machine now, or None when it is gone."""
 
+    def document(self, server_id: str) -> dict[str, Any] | None:
+        """`machine(server_id)` as the wire carries it (`machine_document`)."""
+
     def machine_stamp(self) -> list[int] | None:
         """What every machine is made of, stamped: read before `machine`, an equal stamp later
         says its answer holds still (None: no stamp, ask every time)."""
@@ -94,6 +97,16 @@ class CloudHypervisor:
         }
 
     def machine(self, server_id: str) -> Machine | None:
+        neighbourhood = self._neighbourhood_now()
+        server = None if neighbourhood is None else neighbourhood.server(server_id)
+        return None if neighbourhood is None or server is None else neighbourhood.machine(server)
+
+    def document(self, server_id: str) -> dict[str, Any] | None:
+        neighbourhood = self._neighbourhood_now()
+        server = None if neighbourhood is None else neighbourhood.server(server_id)
+        return None if neighbourhood is None or server is None else neighbourhood.document(server)
+
+    def _neighbourhood_now(self) -> Neighbourhood | None:
         cloud = self._cloud()
         if cloud is None:
             return None
@@ -103,8 +116,7 @@ class CloudHypervisor:
         kept = self._neighbourhood
         if stamp is None or kept is None or kept[0] != stamp:
             kept = self._neighbourhood = (stamp or [], Neighbourhood(cloud, self._attachments.of(cloud)))
-        server = kept[1].server(server_id)
-        return None if server is None else kept[1].machine(server)
+        return kept[1]
 
     def machine_stamp(self) -> list[int] | None:
         cloud = self._cloud()
@@ -135,33 +147,3 @@ class CloudHypervisor:
 
     def release_disks(self) -> None:
         self._disks.release()
-
-
-def machine_document(machine: Machine | None) -> dict[str, Any] | None:
-    """`machine` as JSON for the wire (`machine_from` reads it back): its neighbours as the lines
-    of /etc/hosts and its peers as words, where a list of pairs would cost the encoder and the
-    decoder each a thousand small arrays for every machine of a thousand-server network."""
-    if machine is None:
-        return None
-    return {
-        "hostname": machine.hostname,
-        "default_user": machine.default_user,
-        "authorized_keys": list(machine.authorized_keys),
-        "hosts": "".join(f"{address} {name}\n" for address, name in machine.hosts),
-        "peers": " ".join(machine.peers),
-    }
-
-
-def machine_from(document: Mapping[str, Any] | None) -> Machine | None:
-    if document is None:
-        return None
-    return Machine(
-        hostname=str(document["hostname"]),
-        default_user=str(document["default_user"]),
-        authorized_keys=tuple(str(key) for key in document["authorized_keys"]),
-        hosts=tuple(
-            (address, name)
-            for address, _, name in (line.partition(" ") for line in str(document["hosts"]).splitlines())
-        ),
-        peers=tuple(str(document["peers"]).split()),
-    )

@@ -22,7 +22,7 @@ import ipaddress
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from itertools import filterfalse
+from itertools import accumulate, filterfalse
 from typing import Any
 
 from providers.simulated.cloud import SimulatedCloud
@@ -99,7 +99,7 @@ class Listing:
 
     def without(self, places: list[int]) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
         """The entries and the sorted addresses of every port but those at `places` (on this network)."""
-        cuts = sorted(self.spans[place] for place in places)
+        cuts, gone = self._cut(places)
         if not cuts:
             return self.hosts, self.addresses
         hosts: tuple[tuple[str, str], ...] = ()
@@ -108,9 +108,37 @@ class Listing:
             hosts += self.hosts[start:first]
             start = end
         hosts += self.hosts[start:]
-        own = Counter(address for first, end in cuts for address, _ in self.hosts[first:end])
-        gone = {address for address, count in own.items() if count == self.counts[address]}
         return hosts, tuple(filterfalse(gone.__contains__, self.addresses)) if gone else self.addresses
+
+    def text_without(self, places: list[int]) -> tuple[str, str]:
+        """`without(places)` as the wire carries it: /etc/hosts lines, and the addresses as words;
+        cut from the network's text made once, not formatted again for every machine."""
+        cuts, gone = self._cut(places)
+        text, starts = self._text
+        pieces: list[str] = []
+        start = 0
+        for first, end in cuts:
+            pieces.append(text[starts[start] : starts[first]])
+            start = end
+        pieces.append(text[starts[start] :])
+        peers = " ".join(filterfalse(gone.__contains__, self.addresses)) if gone else self._peers_text
+        return "".join(pieces), peers
+
+    def _cut(self, places: list[int]) -> tuple[list[tuple[int, int]], set[str]]:
+        """The spans of the entries at `places`, in order, and the addresses only they hold."""
+        cuts = sorted(self.spans[place] for place in places)
+        own = Counter(address for first, end in cuts for address, _ in self.hosts[first:end])
+        return cuts, {address for address, count in own.items() if count == self.counts[address]}
+
+    @functools.cached_property
+    def _text(self) -> tuple[str, tuple[int, ...]]:
+        """Every entry as a line of /etc/hosts, in one text, and where each entry's line starts."""
+        lines = [f"{address} {name}\n" for address, name in self.hosts]
+        return "".join(lines), tuple(accumulate(map(len, lines), initial=0))
+
+    @functools.cached_property
+    def _peers_text(self) -> str:
+        return " ".join(self.addresses)
 
 
 class Neighbourhood:
@@ -159,6 +187,21 @@ class Neighbourhood:
             peers=peers,
         )
 
+    def document(self, server: Mapping[str, Any]) -> dict[str, Any]:
+        """`machine_document(self.machine(server))`, its neighbours cut from its network's text."""
+        server_id = str(server["id"])
+        networks = self._networks_of.get(server_id, set())
+        if len(networks) != 1:
+            return machine_document(self.machine(server))
+        hosts, peers = self._listing(next(iter(networks))).text_without(self._places_of[server_id])
+        return {
+            "hostname": hostname_of(str(server.get("name") or "")),
+            "default_user": _default_user(self._cloud, server),
+            "authorized_keys": list(_public_keys(self._cloud, server)),
+            "hosts": hosts,
+            "peers": peers,
+        }
+
     def _listing(self, network: str) -> Listing:
         listing = self._listings.get(network)
         if listing is None:
@@ -181,6 +224,34 @@ class Neighbourhood:
         name = _cached_hostname(str(body.get("name") or ""))
         # IPv4 only: every IPv6 address has a colon, no IPv4 one does
         return tuple((address, name) for address in port.addresses if ":" not in address)
+
+
+def machine_document(machine: Machine) -> dict[str, Any]:
+    """`machine` as JSON for the wire (`machine_from` reads it back): its neighbours as the lines
+    of /etc/hosts and its peers as words, where a list of pairs would cost the encoder and the
+    decoder each a thousand small arrays for every machine of a thousand-server network."""
+    return {
+        "hostname": machine.hostname,
+        "default_user": machine.default_user,
+        "authorized_keys": list(machine.authorized_keys),
+        "hosts": "".join(f"{address} {name}\n" for address, name in machine.hosts),
+        "peers": " ".join(machine.peers),
+    }
+
+
+def machine_from(document: Mapping[str, Any] | None) -> Machine | None:
+    if document is None:
+        return None
+    return Machine(
+        hostname=str(document["hostname"]),
+        default_user=str(document["default_user"]),
+        authorized_keys=tuple(str(key) for key in document["authorized_keys"]),
+        hosts=tuple(
+            (address, name)
+            for address, _, name in (line.partition(" ") for line in str(document["hosts"]).splitlines())
+        ),
+        peers=tuple(str(document["peers"]).split()),
+    )
 
 
 @functools.lru_cache(maxsize=1 << 16)

@@ -18,10 +18,11 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from reconciler.agent.sandbox_machine import Machine, hostname_of
+from reconciler.agent.sandbox_machine import hostname_of
 from reconciler.agent.sandbox_users import users_switchable
 from reconciler.daemon.sim_agents_process import AgentsProcess
 from reconciler.daemon.sim_hypervisor import CloudHypervisor
@@ -136,9 +137,9 @@ class CountingHypervisor(CloudHypervisor):
 
     asked = 0
 
-    def machine(self, server_id: str) -> Machine | None:
+    def document(self, server_id: str) -> dict[str, Any] | None:
         self.asked += 1
-        return super().machine(server_id)
+        return super().document(server_id)
 
 
 @pytest.mark.skipif(not users_switchable(), reason="machines need the sandbox to switch users")
@@ -172,6 +173,7 @@ def test_a_servers_machine_is_asked_again_only_once_what_it_is_made_of_changed(
 STARTER = """
 import sys, time
 from pathlib import Path
+from typing import Any
 from reconciler.daemon.sim_agents_process import AgentsProcess
 agents = AgentsProcess(lambda: None, Path(sys.argv[1]))
 agents.start()

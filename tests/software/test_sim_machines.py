@@ -22,12 +22,14 @@ from hypothesis import strategies as st
 from providers.simulated.cloud import SimulatedCloud
 from providers.simulated.settings import CloudSettings
 from reconciler.agent.sandbox_machine import Machine, hostname_of
-from reconciler.daemon.sim_hypervisor import CloudHypervisor, machine_document, machine_from
+from reconciler.daemon.sim_hypervisor import CloudHypervisor
 from reconciler.daemon.sim_machines import (
     Attachment,
     Attachments,
     Neighbourhood,
     attachments,
+    machine_document,
+    machine_from,
     machine_of,
     reachable,
 )
@@ -147,6 +149,8 @@ def test_every_servers_neighbours_are_the_entries_of_every_other_port_on_its_net
             machine = neighbourhood.machine(server)
             assert machine.hosts == hosts
             assert machine.peers == tuple(sorted({address for address, _ in hosts}))
+            # what crosses to the agents' process, cut from the network's text, says the same
+            assert neighbourhood.document(server) == machine_document(machine)
 
     server_of = {str(server["id"]): server for server in servers}
     check()
