@@ -28,10 +28,11 @@ from state.poll_reads import PooledQuery, QueryFailed
 from state.signal_notices import announce_resource_signals
 from state.software_statements import (
     DEPLOYMENT_COLUMNS,
-    DEPLOYMENT_SERVER,
+    DEPLOYMENT_SERVERS,
     SERVER_INSERT,
     SERVER_MODIFIED,
     SERVER_MOVE,
+    SERVERS_MODIFIED,
     TOKEN_INSERT,
     TOKENS_OF_SUBJECT_DELETE,
     deployment_upsert,
@@ -150,6 +151,11 @@ class SoftwareStore:
         # write lock, whose waiters sleep in steps of up to 100 ms). So are the configs, tokens and
         # deployments the cloud-call threads write, hundreds at once when a group is built.
         self._signals = BatchedWrites(transactor, "signals")
+        # Deployments put together are written by one statement per table, not seven each: a batch
+        # of hundreds one by one held SQLite's write lock for seconds, every put waiting for it.
+        self._deployment_puts: BatchedItems[DeploymentPut, Mapping[int, int]] = BatchedItems(
+            transactor, "put deployments", self._put_deployments
+        )
         postgres = transactor.engine.dialect.name == "postgresql"
         self._deployment_signals: BatchedItems[Signal, str | None] = BatchedItems(
             signal_transactor or transactor,
@@ -199,25 +205,38 @@ class SoftwareStore:
 
     # Deployments
     def put_deployment(self, deployment: DeploymentRow, token_digest: str | None) -> None:
-        def work(connection: sa.Connection) -> set[str]:
-            now = self._clock.now()
-            values = {name: getattr(deployment, name) for name in DEPLOYMENT_COLUMNS}
-            values.update(
-                entry=dict(deployment.entry),
-                outputs=dict(deployment.outputs),
-                actions=list(deployment.actions),
-                updated_at=now,
-            )
-            previous = connection.execute(DEPLOYMENT_SERVER, {"id": deployment.id}).scalar()
-            connection.execute(deployment_upsert(connection.dialect.name), values)
-            if token_digest is not None:
-                _replace_tokens(connection, deployment.id, token_digest, now)
-            changed = {str(server_id) for server_id in {deployment.server_id, previous} - {None}}
-            for server_id in sorted(changed):
-                _touch_server(connection, server_id, now)
-            return changed
+        """Write the deployment (its token, when given, the only one of it from now on), and move
+        the change counters of its server and of the one it was on."""
+        self._index.advance(self._deployment_puts.write(DeploymentPut(deployment, token_digest)))
 
-        self._change_servers("put deployment", work)
+    def _put_deployments(
+        self, connection: sa.Connection, puts: list[DeploymentPut]
+    ) -> list[Mapping[int, int]]:
+        """`put_deployment` of every put, in one transaction; the counters moved, for each."""
+        if len({put.deployment.id for put in puts}) < len(puts):  # one twice: each after the one before
+            return [moved for put in puts for moved in self._put_deployments(connection, [put])]
+        now = self._clock.now()
+        puts = sorted(puts, key=lambda put: put.deployment.id)  # rows locked in one order by every writer
+        ids = [put.deployment.id for put in puts]
+        previous = {row.id: row.server_id for row in connection.execute(DEPLOYMENT_SERVERS, {"ids": ids})}
+        connection.execute(
+            deployment_upsert(connection.dialect.name),
+            [_deployment_values(put.deployment, now) for put in puts],
+        )
+        tokens = [put for put in puts if put.token_digest is not None]
+        if tokens:
+            connection.execute(TOKENS_OF_SUBJECT_DELETE, [{"subject": put.deployment.id} for put in tokens])
+            issued = [_deployment_token(put.deployment.id, str(put.token_digest), now) for put in tokens]
+            connection.execute(TOKEN_INSERT, issued)
+        changed = {
+            str(server_id)
+            for put in puts
+            for server_id in (put.deployment.server_id, previous.get(put.deployment.id))
+            if server_id is not None
+        }
+        _touch_servers(connection, sorted(changed), now)
+        moved = move_counters(connection, changed)
+        return [moved] * len(puts)
 
     def deployments(self, ids: Collection[str]) -> Mapping[str, DeploymentRow]:
         def work(connection: sa.Connection) -> Mapping[str, DeploymentRow]:
@@ -476,13 +495,51 @@ def _server_metadata(connection: sa.Connection, server_id: str, modified_at: flo
     return ServerMetadata(entries, modified_at)
 
 
-def _replace_tokens(connection: sa.Connection, subject: str, digest: str, now: float) -> None:
-    """`digest` becomes the only token for `subject`: a signal from an earlier run is refused."""
-    connection.execute(TOKENS_OF_SUBJECT_DELETE, {"subject": subject})
-    connection.execute(
-        TOKEN_INSERT,
-        {"digest": digest, "kind": "deployment", "subject": subject, "server_id": None, "created_at": now},
+@dataclass(frozen=True)
+class DeploymentPut:
+    """One `put_deployment`: the row, and the digest of the token that becomes its only one."""
+
+    deployment: DeploymentRow
+    token_digest: str | None
+
+
+def _deployment_values(deployment: DeploymentRow, now: float) -> dict[str, Any]:
+    values = {name: getattr(deployment, name) for name in DEPLOYMENT_COLUMNS}
+    values.update(
+        entry=dict(deployment.entry),
+        outputs=dict(deployment.outputs),
+        actions=list(deployment.actions),
+        updated_at=now,
     )
+    return values
+
+
+def _deployment_token(subject: str, digest: str, now: float) -> dict[str, Any]:
+    return {"digest": digest, "kind": "deployment", "subject": subject, "server_id": None, "created_at": now}
+
+
+def _touch_servers(connection: sa.Connection, server_ids: list[str], now: float) -> None:
+    """`_touch_server` of each server (each once), with a statement per kind, not per server."""
+    if not server_ids:
+        return
+    found = {
+        row.server_id: row.modified_at
+        for row in connection.execute(SERVERS_MODIFIED, {"server_ids": server_ids})
+    }
+    fresh = [
+        {"server_id": server_id, "modified_at": math.floor(now)}
+        for server_id in server_ids
+        if server_id not in found
+    ]
+    if fresh:
+        connection.execute(SERVER_INSERT, fresh)
+    moves = [
+        {"moved_server": server_id, "moved_to": max(math.floor(now), math.floor(found[server_id]) + 1)}
+        for server_id in server_ids
+        if server_id in found
+    ]
+    if moves:
+        connection.execute(SERVER_MOVE, moves)
 
 
 def _touch_server(connection: sa.Connection, server_id: str, now: float, *, only_new: bool = False) -> None:

@@ -35,13 +35,16 @@ DEPLOYMENT_COLUMNS = (
     "published",
 )
 
-DEPLOYMENT_SERVER = sa.select(SOFTWARE_DEPLOYMENTS.c.server_id).where(
-    SOFTWARE_DEPLOYMENTS.c.id == sa.bindparam("id")
+DEPLOYMENT_SERVERS = sa.select(SOFTWARE_DEPLOYMENTS.c.id, SOFTWARE_DEPLOYMENTS.c.server_id).where(
+    SOFTWARE_DEPLOYMENTS.c.id.in_(sa.bindparam("ids", expanding=True))
 )
 TOKENS_OF_SUBJECT_DELETE = sa.delete(AGENT_TOKENS).where(AGENT_TOKENS.c.subject == sa.bindparam("subject"))
 TOKEN_INSERT = sa.insert(AGENT_TOKENS)
 SERVER_MODIFIED = sa.select(AGENT_SERVERS.c.modified_at).where(
     AGENT_SERVERS.c.server_id == sa.bindparam("server_id")
+)
+SERVERS_MODIFIED = sa.select(AGENT_SERVERS.c.server_id, AGENT_SERVERS.c.modified_at).where(
+    AGENT_SERVERS.c.server_id.in_(sa.bindparam("server_ids", expanding=True))
 )
 SERVER_INSERT = sa.insert(AGENT_SERVERS)
 # bound names other than the columns': those of an UPDATE's SET clause are reserved for it
