@@ -86,7 +86,7 @@ def test_deployments_put_together_each_read_as_put_alone(store: Store) -> None:
     assert software.grant("second-0" if last == "third" else "third-0") is None
     assert software.grant("first-0") is None
     for index in range(SERVERS):  # every server gained or lost a deployment: its metadata moved on
-        modified_at = software.server_metadata(f"server-{index}").modified_at
-        assert modified_at is not None and modified_at > touched[index]
+        before, modified_at = touched[index], software.server_metadata(f"server-{index}").modified_at
+        assert before is not None and modified_at is not None and modified_at > before
     entries = software.server_metadata("server-2").entries
     assert {entry["id"] for entry in entries} >= {"deployment-1", "deployment-9"}
