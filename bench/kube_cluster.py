@@ -14,7 +14,7 @@ The cloud answers each call in `--latency` s with at most `--limit` calls in fli
 a volume or a load balancer's change takes `--active` s. One engine, SQLite, real clock; its
 shards' leases last `--lease` s and are renewed on a thread of their own, as the daemon's are.
 
-The floor is the longest of three bounds no engine can beat:
+The floor is the longest of four bounds no engine can beat:
 
 - calls: every call the run made passes through the cloud's `limit` slots,
   ceil(calls / limit) x latency;
@@ -24,7 +24,10 @@ The floor is the longest of three bounds no engine can beat:
   after a poll waits that long) and its script, `script_seconds`;
 - load balancer: Octavia takes one change of a load balancer's tree at a time, each a call and
   `active`: the load balancer, its listener, its pool, its health monitor and the masters' members
-  (one change when they are added together) are 5 x (latency + active).
+  (one change when they are added together) are 5 x (latency + active);
+- masters: their group takes the pool's id, so a master's port waits for the network and subnet
+  the load balancer sits on (2 calls), the load balancer, its listener and its pool (3 x (latency +
+  active)); then its port and server (2 calls), `active`, its agent's poll `interval` and its script.
 
 Beside the first convergence's time: the CPU of this process (the engine, the cloud, the agent
 API) and how busy the whole machine's CPUs were meanwhile (`machine_cpu`): a run whose cores are
@@ -83,23 +86,24 @@ class Floor:
     calls: float
     nodes: float
     load_balancer: float
+    masters: float
 
     @property
     def seconds(self) -> float:
-        return max(self.calls, self.nodes, self.load_balancer)
+        return max(self.calls, self.nodes, self.load_balancer, self.masters)
 
 
 def floor_of(arguments: argparse.Namespace, calls: int) -> Floor:
     latency, limit, active = arguments.latency, arguments.limit, arguments.active
     nodes = arguments.workers + arguments.masters
+    agent = arguments.interval + arguments.script_seconds  # a deployment published just after a poll
     return Floor(
         calls=math.ceil(calls / limit) * latency,
-        nodes=3 * latency
-        + math.ceil(2 * nodes / limit) * latency
-        + active
-        + arguments.interval
-        + arguments.script_seconds,
+        nodes=3 * latency + math.ceil(2 * nodes / limit) * latency + active + agent,
         load_balancer=5 * (latency + active),
+        masters=(2 * latency + 3 * (latency + active) + 2 * latency + active + agent)
+        if arguments.masters
+        else 0.0,
     )
 
 
@@ -291,7 +295,8 @@ def main() -> None:
         )
         print(
             f"  floor {floor.seconds:.2f} s = max(calls {floor.calls:.2f}, nodes {floor.nodes:.2f}, "
-            f"load balancer {floor.load_balancer:.2f}); ratio {elapsed / floor.seconds:.2f}"
+            f"load balancer {floor.load_balancer:.2f}, masters {floor.masters:.2f}); "
+            f"ratio {elapsed / floor.seconds:.2f}"
         )
         print(
             f"  {sum(first.values())} calls, peak {cluster.cloud.peak_in_flight} in flight; "
