@@ -8,11 +8,6 @@ until the pool is full and are never stopped, so the first call runs as soon as 
 Outcomes come back the same way, on one queue of returned calls: the engine's loop blocks on it
 when it has nothing else to do, wakes as soon as a call returns, and never scans the calls still
 out (as a `Future` per call would need).
-
-A call that waits for another call's answer (a readiness poll joining the shared observation of
-its type, `observation_batches`) says so with `waiting_on_another_call`: its thread counts as free
-meanwhile, and the pool starts one more if none is, so the calls queued behind it do not wait for
-the waiters. A thousand nested stacks' polls of one type then hold no thread that a create needs.
 """
 
 from __future__ import annotations
@@ -22,30 +17,11 @@ import queue
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 LOG = logging.getLogger(__name__)
 GATHER_SLICE = 0.002  # seconds between looks at the returned calls while gathering them
-
-
-_THREAD = threading.local()  # `pool`: the pool whose thread this is
-
-
-@contextmanager
-def waiting_on_another_call() -> Iterator[None]:
-    """Around a call's wait for another call's answer: on a pool's thread, the thread counts as
-    free until the wait is over (elsewhere this does nothing)."""
-    pool: CallPool | None = getattr(_THREAD, "pool", None)
-    if pool is None:
-        yield
-        return
-    pool._waiting_threads(1)
-    try:
-        yield
-    finally:
-        pool._waiting_threads(-1)
 
 
 class CallCancelled(Exception):
@@ -137,7 +113,6 @@ class CallPool:
         self._cancelling = False
         self._submitted = 0  # counted by the loop that submits and delivers: calls still out
         self._delivered = 0
-        self._waiting = 0  # threads waiting on another call's answer: not counted as busy
 
     def submit(
         self,
@@ -161,7 +136,7 @@ class CallPool:
             return pending
         (self._urgent if urgent else self._queue).put(pending)
         self._tickets.put(None)
-        if len(self._threads) < self._size + self._waiting:
+        if len(self._threads) < self._size:
             self._grow()
         return pending
 
@@ -239,18 +214,10 @@ class CallPool:
                 thread.join()
             self._threads = []
 
-    def _waiting_threads(self, change: int) -> None:
-        """A thread of this pool starts (1) or stops (-1) waiting on another call's answer."""
-        with self._start_lock:
-            self._waiting += change
-        if change > 0:
-            self._grow()  # the calls queued behind the waiter get a thread of their own
-
     def _grow(self) -> None:
-        """One more thread, while fewer than `size` are free to run calls (its first call is
-        already queued)."""
+        """One more thread, while the pool is not full (its first call is already queued)."""
         with self._start_lock:
-            if self._closed or len(self._threads) >= self._size + self._waiting:
+            if self._closed or len(self._threads) >= self._size:
                 return
             thread = threading.Thread(
                 target=self._work, name=f"{self._name}-{len(self._threads)}", daemon=True
@@ -259,7 +226,6 @@ class CallPool:
             self._threads.append(thread)
 
     def _work(self) -> None:
-        _THREAD.pool = self
         while True:
             self._tickets.get()
             pending = self._next()

@@ -8,8 +8,7 @@ server hundreds of times: list calls grew with the number of stacks, not with th
 Here the observations of one type on one provider share calls: while one is out, those asked for
 meanwhile wait and go together as the next call, for the union of their ids. A call never serves a
 request made after it started, so an answer is never older than its question: a resource created
-just before it was asked for is not missed. A request waiting for another's call does not hold a
-thread of the engine's call pool (`call_pool.waiting_on_another_call`).
+just before it was asked for is not missed.
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ import weakref
 from collections.abc import Collection, Mapping
 
 from providers.interface import LiveResource, Provider
-from reconciler.engine.call_pool import waiting_on_another_call
 
 
 class _Batch:
@@ -55,8 +53,7 @@ class ObservationBatches:
         if lead:
             self._run(type_name, batch)
         else:
-            with waiting_on_another_call():
-                batch.done.wait()
+            batch.done.wait()
         if batch.error is not None:
             raise batch.error
         # each of a batch's waiters takes its own ids: a walk of the whole answer each would cost
@@ -89,8 +86,7 @@ class ObservationBatches:
                     if calls.gathering is batch:
                         calls.gathering = None  # closed: later requests gather for the next call
                     break
-            with waiting_on_another_call():
-                out.done.wait()
+            out.done.wait()
         try:
             batch.live = self._provider.observe(type_name, batch.ids)
         except BaseException as error:

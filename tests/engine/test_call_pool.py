@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
-from reconciler.engine.call_pool import CallCancelled, CallPool, PendingCall, waiting_on_another_call
+from reconciler.engine.call_pool import CallCancelled, CallPool, PendingCall
 
 WAIT = 10.0  # seconds a test waits at most for a thread; never reached when the pool works
 
@@ -84,36 +84,6 @@ def test_urgent_calls_go_ahead_of_the_calls_already_queued() -> None:
 
     assert ran == ["blocking", "observe", "create-1", "create-2"]
     pool.shutdown()
-
-
-def test_a_call_waiting_on_another_calls_answer_holds_no_thread_the_calls_behind_it_need() -> None:
-    pool = CallPool(1, "test")
-    answer = threading.Event()
-    ran: list[str] = []
-    inbox: deque[PendingCall] = deque()
-
-    def follower() -> str:
-        with waiting_on_another_call():
-            assert answer.wait(WAIT)
-        ran.append("follower")
-        return "follower"
-
-    def create() -> str:
-        ran.append("create")
-        answer.set()  # runs only if the waiting follower left a thread free
-        return "create"
-
-    calls = [pool.submit(follower, inbox, urgent=True), pool.submit(create, inbox)]
-    deliver_all(pool, calls)
-
-    assert ran == ["create", "follower"]
-    assert [call.outcome() for call in calls] == ["follower", "create"]
-    pool.shutdown()
-
-
-def test_waiting_on_another_call_outside_a_pool_only_waits() -> None:
-    with waiting_on_another_call():
-        pass
 
 
 def test_shutdown_cancels_what_never_ran_and_hands_it_back() -> None:

@@ -4,14 +4,12 @@ older than its question."""
 from __future__ import annotations
 
 import threading
-from collections import deque
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 import pytest
 
 from providers.interface import LiveResource, LiveStatus, Marker, ResourceType, Retryable
-from reconciler.engine.call_pool import CallPool, PendingCall
 from reconciler.engine.observation_batches import ObservationBatches
 
 SERVER = "OS::Nova::Server"
@@ -108,28 +106,3 @@ def test_a_failed_call_fails_every_request_it_carried() -> None:
     assert all(isinstance(answer, Retryable) for answer in answers.values())
     with pytest.raises(Retryable):
         batches.observe(SERVER, ["d"])
-
-
-def test_requests_waiting_for_a_call_hold_no_thread_of_the_call_pool() -> None:
-    cloud = ListingCloud()
-    cloud.holds = {f"member-{index}" for index in range(20)}
-    batches = ObservationBatches(cloud)
-    pool = CallPool(2, "test")
-    inbox: deque[PendingCall] = deque()
-    created = threading.Event()
-
-    def observe(name: str) -> Callable[[], Mapping[str, LiveResource]]:
-        return lambda: batches.observe(SERVER, [name])
-
-    polls = [pool.submit(observe(f"member-{index}"), inbox, urgent=True) for index in range(20)]
-    assert cloud.first_out.wait(5)
-    create = pool.submit(created.set, inbox)  # behind 19 requests waiting for the call out
-
-    assert created.wait(5)  # ran while the first call was still out: the waiters left it a thread
-    assert not cloud.release.is_set()
-    cloud.release.set()
-    pool.wait_delivered([*polls, create], 5)
-    assert all(poll.delivered for poll in polls) and create.delivered
-    assert len(cloud.calls) == 2
-    assert polls[1].outcome().keys() == {"member-1"}
-    pool.shutdown()
