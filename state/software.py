@@ -148,8 +148,8 @@ class SoftwareStore:
         self._index = MetadataIndex(clock) if index is None else index
         # Signals arriving together on the agent API's threads are committed together, by one
         # writer: a commit per signal would cost an fsync each (and on SQLite a turn at its one
-        # write lock, whose waiters sleep in steps of up to 100 ms). So are the configs, tokens and
-        # deployments the cloud-call threads write, hundreds at once when a group is built.
+        # write lock, whose waiters sleep in steps of up to 100 ms). So are the configs and tokens
+        # the cloud-call threads write, hundreds at once when a group is built.
         self._signals = BatchedWrites(transactor, "signals")
         # Deployments put together are written by one statement per table, not seven each: a batch
         # of hundreds one by one held SQLite's write lock for seconds, every put waiting for it.
