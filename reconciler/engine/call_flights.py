@@ -59,6 +59,10 @@ def _handled(*_: object) -> None:
     """The handler of a flight already dealt with."""
 
 
+def _no_priority(_key: object) -> int:
+    return 0
+
+
 class CallFlights:
     """The calls of one stack, by key (a resource name, or a tuple for observations and deletes)."""
 
@@ -75,6 +79,8 @@ class CallFlights:
         self._sent = 0  # calls handed to the pool and not back yet (observations aside)
         self._deadlines: list[tuple[float, int, Flight]] = []  # a heap; entries of returned calls linger
         self._awaiting_ids: list[Callable[[], None]] = []  # creates waiting for their intents' record ids
+        # how long the chain of resources waiting on a key's resource is: its calls' priority
+        self.priority_of: Callable[[object], int] = _no_priority
 
     def __contains__(self, key: object) -> bool:
         return key in self._flights
@@ -220,7 +226,12 @@ class CallFlights:
         assert work is not None
         allowed = None if self._guards is None else self._guards.guard(self._shard)
         flight.call = self._dispatcher.submit(
-            work, self._returned, flight, urgent=flight.urgent, allowed=allowed
+            work,
+            self._returned,
+            flight,
+            urgent=flight.urgent,
+            allowed=allowed,
+            priority=self.priority_of(flight.key),
         )
         if not flight.urgent:
             self._sent += 1

@@ -8,6 +8,10 @@ until the pool is full and are never stopped, so the first call runs as soon as 
 Outcomes come back the same way, on one queue of returned calls: the engine's loop blocks on it
 when it has nothing else to do, wakes as soon as a call returns, and never scans the calls still
 out (as a `Future` per call would need).
+
+A call that would only wait for another call's answer (a readiness poll joining the observation
+another stack's poll makes) gives its thread back instead (`answer_later`): hundreds of polls
+waiting on one list call would otherwise hold the threads the creates queued behind them need.
 """
 
 from __future__ import annotations
@@ -22,10 +26,49 @@ from typing import Any
 
 LOG = logging.getLogger(__name__)
 GATHER_SLICE = 0.002  # seconds between looks at the returned calls while gathering them
+PRIORITIES = 6  # levels of the chains behind calls told apart; longer chains count as the longest
+_RUNNING = threading.local()  # on a pool's thread: the call it runs now (`answer_later` reads it)
 
 
 class CallCancelled(Exception):
     """The call never ran: the pool shut down, or the call was no longer allowed, before a thread took it."""
+
+
+class AnsweredLater(BaseException):
+    """Raised by a call that took `answer_later()`: its outcome comes from the handle, not its return.
+
+    A BaseException, so that no handler of the call's own errors mistakes it for one.
+    """
+
+
+class Later:
+    """The handle of a call whose thread went back to the pool: `answer` delivers its outcome."""
+
+    __slots__ = ("_answered", "_pending", "_returned")
+
+    def __init__(self, pending: PendingCall, returned: queue.SimpleQueue[PendingCall]) -> None:
+        self._pending = pending
+        self._returned = returned
+        self._answered = False
+
+    def answer(self, outcome: Callable[[], Any]) -> None:
+        """Deliver what `outcome()` returns, or raises, as the call's outcome (once; on any thread)."""
+        if self._answered:
+            return
+        self._answered = True
+        pending = self._pending
+        try:
+            pending._result = outcome()
+        except BaseException as error:  # carried to the engine's loop by `outcome()`, as a run call's
+            pending._error = error
+        self._returned.put(pending)
+
+
+def answer_later() -> Later | None:
+    """For a call running on a pool's thread that would only wait for an answer another thread
+    brings: the handle that delivers its outcome once that answer is in. The call then raises
+    `AnsweredLater`, and its thread takes the next call. None off a pool's thread: the call waits."""
+    return getattr(_RUNNING, "later", None)
 
 
 class PendingCall:
@@ -74,13 +117,20 @@ class PendingCall:
         self.delivered = True
         self.inbox.append(self)
 
-    def _run(self) -> None:
+    def _run(self, returned: queue.SimpleQueue[PendingCall]) -> bool:
+        """Run the call; False when it is answered later (its handle delivers it), not now."""
         call, self.call = self.call, None
         assert call is not None, "a call runs once"
+        _RUNNING.later = Later(self, returned)
         try:
             self._result = call()
+        except AnsweredLater:
+            return False
         except BaseException as error:  # carried to the engine's loop by `outcome()`
             self._error = error
+        finally:
+            _RUNNING.later = None
+        return True
 
     def _cancel(self, reason: str = "the call pool shut down before this call ran") -> None:
         self.call = self.allowed = None
@@ -96,16 +146,20 @@ class CallPool:
 
     Calls submitted `urgent` (observations, whose answers the loop waits on to see resources
     READY) go ahead of the others still queued, so a readiness poll never waits behind hundreds
-    of queued creates. A thread takes a ticket (one per call), then the oldest urgent call, or
-    else the oldest other one.
+    of queued creates. The others go by `priority` (the length of the chain of resources waiting
+    on the call's resource): a load balancer's pool that a group of servers waits for is not queued
+    behind a thousand leaves' creates. A thread takes a ticket (one per call), then the oldest
+    urgent call, or else the oldest call of the highest priority queued.
     """
 
     def __init__(self, size: int, name: str) -> None:
         self._size = size
         self._name = name
         self._tickets: queue.SimpleQueue[None] = queue.SimpleQueue()
-        self._urgent: queue.SimpleQueue[PendingCall] = queue.SimpleQueue()
-        self._queue: queue.SimpleQueue[PendingCall | None] = queue.SimpleQueue()
+        # one queue per priority, highest first; the first holds the urgent calls
+        self._queues: list[queue.SimpleQueue[PendingCall | None]] = [
+            queue.SimpleQueue() for _ in range(PRIORITIES + 1)
+        ]
         self._returned: queue.SimpleQueue[PendingCall] = queue.SimpleQueue()
         self._threads: list[threading.Thread] = []
         self._start_lock = threading.Lock()
@@ -122,8 +176,12 @@ class CallPool:
         *,
         urgent: bool = False,
         allowed: Callable[[], bool] | None = None,
+        priority: int = 0,
     ) -> PendingCall:
         """Queue `call`; once it returned, `deliver` appends it to `inbox`.
+
+        `priority`: of two calls queued, the one with more resources waiting behind it goes first
+        (0 to `PRIORITIES` - 1; higher ones count as the highest).
 
         After `shutdown` nothing runs any more: the call comes back cancelled, without being sent.
         So does a call whose `allowed()` says False when a thread takes it (a lease lost meanwhile).
@@ -134,7 +192,8 @@ class CallPool:
             pending._cancel()
             self._returned.put(pending)
             return pending
-        (self._urgent if urgent else self._queue).put(pending)
+        lane = 0 if urgent else PRIORITIES - min(max(priority, 0), PRIORITIES - 1)
+        self._queues[lane].put(pending)
         self._tickets.put(None)
         if len(self._threads) < self._size:
             self._grow()
@@ -207,7 +266,8 @@ class CallPool:
                 self._closed = True
                 self._cancelling = cancel_pending
                 for _ in self._threads:
-                    self._queue.put(None)  # behind every call queued before: those run or are cancelled first
+                    # behind every call queued before: those run or are cancelled first
+                    self._queues[-1].put(None)
                     self._tickets.put(None)
         if wait:
             for thread in self._threads:
@@ -240,21 +300,19 @@ class CallPool:
                     "decides it again",
                     pending.tag,
                 )
-            else:
-                pending._run()
+            elif not pending._run(self._returned):
+                pending = None  # answered later, by the handle it took
+                continue
             self._returned.put(pending)
             pending = None  # not kept (with its outcome) while this thread waits for the next call
 
     def _next(self) -> PendingCall | None:
-        """The call this thread's ticket stands for: urgent first. Each call is queued before its
-        ticket, so one of the queues holds a call for every ticket taken; another thread may take
-        the one looked for first, hence the loop."""
+        """The call this thread's ticket stands for: urgent first, then by priority. Each call is
+        queued before its ticket, so one of the queues holds a call for every ticket taken; another
+        thread may take the one looked for first, hence the loop."""
         while True:
-            try:
-                return self._urgent.get_nowait()
-            except queue.Empty:
-                pass
-            try:
-                return self._queue.get_nowait()
-            except queue.Empty:
-                continue
+            for lane in self._queues:
+                try:
+                    return lane.get_nowait()
+                except queue.Empty:
+                    continue

@@ -5,7 +5,8 @@ These functions run on the executor's threads; they touch nothing but the provid
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
+from functools import partial
 from typing import Any
 
 from providers.interface import (
@@ -18,7 +19,8 @@ from providers.interface import (
     Snapshotting,
     Suspending,
 )
-from reconciler.engine.observation_batches import observe_together
+from reconciler.engine.call_pool import AnsweredLater, answer_later
+from reconciler.engine.observation_batches import Answer, observe_together
 from reconciler.engine.outcomes import (
     Applied,
     CallOutcome,
@@ -135,11 +137,37 @@ def call_suspension(provider: Provider, type_name: str, physical_id: str, *, sus
 
 
 def call_observe(provider: Provider, type_name: str, physical_ids: Collection[str]) -> ObserveOutcome:
+    """The live resources of `physical_ids`, from a list call shared with other requests.
+
+    On a call pool's thread, a request that joins a list call another request makes raises
+    `AnsweredLater`: the thread goes back to the pool, and the answer is delivered once that call
+    is back.
+    """
+    later = answer_later()
+    joined = None if later is None else partial(_answer_later, later.answer)
     try:
-        return Observed(observe_together(provider, type_name, physical_ids))
-    except Retryable as error:
-        return _retry_later(error)
-    except Permanent as error:
-        return Failed(str(error))
+        live = observe_together(provider, type_name, physical_ids, joined)
     except Exception as error:
-        return _unexpected(error)
+        return _observe_failure(error)
+    if live is None:
+        raise AnsweredLater
+    return Observed(live)
+
+
+def _answer_later(deliver: Callable[[Callable[[], ObserveOutcome]], None], answer: Answer) -> None:
+    deliver(partial(_observed, answer))
+
+
+def _observed(answer: Answer) -> ObserveOutcome:
+    try:
+        return Observed(answer())
+    except Exception as error:
+        return _observe_failure(error)
+
+
+def _observe_failure(error: Exception) -> ObserveOutcome:
+    if isinstance(error, Retryable):
+        return _retry_later(error)
+    if isinstance(error, Permanent):
+        return Failed(str(error))
+    return _unexpected(error)

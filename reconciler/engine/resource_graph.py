@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping
+from graphlib import CycleError, TopologicalSorter
 
 from reconciler.engine.resource_state import ResourceState
 
@@ -27,6 +28,7 @@ class ResourceGraph:
         self._retry_at: dict[object, float] = {}  # a resource (or a delete's key) -> when to try again
         self._queued: set[str] = set()
         self._ready: deque[str] = deque()
+        self._levels: dict[str, int] | None = None
 
     def reset(self, graph: Mapping[str, frozenset[str]]) -> None:
         """A new generation: its graph, nothing settled yet, retries of resources that left it dropped."""
@@ -41,6 +43,7 @@ class ResourceGraph:
         self._acted = set()
         self._queued = set()
         self._ready = deque()
+        self._levels = None
         for key in [key for key in self._retry_at if isinstance(key, str) and key not in graph]:
             del self._retry_at[key]
 
@@ -62,6 +65,27 @@ class ResourceGraph:
             if values_changed and dependent in self._settled:
                 self._settled.discard(dependent)
             self.consider(dependent)
+
+    def level_of(self, key: object) -> int:
+        """How long the longest chain of resources requiring `key` is, `key` counted (1: nothing
+        requires it); 0 for what is not a resource of the graph (a delete's key)."""
+        if self._levels is None:
+            self._levels = self._chain_levels()
+        return self._levels.get(key, 0) if isinstance(key, str) else 0
+
+    def _chain_levels(self) -> dict[str, int]:
+        """Every resource's level, dependents before what they require (made once a generation)."""
+        levels: dict[str, int] = {}
+        dependents = self._dependents
+        try:
+            order = list(TopologicalSorter(self.graph).static_order())
+        except CycleError:  # refused when the template is checked; no priority rather than a crash
+            return levels
+        for name in reversed(order):
+            levels[name] = 1 + max(
+                (levels.get(dependent, 0) for dependent in dependents.get(name, ())), default=0
+            )
+        return levels
 
     def dependents_of(self, name: str) -> tuple[str, ...]:
         """The resources that require `name` directly."""

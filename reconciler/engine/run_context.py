@@ -21,7 +21,8 @@ from reconciler.engine.stack_status import StackStatus
 class Dispatcher(Protocol):
     """Runs provider calls on the bounded pool; each returned call is delivered to `inbox`.
 
-    `urgent` calls (observations) go ahead of the calls still queued.
+    `urgent` calls (observations) go ahead of the calls still queued; the others go by
+    `priority`, highest first.
     """
 
     def submit(
@@ -32,6 +33,7 @@ class Dispatcher(Protocol):
         *,
         urgent: bool = False,
         allowed: Callable[[], bool] | None = None,
+        priority: int = 0,
     ) -> PendingCall: ...
 
 

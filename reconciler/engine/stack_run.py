@@ -103,6 +103,7 @@ class StackRun:
         self.resources = ResourceGraph()
         self.writes = DirtyRecords()
         self.flights = CallFlights(name, shard, context)
+        self.flights.priority_of = self.resources.level_of
         self.summary = PassSummary()
         self.batches = GroupBatches(self)
         self.actions = ResourceActions(self)

@@ -8,7 +8,14 @@ from collections.abc import Callable
 
 import pytest
 
-from reconciler.engine.call_pool import CallCancelled, CallPool, PendingCall
+from reconciler.engine.call_pool import (
+    AnsweredLater,
+    CallCancelled,
+    CallPool,
+    Later,
+    PendingCall,
+    answer_later,
+)
 
 WAIT = 10.0  # seconds a test waits at most for a thread; never reached when the pool works
 
@@ -84,6 +91,85 @@ def test_urgent_calls_go_ahead_of_the_calls_already_queued() -> None:
 
     assert ran == ["blocking", "observe", "create-1", "create-2"]
     pool.shutdown()
+
+
+def test_queued_calls_go_by_priority_after_the_urgent_ones_and_in_order_within_one() -> None:
+    pool, release, inbox, ran = blocked_pool()
+    calls = [
+        pool.submit(recording(ran, "leaf-1"), inbox, priority=1),
+        pool.submit(recording(ran, "unranked"), inbox),
+        pool.submit(recording(ran, "chain-head"), inbox, priority=5),
+        pool.submit(recording(ran, "leaf-2"), inbox, priority=1),
+        pool.submit(recording(ran, "longer-than-told-apart"), inbox, priority=99),
+        pool.submit(recording(ran, "observe"), inbox, urgent=True),
+    ]
+
+    release.set()
+    deliver_all(pool, calls)
+
+    assert ran == [
+        "blocking",
+        "observe",
+        "chain-head",
+        "longer-than-told-apart",
+        "leaf-1",
+        "leaf-2",
+        "unranked",
+    ]
+    pool.shutdown()
+
+
+def test_a_call_answered_later_frees_its_thread_and_is_delivered_with_its_answer() -> None:
+    pool = CallPool(1, "test")
+    inbox: deque[PendingCall] = deque()
+    handles: list[Later] = []
+
+    def waits_for_another_answer() -> str:
+        later = answer_later()
+        assert later is not None
+        handles.append(later)
+        raise AnsweredLater
+
+    waiting = pool.submit(waits_for_another_answer, inbox, tag="poll")
+    after = pool.submit(lambda: "create", inbox)
+    deliver_all(pool, [after])  # the pool's one thread was not held by the call waiting
+
+    assert list(inbox) == [after] and not waiting.delivered
+    handles[0].answer(lambda: "observed")
+    handles[0].answer(lambda: "twice")  # a handle answers once
+    deliver_all(pool, [waiting])
+    assert list(inbox) == [after, waiting]
+    assert (waiting.outcome(), waiting.tag) == ("observed", "poll")
+    assert pool.calls_out() == 0
+    pool.shutdown()
+
+
+def test_what_a_later_answer_raises_is_raised_by_its_outcome() -> None:
+    pool = CallPool(1, "test")
+    inbox: deque[PendingCall] = deque()
+    handles: list[Later] = []
+
+    def waits() -> None:
+        later = answer_later()
+        assert later is not None
+        handles.append(later)
+        raise AnsweredLater
+
+    def broken() -> str:
+        raise ValueError("list call failed")
+
+    call = pool.submit(waits, inbox)
+    pool.wait_delivered([pool.submit(lambda: None, inbox)], WAIT)  # `waits` ran before it
+    handles[0].answer(broken)
+    deliver_all(pool, [call])
+
+    with pytest.raises(ValueError, match="list call failed"):
+        call.outcome()
+    pool.shutdown()
+
+
+def test_off_a_pool_thread_there_is_no_later_answer() -> None:
+    assert answer_later() is None
 
 
 def test_shutdown_cancels_what_never_ran_and_hands_it_back() -> None:

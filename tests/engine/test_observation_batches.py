@@ -4,13 +4,18 @@ older than its question."""
 from __future__ import annotations
 
 import threading
+from collections import deque
 from collections.abc import Collection, Mapping
+from functools import partial
 from typing import Any
 
 import pytest
 
 from providers.interface import LiveResource, LiveStatus, Marker, ResourceType, Retryable
+from reconciler.engine.call_pool import CallPool, PendingCall
 from reconciler.engine.observation_batches import ObservationBatches
+from reconciler.engine.outcomes import Observed, RetryLater
+from reconciler.engine.provider_calls import call_observe
 
 SERVER = "OS::Nova::Server"
 
@@ -106,3 +111,42 @@ def test_a_failed_call_fails_every_request_it_carried() -> None:
     assert all(isinstance(answer, Retryable) for answer in answers.values())
     with pytest.raises(Retryable):
         batches.observe(SERVER, ["d"])
+
+
+def _polls(
+    pool: CallPool, cloud: ListingCloud, names: list[str], inbox: deque[PendingCall]
+) -> list[PendingCall]:
+    """One readiness poll of each server named, sent as the engine sends them."""
+    return [
+        pool.submit(partial(call_observe, cloud, SERVER, [name]), inbox, tag=name, urgent=True)
+        for name in names
+    ]
+
+
+@pytest.mark.parametrize("failing", [False, True])
+def test_polls_joining_a_list_call_out_hold_no_thread_of_the_pool(failing: bool) -> None:
+    cloud = ListingCloud()
+    cloud.holds = {f"member-{index}" for index in range(20)}
+    cloud.failing = failing
+    pool = CallPool(3, "test")
+    inbox: deque[PendingCall] = deque()
+    first = _polls(pool, cloud, ["member-0"], inbox)
+    assert cloud.first_out.wait(5)
+
+    # One thread makes the list call, one waits to make the next; the third is not held by the
+    # nineteen polls that join that next call, and runs a create meanwhile.
+    polls = _polls(pool, cloud, [f"member-{index}" for index in range(1, 20)], inbox)
+    create = pool.submit(lambda: "created", inbox)
+    pool.wait_delivered([create], 5)
+    assert create.delivered and not any(poll.delivered for poll in polls)
+
+    cloud.release.set()
+    pool.wait_delivered([*first, *polls], 5)
+    assert len(cloud.calls) == 2
+    for poll in [*first, *polls]:
+        outcome = poll.outcome()
+        if failing:
+            assert isinstance(outcome, RetryLater) and "503" in outcome.message
+        else:  # each poll sees its own server, and only it
+            assert isinstance(outcome, Observed) and set(outcome.live) == {poll.tag}
+    pool.shutdown()
