@@ -601,6 +601,7 @@ class Store:
         return self._tx.run(
             "write pass",
             lambda c: pass_writes.write_pass(c, writes, now=self._clock.now(), sealer=self._sealer),
+            urgent=True,
         )
 
     # Work queue
