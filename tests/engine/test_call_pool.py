@@ -119,18 +119,24 @@ def test_queued_calls_go_by_priority_after_the_urgent_ones_and_in_order_within_o
     pool.shutdown()
 
 
-def test_a_call_answered_later_frees_its_thread_and_is_delivered_with_its_answer() -> None:
-    pool = CallPool(1, "test")
-    inbox: deque[PendingCall] = deque()
-    handles: list[Later] = []
+def answered_later(handles: list[Later]) -> Callable[[], None]:
+    """A call that waits for an answer another thread brings: it keeps its handle in `handles`."""
 
-    def waits_for_another_answer() -> str:
+    def call() -> None:
         later = answer_later()
         assert later is not None
         handles.append(later)
         raise AnsweredLater
 
-    waiting = pool.submit(waits_for_another_answer, inbox, tag="poll")
+    return call
+
+
+def test_a_call_answered_later_frees_its_thread_and_is_delivered_with_its_answer() -> None:
+    pool = CallPool(1, "test")
+    inbox: deque[PendingCall] = deque()
+    handles: list[Later] = []
+
+    waiting = pool.submit(answered_later(handles), inbox, tag="poll")
     after = pool.submit(lambda: "create", inbox)
     deliver_all(pool, [after])  # the pool's one thread was not held by the call waiting
 
@@ -149,17 +155,11 @@ def test_what_a_later_answer_raises_is_raised_by_its_outcome() -> None:
     inbox: deque[PendingCall] = deque()
     handles: list[Later] = []
 
-    def waits() -> None:
-        later = answer_later()
-        assert later is not None
-        handles.append(later)
-        raise AnsweredLater
-
     def broken() -> str:
         raise ValueError("list call failed")
 
-    call = pool.submit(waits, inbox)
-    pool.wait_delivered([pool.submit(lambda: None, inbox)], WAIT)  # `waits` ran before it
+    call = pool.submit(answered_later(handles), inbox)
+    pool.wait_delivered([pool.submit(lambda: None, inbox)], WAIT)  # the first call ran before it
     handles[0].answer(broken)
     deliver_all(pool, [call])
 
