@@ -81,6 +81,11 @@ class BatchedItems(Generic[Item, Result]):
         return done
 
     def _ensure_writer(self) -> None:
+        writers = self._writers
+        if len(writers) >= self._most_writers and all(writer.is_alive() for writer in writers):
+            # read without the lock: a thousand callers at once would queue on it, one hand-over of
+            # the GIL each; a writer leaving meanwhile looks at the queue once more (`_drain`)
+            return
         with self._lock:
             self._writers = [writer for writer in self._writers if writer.is_alive()]
             if len(self._writers) < self._most_writers:
@@ -94,10 +99,12 @@ class BatchedItems(Generic[Item, Result]):
                 first = self._queue.get(timeout=self._idle_seconds)
             except queue.Empty:
                 with self._lock:
-                    if self._queue.empty():
-                        self._writers.remove(threading.current_thread())
-                        return
-                continue
+                    if not self._queue.empty():
+                        continue
+                    self._writers.remove(threading.current_thread())
+                if not self._queue.empty():  # queued by a caller that still saw this writer listed
+                    self._ensure_writer()
+                return
             batch = [first]
             while len(batch) < self._max_batch:
                 try:
