@@ -355,7 +355,8 @@ class Store:
 
         if not asked:
             return []
-        return self._tx.run("record generations", work)
+        # the engine's pass waits on it, every stack's with it: urgent, as the pass's own write
+        return self._tx.run("record generations", work, urgent=True)
 
     def _opened_generation(self, generation: GenerationT) -> GenerationT:
         if self._sealer is None or not is_sealed(generation.inputs):
