@@ -59,13 +59,17 @@ class TimedRecords(StoredSoftware):
     published: dict[str, float]
     servers_by_token: dict[str, str]
 
-    def put_deployment(self, deployment: Deployment, token_digest: str | None) -> None:
-        super().put_deployment(deployment, token_digest)
+    def submit_deployment(self, deployment: Deployment, token_digest: str | None) -> Future[None]:
+        written = super().submit_deployment(deployment, token_digest)
         if deployment.published and deployment.status == IN_PROGRESS:
-            self.published[deployment.server_id] = time.time()
-            inputs = {item["name"]: item.get("value") for item in deployment.entry.get("inputs") or []}
-            token = str(inputs.get("deploy_signal_id", "")).rsplit("/", 1)[-1]
-            self.servers_by_token[token] = deployment.server_id
+            written.add_done_callback(lambda _: self._published(deployment))
+        return written
+
+    def _published(self, deployment: Deployment) -> None:
+        self.published[deployment.server_id] = time.time()
+        inputs = {item["name"]: item.get("value") for item in deployment.entry.get("inputs") or []}
+        token = str(inputs.get("deploy_signal_id", "")).rsplit("/", 1)[-1]
+        self.servers_by_token[token] = deployment.server_id
 
 
 class TimedApi(AgentApi):

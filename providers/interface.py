@@ -16,7 +16,7 @@ the caller wants to see and answers with one or a few paged list calls, never on
 from __future__ import annotations
 
 import enum
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import unquote
@@ -205,6 +205,27 @@ class Snapshotting(Protocol):
 
     def snapshot(self, type_name: str, physical_id: str, marker: Marker) -> str:
         """The id of a complete copy of `physical_id`, made with `marker` if there was none."""
+        ...
+
+
+@runtime_checkable
+class CreatesLater(Protocol):
+    """A backend some of whose creates only wait, at the end, for a write another thread commits
+    (a batch of them): the caller's thread need not wait with them.
+
+    `create_later` does what `create` does, but may return None instead of the resource: it then
+    calls `deliver(outcome)` once, on any thread, when the create is done; `outcome()` returns the
+    resource, or raises the create's error. An error found before the wait is raised at once.
+    """
+
+    def create_later(
+        self,
+        type_name: str,
+        properties: Mapping[str, Any],
+        marker: Marker,
+        deliver: Callable[[Callable[[], LiveResource]], None],
+    ) -> LiveResource | None:
+        """`create`, or None and `deliver` called once the create is done."""
         ...
 
 

@@ -207,7 +207,23 @@ class SoftwareStore:
     def put_deployment(self, deployment: DeploymentRow, token_digest: str | None) -> None:
         """Write the deployment (its token, when given, the only one of it from now on), and move
         the change counters of its server and of the one it was on."""
-        self._index.advance(self._deployment_puts.write(DeploymentPut(deployment, token_digest)))
+        self.submit_deployment(deployment, token_digest).result()
+
+    def submit_deployment(self, deployment: DeploymentRow, token_digest: str | None) -> Future[None]:
+        """`put_deployment`, its outcome (None, or the write's error) once the batch it joined
+        committed and the counters it moved are known here: the caller need not wait for it."""
+        written: Future[None] = Future()
+
+        def committed(put: Future[Mapping[int, int]]) -> None:
+            try:
+                self._index.advance(put.result())
+            except Exception as error:
+                written.set_exception(error)
+            else:
+                written.set_result(None)
+
+        self._deployment_puts.submit(DeploymentPut(deployment, token_digest)).add_done_callback(committed)
+        return written
 
     def _put_deployments(
         self, connection: sa.Connection, puts: list[DeploymentPut]

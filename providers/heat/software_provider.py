@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
+from concurrent.futures import Future
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from providers.heat.agent_links import AgentLinks, new_token
@@ -120,6 +122,33 @@ class SoftwareProvider:
         else:
             raise Permanent(f"{type_name} is not a software orchestration type")
         return self._observe_one(type_name, physical_id)
+
+    def create_later(
+        self,
+        type_name: str,
+        properties: Mapping[str, Any],
+        marker: Marker,
+        deliver: Callable[[Callable[[], LiveResource]], None],
+    ) -> LiveResource | None:
+        """`create`; a deployment's write joins the batch of deployments being written, and the
+        deployment is delivered once that batch committed (`CreatesLater`)."""
+        if type_name not in DEPLOYMENT_TYPES:
+            return self.create(type_name, properties, marker)
+        written: list[Future[None]] = []
+
+        def submit(deployment: Deployment, digest: str | None) -> None:
+            written.append(self._records.submit_deployment(deployment, digest))
+
+        target = self._target(type_name, _physical_id(marker), properties, marker)
+        row = self._deploy(type_name, target, properties, "CREATE", put=submit)
+        if not written:
+            return self._deployment_live(type_name, row)
+        written[0].add_done_callback(lambda done: deliver(partial(self._written, type_name, row, done)))
+        return None
+
+    def _written(self, type_name: str, row: Deployment, done: Future[None]) -> LiveResource:
+        done.result()  # the write's error, if it failed
+        return self._deployment_live(type_name, row)
 
     def update(
         self, type_name: str, physical_id: str, properties: Mapping[str, Any], changed: frozenset[str]
@@ -261,10 +290,12 @@ class SoftwareProvider:
         *,
         previous: Deployment | None = None,
         group_id: str | None = None,
+        put: Callable[[Deployment, str | None], None] | None = None,
     ) -> Deployment:
         """Run the deployment for `action`, unless it does not list the action or nothing changed:
         the row that stands afterwards, as a read of it would answer (the create's answer, with no
-        read of what was just written)."""
+        read of what was just written). `put` writes it (the records' `put_deployment` unless given)."""
+        put = put or self._records.put_deployment
         if not target.server_id:
             raise Permanent(f"{type_name}: the server property is empty")
         config_id = str(properties.get("config") or "")
@@ -296,7 +327,7 @@ class SoftwareProvider:
                     actions=tuple(actions),
                     published=False,
                 )
-                self._records.put_deployment(unpublished, None)
+                put(unpublished, None)
                 return unpublished
             return previous
         signalled = target.signal_transport != NO_SIGNAL
@@ -318,7 +349,7 @@ class SoftwareProvider:
             group_id=group_id,
             actions=tuple(actions),
         )
-        self._records.put_deployment(deployment, token_digest(token) if token else None)
+        put(deployment, token_digest(token) if token else None)
         return deployment
 
     def _run_for_delete(self, row: Deployment) -> None:

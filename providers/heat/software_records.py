@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Collection, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -92,6 +93,11 @@ class SoftwareRecords(Protocol):
     def put_deployment(self, deployment: Deployment, token_digest: str | None) -> None:
         """Insert or replace a deployment (outputs cleared when it runs again); `token_digest`, when
         given, becomes the only token that may signal it. The server's metadata changes with it."""
+        ...
+
+    def submit_deployment(self, deployment: Deployment, token_digest: str | None) -> Future[None]:
+        """`put_deployment` without waiting for it: its outcome (None, or the write's error) once
+        written, set on whatever thread wrote it."""
         ...
 
     def deployments(self, ids: Collection[str]) -> Mapping[str, Deployment]: ...

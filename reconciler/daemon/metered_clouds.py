@@ -15,6 +15,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 from providers.interface import (
+    CreatesLater,
     LiveResource,
     Marker,
     Permanent,
@@ -59,6 +60,29 @@ class MeteredProvider:
 
     def create(self, type_name: str, properties: Mapping[str, Any], marker: Marker) -> LiveResource:
         return self._metered(type_name, "create", partial(self.inner.create, type_name, properties, marker))
+
+    def create_later(
+        self,
+        type_name: str,
+        properties: Mapping[str, Any],
+        marker: Marker,
+        deliver: Callable[[Callable[[], LiveResource]], None],
+    ) -> LiveResource | None:
+        """`CreatesLater` passed on when `inner` can; a create answered later is metered then."""
+        if not isinstance(self.inner, CreatesLater):
+            return self.create(type_name, properties, marker)
+
+        def metered(outcome: Callable[[], LiveResource]) -> None:
+            deliver(partial(self._metered, type_name, "create", outcome))
+
+        try:
+            live = self.inner.create_later(type_name, properties, marker, metered)
+        except Exception as error:
+            self.meter.called(type_name, "create", outcome_of(error))
+            raise
+        if live is not None:
+            self.meter.called(type_name, "create", OK)
+        return live
 
     def update(
         self, type_name: str, physical_id: str, properties: Mapping[str, Any], changed: frozenset[str]

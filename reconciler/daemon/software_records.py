@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Collection, Mapping, Sequence
+from concurrent.futures import Future
 
 from providers.heat.agent_links import AgentLinks
 from providers.heat.software_records import Deployment, HandleSignal, SoftwareObject
@@ -39,8 +40,11 @@ class StoredSoftware:
         self.store.delete_object(object_id)
 
     def put_deployment(self, deployment: Deployment, token_digest: str | None) -> None:
+        self.submit_deployment(deployment, token_digest).result()
+
+    def submit_deployment(self, deployment: Deployment, token_digest: str | None) -> Future[None]:
         fields = {field.name: getattr(deployment, field.name) for field in dataclasses.fields(Deployment)}
-        self.store.put_deployment(DeploymentRow(**fields), token_digest)
+        return self.store.submit_deployment(DeploymentRow(**fields), token_digest)
 
     def deployments(self, ids: Collection[str]) -> Mapping[str, Deployment]:
         return {key: deployment_of(row) for key, row in self.store.deployments(ids).items()}

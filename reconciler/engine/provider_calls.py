@@ -10,6 +10,7 @@ from functools import partial
 from typing import Any
 
 from providers.interface import (
+    CreatesLater,
     Marker,
     NotFound,
     Permanent,
@@ -63,7 +64,25 @@ def call_create(
             found = provider.find_by_marker(type_name, marker)
             if found is not None:
                 return Applied(found, adopted=True)
-        return Applied(provider.create(type_name, properties, marker))
+        later = answer_later()
+        if later is None or not isinstance(provider, CreatesLater):
+            return Applied(provider.create(type_name, properties, marker))
+        # on a pool's thread, a create that would only wait for a batched write gives its thread back
+        live = provider.create_later(type_name, properties, marker, partial(_created_later, later.answer))
+    except Exception as error:
+        return _failure(error)
+    if live is None:
+        raise AnsweredLater
+    return Applied(live)
+
+
+def _created_later(deliver: Callable[[Callable[[], CallOutcome]], None], outcome: Callable[[], Any]) -> None:
+    deliver(partial(_applied, outcome))
+
+
+def _applied(outcome: Callable[[], Any]) -> CallOutcome:
+    try:
+        return Applied(outcome())
     except Exception as error:
         return _failure(error)
 
