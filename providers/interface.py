@@ -208,6 +208,10 @@ class Snapshotting(Protocol):
         ...
 
 
+# How a create answered later hands its outcome over: a callable that returns the resource or raises
+Deliver = Callable[[Callable[[], LiveResource]], None]
+
+
 @runtime_checkable
 class CreatesLater(Protocol):
     """A backend some of whose creates only wait, at the end, for a write another thread commits
@@ -219,11 +223,7 @@ class CreatesLater(Protocol):
     """
 
     def create_later(
-        self,
-        type_name: str,
-        properties: Mapping[str, Any],
-        marker: Marker,
-        deliver: Callable[[Callable[[], LiveResource]], None],
+        self, type_name: str, properties: Mapping[str, Any], marker: Marker, deliver: Deliver
     ) -> LiveResource | None:
         """`create`, or None and `deliver` called once the create is done."""
         ...

@@ -53,7 +53,16 @@ from providers.heat.software_types import (
 )
 from providers.heat.url_handles import WaitRecord, handle_row_id, record_wait
 from providers.heat.wait_conditions import Completed, WaitFailed, wait_verdict
-from providers.interface import LiveResource, LiveStatus, Marker, NotFound, Permanent, ResourceType, Retryable
+from providers.interface import (
+    Deliver,
+    LiveResource,
+    LiveStatus,
+    Marker,
+    NotFound,
+    Permanent,
+    ResourceType,
+    Retryable,
+)
 from timekeeping import Clock
 
 ID_NAMESPACE = uuid.UUID("0b6f7bd2-5d0c-4b7e-8f43-6f1f1d3b9a60")
@@ -124,11 +133,7 @@ class SoftwareProvider:
         return self._observe_one(type_name, physical_id)
 
     def create_later(
-        self,
-        type_name: str,
-        properties: Mapping[str, Any],
-        marker: Marker,
-        deliver: Callable[[Callable[[], LiveResource]], None],
+        self, type_name: str, properties: Mapping[str, Any], marker: Marker, deliver: Deliver
     ) -> LiveResource | None:
         """`create`; a deployment's write joins the batch of deployments being written, and the
         deployment is delivered once that batch committed (`CreatesLater`)."""

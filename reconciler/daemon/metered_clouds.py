@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from providers.interface import (
     CreatesLater,
+    Deliver,
     LiveResource,
     Marker,
     Permanent,
@@ -62,11 +63,7 @@ class MeteredProvider:
         return self._metered(type_name, "create", partial(self.inner.create, type_name, properties, marker))
 
     def create_later(
-        self,
-        type_name: str,
-        properties: Mapping[str, Any],
-        marker: Marker,
-        deliver: Callable[[Callable[[], LiveResource]], None],
+        self, type_name: str, properties: Mapping[str, Any], marker: Marker, deliver: Deliver
     ) -> LiveResource | None:
         """`CreatesLater` passed on when `inner` can; a create answered later is metered then."""
         if not isinstance(self.inner, CreatesLater):

@@ -21,6 +21,7 @@ from providers.interface import (
     Suspending,
 )
 from reconciler.engine.call_pool import AnsweredLater, answer_later
+from reconciler.engine.class_checks import ClassCheck
 from reconciler.engine.observation_batches import Answer, observe_together
 from reconciler.engine.outcomes import (
     Applied,
@@ -77,15 +78,7 @@ def call_create(
     return Applied(live)
 
 
-_CREATES_LATER: dict[type, bool] = {}  # by class: a protocol's isinstance costs microseconds a create
-
-
-def _creates_later(provider: Provider) -> bool:
-    kind = type(provider)
-    known = _CREATES_LATER.get(kind)
-    if known is None:
-        known = _CREATES_LATER[kind] = isinstance(provider, CreatesLater)
-    return known
+_creates_later = ClassCheck(CreatesLater)
 
 
 def _created_later(deliver: Callable[[Callable[[], CallOutcome]], None], outcome: Callable[[], Any]) -> None:

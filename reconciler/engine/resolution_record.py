@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from reconciler.engine.class_checks import ClassCheck
 from reconciler.engine.desired import AttributeSource
 from reconciler.engine.resource_state import ResourceState
 from reconciler.plan import Action
@@ -17,15 +18,7 @@ from reconciler.templates.errors import Unresolved
 
 # Whether a class of definitions is a ScopedStack: a protocol's isinstance checks every member each
 # time, which cost more than the digest itself when asked once per resource decided.
-_SCOPED: dict[type, bool] = {}
-
-
-def _is_scoped(definition: Any) -> bool:
-    kind = type(definition)
-    verdict = _SCOPED.get(kind)
-    if verdict is None:
-        verdict = _SCOPED[kind] = isinstance(definition, ScopedStack)
-    return verdict
+_is_scoped = ClassCheck(ScopedStack)
 
 
 def resolution_digest(definition: Any, name: str, source: AttributeSource) -> str | None:
