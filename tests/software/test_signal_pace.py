@@ -9,14 +9,14 @@ next poll of them all.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from providers.heat.software_provider import SoftwareProvider
-from providers.interface import LiveResource, Marker
+from providers.interface import Deliver, LiveResource, Marker
 from reconciler.engine import StackStatus
 from tests.engine.world import TEST_SETTINGS
 from tests.software.software_world import SoftwareWorld
@@ -71,17 +71,40 @@ def test_a_signal_kept_before_its_deployment_waits_completes_it_at_once(
     """Given a deployment waiting long enough for the polls of all of them to be slow; when another
     deployment's agent answers before its create call is back; then it completes within two
     passes, not at the next poll of them all."""
-    create = SoftwareProvider.create
+    create, create_later = SoftwareProvider.create, SoftwareProvider.create_later
+
+    def answer(marker: Marker) -> None:
+        if marker.resource == "early":
+            assert world.signal_deployment(entry_of(world, "early"), {"deploy_status_code": 0}) == 200
 
     def answering_at_once(
         provider: SoftwareProvider, type_name: str, properties: Mapping[str, Any], marker: Marker
     ) -> LiveResource:
         created = create(provider, type_name, properties, marker)
-        if marker.resource == "early":
-            assert world.signal_deployment(entry_of(world, "early"), {"deploy_status_code": 0}) == 200
+        answer(marker)
+        return created
+
+    def answering_before_the_create_is(
+        provider: SoftwareProvider,
+        type_name: str,
+        properties: Mapping[str, Any],
+        marker: Marker,
+        deliver: Deliver,
+    ) -> LiveResource | None:
+        """On a call pool's thread: the deployment is written, then its agent answers, then the
+        create is answered."""
+
+        def answered_then(outcome: Callable[[], LiveResource]) -> None:
+            answer(marker)
+            deliver(outcome)
+
+        created = create_later(provider, type_name, properties, marker, answered_then)
+        if created is not None:
+            answer(marker)
         return created
 
     monkeypatch.setattr(SoftwareProvider, "create", answering_at_once)
+    monkeypatch.setattr(SoftwareProvider, "create_later", answering_before_the_create_is)
     world.submit("app", "app.yaml")
     world.step_until(lambda: world.records("app").get("early") is not None, passes=60)
     created_at = world.clock.now()
